@@ -1,0 +1,203 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { SpecRegistry } from '../spec/openapi-spec'
+import type { ServiceStore } from '../store/service-store'
+import { UsersRepository } from '../store/users'
+import type { Route } from './context'
+import { ApiError, errorBody } from './errors'
+import { RateLimiter } from './rate-limit'
+import { Router } from './router'
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024
+
+export interface HttpServiceOptions {
+  store: ServiceStore
+  routes: Route[]
+  spec: SpecRegistry
+  rateLimitPerMinute?: number
+  /** Checks every response against the spec and turns a mismatch into a 500 (tests run with this on). */
+  validateResponses?: boolean
+  log?: (line: string) => void
+}
+
+interface Reply {
+  status: number
+  body?: unknown
+  headers: Record<string, string>
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) {
+        reject(new ApiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`))
+        req.destroy()
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
+
+function parseQuery(url: URL, arrayNames: Set<string>): Record<string, unknown> {
+  const query: Record<string, unknown> = {}
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key)
+    query[key] = arrayNames.has(key) ? values.flatMap((v) => v.split(',')).filter((v) => v !== '') : values[values.length - 1]
+  }
+  return query
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')
+  return m?.[1]
+}
+
+/** The HTTP face of the service: auth, rate limit, routing, spec validation, JSON in and out. */
+export class HttpService {
+  private readonly router: Router
+  private readonly limiter?: RateLimiter
+  private readonly server: http.Server
+  private readonly pending = new Set<Promise<void>>()
+  origin = ''
+
+  constructor(private readonly options: HttpServiceOptions) {
+    this.router = new Router(options.routes, (id) => options.spec.operation(id))
+    if (options.rateLimitPerMinute) this.limiter = new RateLimiter(options.rateLimitPerMinute)
+    this.server = http.createServer((req, res) => void this.serve(req, res))
+    this.server.keepAliveTimeout = 5_000
+  }
+
+  listen(port: number, host: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject)
+      this.server.listen(port, host, () => {
+        const address = this.server.address() as AddressInfo
+        const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+        this.origin = `http://${shownHost}:${address.port}`
+        resolve(this.origin)
+      })
+    })
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve())
+      this.server.closeAllConnections()
+    })
+    await Promise.allSettled([...this.pending])
+  }
+
+  private async serve(req: http.IncomingMessage, res: http.ServerResponse) {
+    let reply: Reply
+    try {
+      reply = await this.handle(req)
+    } catch (error) {
+      reply = this.errorReply(error, {})
+    }
+    const headers: Record<string, string> = { ...reply.headers }
+    let payload: string | undefined
+    if (reply.body !== undefined && reply.status !== 204) {
+      payload = JSON.stringify(reply.body)
+      headers['Content-Type'] = 'application/json; charset=utf-8'
+      headers['Content-Length'] = String(Buffer.byteLength(payload))
+    }
+    res.writeHead(reply.status, headers)
+    res.end(payload)
+  }
+
+  private errorReply(error: unknown, headers: Record<string, string>): Reply {
+    if (error instanceof ApiError) {
+      return { status: error.status, body: errorBody(error.status, error.message), headers: { ...headers, ...error.headers } }
+    }
+    this.options.log?.(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    return { status: 500, body: errorBody(500, 'Internal error'), headers }
+  }
+
+  private async handle(req: http.IncomingMessage): Promise<Reply> {
+    const url = new URL(req.url ?? '/', 'http://service.invalid')
+    const token = bearerToken(req.headers.authorization)
+    const headers: Record<string, string> = {}
+    if (this.limiter) {
+      const verdict = this.limiter.take(token ?? `ip:${req.socket.remoteAddress}`)
+      Object.assign(headers, verdict.headers)
+      if (!verdict.allowed) return { status: 429, body: errorBody(429, 'Rate limit exceeded; retry after the time in Retry-After'), headers }
+    }
+    if (!url.pathname.startsWith('/v1/')) return { status: 404, body: errorBody(404, 'Not found: every path begins with /v1'), headers }
+    const path = url.pathname.slice(3)
+    const { store, spec } = this.options
+
+    const user = token ? store.repo(UsersRepository).byToken(token) : undefined
+    if (!user) {
+      const message = token ? 'The access token is not valid' : 'Authorization: Bearer <token> is required'
+      return { status: 401, body: errorBody(401, message), headers: { ...headers, 'WWW-Authenticate': 'Bearer' } }
+    }
+
+    const match = this.router.match(req.method ?? 'GET', path)
+    if (!('op' in match)) {
+      return match.methodMismatch
+        ? { status: 405, body: errorBody(405, `${req.method} is not allowed on ${path}`), headers }
+        : { status: 404, body: errorBody(404, `No operation at ${path}`), headers }
+    }
+    const { op, route, params } = match
+
+    try {
+      const arrayNames = new Set(op.parameters.filter((p) => p.in === 'query' && p.schema?.type === 'array').map((p) => p.name))
+      const query = parseQuery(url, arrayNames)
+      const paramError = spec.validateParameters(op, 'path', params) ?? spec.validateParameters(op, 'query', query)
+      if (paramError) throw new ApiError(400, paramError)
+
+      const raw = await readBody(req)
+      let body: unknown
+      if (raw.length > 0) {
+        const type = req.headers['content-type'] ?? ''
+        if (!/^application\/(.+\+)?json\b/i.test(type)) throw new ApiError(415, 'request bodies must be application/json')
+        try {
+          body = JSON.parse(raw.toString('utf8'))
+        } catch {
+          throw new ApiError(400, 'request body is not valid JSON')
+        }
+      }
+      if (op.requestBody?.schema) {
+        if (body === undefined && op.requestBody.required) throw new ApiError(400, 'body is required')
+        if (body !== undefined) {
+          const bodyError = spec.validateBody(op, body)
+          if (bodyError) throw new ApiError(400, bodyError)
+        }
+      }
+
+      const result = await route.handler({
+        op,
+        params,
+        query,
+        body,
+        user,
+        store,
+        origin: this.origin,
+        defer: (task) => {
+          const running = task()
+            .catch((error: unknown) => this.options.log?.(`background task failed: ${String(error)}`))
+            .finally(() => this.pending.delete(running))
+          this.pending.add(running)
+        },
+      })
+      const reply: Reply = { status: result.status, body: result.body, headers: { ...headers, ...result.headers } }
+      return this.checked(op.operationId, reply)
+    } catch (error) {
+      return this.checked(op.operationId, this.errorReply(error, headers))
+    }
+  }
+
+  private checked(operationId: string, reply: Reply): Reply {
+    if (!this.options.validateResponses || reply.status === 500) return reply
+    const problem = this.options.spec.validateResponse(this.options.spec.operation(operationId), reply.status, reply.body)
+    if (!problem) return reply
+    this.options.log?.(`response does not match the spec: ${problem}`)
+    return { status: 500, body: errorBody(500, `response does not match the published spec: ${problem}`), headers: reply.headers }
+  }
+}

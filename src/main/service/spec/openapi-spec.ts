@@ -1,0 +1,171 @@
+import { createRequire } from 'node:module'
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { extraOperations } from './extra'
+import type { JsonSchema, OperationSpec, ParameterSpec } from './types'
+
+interface RawOperation {
+  operationId?: string
+  parameters?: unknown[]
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> }
+  responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: JsonSchema }> }>
+}
+interface RawSpec {
+  paths: Record<string, Record<string, RawOperation | unknown[]>>
+  components: Record<string, Record<string, unknown>>
+}
+
+const require = createRequire(import.meta.url)
+/** The published OpenAPI description the service is held to. */
+export const publishedSpec = require('@gitbook/api/spec/openapi.json') as RawSpec
+
+const SPEC_ID = 'gitbook'
+const METHODS = ['get', 'post', 'put', 'patch', 'delete']
+
+/** Refs inside operations point at `#/components/...`; compiled on their own they must name the spec document. */
+function rebaseRefs<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(rebaseRefs) as T
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${SPEC_ID}${v}` : rebaseRefs(v)
+    }
+    return out as T
+  }
+  return value
+}
+
+function resolveComponent<T>(value: T): T {
+  const ref = (value as { $ref?: unknown })?.$ref
+  if (typeof ref !== 'string' || !ref.startsWith('#/components/')) return value
+  const [, , section, name] = ref.split('/')
+  return resolveComponent(publishedSpec.components[section]?.[name] as T)
+}
+
+function jsonSchemaOf(content: Record<string, { schema?: JsonSchema }> | undefined): JsonSchema | null {
+  const schema = content?.['application/json']?.schema
+  return schema ? rebaseRefs(schema) : null
+}
+
+function readPublishedOperations(): OperationSpec[] {
+  const ops: OperationSpec[] = []
+  for (const [path, item] of Object.entries(publishedSpec.paths)) {
+    const shared = (Array.isArray(item.parameters) ? item.parameters : []).map((p) => resolveComponent(p) as ParameterSpec)
+    for (const method of METHODS) {
+      const raw = item[method] as RawOperation | undefined
+      if (!raw?.operationId) continue
+      const own = (raw.parameters ?? []).map((p) => resolveComponent(p) as ParameterSpec)
+      const parameters = [...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)), ...own].map(rebaseRefs)
+      const responses: Record<string, JsonSchema | null> = {}
+      for (const [status, response] of Object.entries(raw.responses ?? {})) {
+        responses[status] = jsonSchemaOf(resolveComponent(response).content)
+      }
+      const body = raw.requestBody ? resolveComponent(raw.requestBody) : undefined
+      ops.push({
+        operationId: raw.operationId,
+        method,
+        path,
+        parameters,
+        requestBody: body ? { required: body.required, schema: jsonSchemaOf(body.content) ?? undefined } : undefined,
+        responses,
+      })
+    }
+  }
+  return ops
+}
+
+function createAjv(coerceTypes: boolean | 'array') {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes, useDefaults: false })
+  addFormats(ajv)
+  // The spec names formats of its own; they carry no constraint a validator can check.
+  ajv.addFormat('emoji', true)
+  ajv.addFormat('icon', true)
+  ajv.addSchema({ $id: SPEC_ID, components: publishedSpec.components })
+  return ajv
+}
+
+export function formatErrors(where: string, errors: ErrorObject[] | null | undefined): string {
+  const seen = new Set<string>()
+  const lines: string[] = []
+  for (const e of errors ?? []) {
+    const path = `${where}${e.instancePath}`
+    const detail = e.keyword === 'additionalProperties' ? `has unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"` : e.message
+    const line = `${path} ${detail}`
+    if (!seen.has(line)) lines.push(line)
+    seen.add(line)
+    if (lines.length >= 5) break
+  }
+  return lines.join('; ')
+}
+
+export interface ValidationFailure {
+  message: string
+}
+
+/** Looks up operations by id and validates requests and responses against their schemas. */
+export class SpecRegistry {
+  readonly operations = new Map<string, OperationSpec>()
+  private readonly strict = createAjv(false)
+  private readonly coercing = createAjv('array')
+  private readonly cache = new Map<string, ValidateFunction>()
+
+  constructor() {
+    for (const op of readPublishedOperations()) this.operations.set(op.operationId, op)
+    for (const extra of extraOperations) {
+      if (this.operations.has(extra.operationId)) throw new Error(`extra operation ${extra.operationId} is already in the published spec`)
+      this.operations.set(extra.operationId, { ...extra, requestBody: extra.requestBody })
+    }
+  }
+
+  operation(operationId: string): OperationSpec {
+    const op = this.operations.get(operationId)
+    if (!op) throw new Error(`unknown operation ${operationId}`)
+    return op
+  }
+
+  private compile(key: string, schema: JsonSchema, coerce: boolean): ValidateFunction {
+    let fn = this.cache.get(key)
+    if (!fn) {
+      fn = (coerce ? this.coercing : this.strict).compile(schema)
+      this.cache.set(key, fn)
+    }
+    return fn
+  }
+
+  /** Coerces raw string parameters to their declared types in place; returns an error message or null. */
+  validateParameters(op: OperationSpec, location: 'path' | 'query', values: Record<string, unknown>): string | null {
+    const params = op.parameters.filter((p) => p.in === location)
+    const schema = {
+      type: 'object',
+      properties: Object.fromEntries(params.map((p) => [p.name, p.schema ?? {}])),
+      required: params.filter((p) => p.required).map((p) => p.name),
+    }
+    const fn = this.compile(`${op.operationId}:${location}`, schema, true)
+    return fn(values) ? null : formatErrors(location, fn.errors)
+  }
+
+  validateBody(op: OperationSpec, body: unknown): string | null {
+    const schema = op.requestBody?.schema
+    if (!schema) return null
+    const fn = this.compile(`${op.operationId}:body`, schema, false)
+    return fn(body) ? null : formatErrors('body', fn.errors)
+  }
+
+  /** Validates a response body; statuses the operation does not name are checked against the error schema. */
+  validateResponse(op: OperationSpec, status: number, body: unknown): string | null {
+    const declared = op.responses[String(status)] ?? (status >= 400 ? { $ref: `${SPEC_ID}#/components/schemas/Error` } : op.responses.default)
+    if (declared === undefined) {
+      const declaresSuccess = Object.keys(op.responses).some((s) => s.startsWith('2'))
+      return status < 300 && !declaresSuccess ? null : `status ${status} is not a response of ${op.operationId}`
+    }
+    if (declared === null) return body === undefined ? null : `${op.operationId} ${status} has no JSON body in the spec`
+    const fn = this.compile(`${op.operationId}:response:${status}`, declared, false)
+    return fn(body) ? null : formatErrors(`response ${op.operationId} ${status}`, fn.errors)
+  }
+}
+
+let shared: SpecRegistry | undefined
+export function specRegistry(): SpecRegistry {
+  shared ??= new SpecRegistry()
+  return shared
+}
