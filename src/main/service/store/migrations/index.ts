@@ -1,5 +1,8 @@
 import type { Migration } from '../../../db/migrate'
 import { migration001Core } from './001-core'
+import { migration002OrgAdmin } from './002-org-admin'
+import { migration003Sites } from './003-sites'
+import { migration004OpenApiTranslations } from './004-openapi-translations'
 
 /** One file per schema version, in order. */
-export const serviceMigrations: Migration[] = [migration001Core]
+export const serviceMigrations: Migration[] = [migration001Core, migration002OrgAdmin, migration003Sites, migration004OpenApiTranslations]

@@ -1,0 +1,3 @@
+import type { Route } from '../http/context'
+
+export const ssoRoutes: Route[] = []
