@@ -157,6 +157,23 @@ export class SpacesRepository {
     return this.db.prepare('DELETE FROM space_users WHERE space_id = ? AND user_id = ?').run(spaceId, userId).changes > 0
   }
 
+  /** Open comments on the space's main content (not those inside change requests). */
+  openCommentCount(spaceId: string): number {
+    const row = this.db
+      .prepare('SELECT COUNT(*) AS n FROM comments WHERE space_id = ? AND change_request_id IS NULL AND resolved_at IS NULL')
+      .get(spaceId) as { n: number }
+    return row.n
+  }
+
+  /** Change request counts by status, for spaces whose change-request module offers none. */
+  changeRequestStatusCounts(spaceId: string): Record<string, number> {
+    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM change_requests WHERE space_id = ? GROUP BY status').all(spaceId) as Array<{
+      status: string
+      n: number
+    }>
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]))
+  }
+
   collectionDefaultLevel(collectionId: string): Role | null | undefined {
     const row = this.db.prepare('SELECT default_level, parent_id FROM collections WHERE id = ?').get(collectionId) as
       | { default_level: Role | 'inherit' | null; parent_id: string | null }

@@ -1,0 +1,204 @@
+/**
+ * Every reference a page body makes to another page, a file, a URL or an
+ * anchor, with its exact position in the source so it can be reported (broken
+ * links, line numbers) and rewritten in place without touching anything else.
+ *
+ * Covered: markdown links, images, reference definitions, autolinks, GitBook
+ * `{% content-ref url %}` / `{% file src %}` / `{% embed url %}` tags, and
+ * `src` / `href` attributes of `<img>` / `<a>` in HTML (GitBook's `<figure>`).
+ * Text inside code is never a link.
+ */
+import type { Nodes } from 'mdast'
+import { endOffset, LineIndex, parseMarkdownTree, startOffset, visitNodes } from './syntax-tree'
+
+export type LinkKind = 'page' | 'file' | 'url' | 'anchor'
+
+/** How the target is written, which decides how a replacement must be quoted. */
+export type LinkSyntax = 'markdown' | 'autolink' | 'attribute'
+
+export interface MarkdownLink {
+  kind: LinkKind
+  /** The target as markdown reads it: angle brackets removed, backslash escapes resolved. */
+  target: string
+  /** 1-based position of the target's first character. */
+  line: number
+  column: number
+  /** Source range of the target as written (angle brackets included) in the text given. */
+  start: number
+  end: number
+  syntax: LinkSyntax
+}
+
+// The target is the named group `value`; `d` gives its exact indices.
+const GITBOOK_LINK_TAG = /\{%\s*(?:content-ref|file|embed)\s+(?:url|src)\s*=\s*(["'])(?<value>.*?)\1/dg
+const HTML_ATTRIBUTE = /<(?:img|a)\b[^>]*?\s(?:src|href)\s*=\s*(["'])(?<value>.*?)\1/dgi
+const GITBOOK_TAG = /\{%.*?%\}/dgs
+
+export function extractLinks(body: string): MarkdownLink[] {
+  const tree = parseMarkdownTree(body)
+  const lines = new LineIndex(body)
+  const found: MarkdownLink[] = []
+  const code: Array<[number, number]> = []
+
+  const add = (target: string, start: number, end: number, syntax: LinkSyntax): void => {
+    if (target === '') return
+    found.push({ kind: classifyTarget(target), target, ...lines.locate(start), start, end, syntax })
+  }
+
+  visitNodes(tree, (node) => {
+    switch (node.type) {
+      case 'code':
+      case 'inlineCode':
+        code.push([startOffset(node), endOffset(node)])
+        return
+      case 'link':
+      case 'image':
+      case 'definition': {
+        const range = destinationRange(body, node)
+        if (range) add(node.url, range.start, range.end, range.syntax)
+        return
+      }
+      case 'html':
+        for (const match of matchesIn(body, startOffset(node), endOffset(node), HTML_ATTRIBUTE)) {
+          add(decodeAttribute(match.value), match.start, match.end, 'attribute')
+        }
+        return
+    }
+  })
+
+  // GitBook tags are plain paragraph text to remark, so they are found by pattern, outside code.
+  const inCode = (offset: number): boolean => code.some(([from, to]) => offset >= from && offset < to)
+  for (const match of matchesIn(body, 0, body.length, GITBOOK_LINK_TAG)) {
+    if (!inCode(match.start)) add(decodeAttribute(match.value), match.start, match.end, 'attribute')
+  }
+
+  // GFM reads `url="https://..."` inside a tag as a bare URL too; the tag match above already has it.
+  const tags = matchesIn(body, 0, body.length, GITBOOK_TAG)
+  const insideTag = (link: MarkdownLink): boolean =>
+    link.syntax === 'autolink' && tags.some((tag) => link.start >= tag.start && link.start < tag.end)
+  return found.filter((link) => !insideTag(link)).sort((a, b) => a.start - b.start)
+}
+
+/**
+ * Replaces link targets in `body`. `replace` returns the new target (unquoted)
+ * or undefined to keep a link as it is; quoting (`<...>` for targets with
+ * spaces) follows the link's syntax. Everything else in the body is untouched.
+ */
+export function rewriteLinks(body: string, replace: (link: MarkdownLink) => string | undefined): string {
+  let out = body
+  for (const link of extractLinks(body).reverse()) {
+    const target = replace(link)
+    if (target === undefined || target === link.target) continue
+    out = out.slice(0, link.start) + quoteTarget(target, link.syntax) + out.slice(link.end)
+  }
+  return out
+}
+
+/**
+ * Kind of a link target. Relative `.md` paths and `/pages/...` are pages;
+ * `.gitbook/assets/...`, `/files/...` and other relative paths with an
+ * extension are files; anything with a scheme is a URL; `#x` is an anchor.
+ * Extension-less relative paths are folder-style page links (`./section`).
+ */
+export function classifyTarget(target: string): LinkKind {
+  if (target.startsWith('#')) return 'anchor'
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) return 'url'
+  const path = target.replace(/[?#].*$/, '')
+  if (/(^|\/)\.gitbook\/assets\//.test(path) || path.startsWith('/files/')) return 'file'
+  if (/\.md$/i.test(path) || path.startsWith('/pages/')) return 'page'
+  const name = path.slice(path.lastIndexOf('/') + 1)
+  return /\.[a-z0-9]+$/i.test(name) ? 'file' : 'page'
+}
+
+function quoteTarget(target: string, syntax: LinkSyntax): string {
+  if (syntax === 'attribute') return target.replace(/&/g, '&amp;').replace(/"/g, '&quot;')
+  if (syntax === 'autolink') return target
+  return /[\s()<>]/.test(target) ? `<${target.replace(/[<>]/g, (c) => `\\${c}`)}>` : target
+}
+
+function decodeAttribute(value: string): string {
+  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+}
+
+/**
+ * Matches of `pattern` (flags `d` and `g`) within `source[from, to)`: the range
+ * of its `value` group, or of the whole match when it has none.
+ */
+function matchesIn(source: string, from: number, to: number, pattern: RegExp): Array<{ value: string; start: number; end: number }> {
+  const out: Array<{ value: string; start: number; end: number }> = []
+  for (const match of source.slice(from, to).matchAll(pattern)) {
+    const [start, end] = match.indices?.groups?.value ?? match.indices?.[0] ?? [0, 0]
+    out.push({ value: match.groups?.value ?? match[0], start: from + start, end: from + end })
+  }
+  return out
+}
+
+/* ------------------------- locating a destination ------------------------- */
+
+/**
+ * Where the destination of a link, image or definition is written. remark
+ * gives the node's extent and its decoded URL but not the destination's own
+ * range, so we walk the source: past the `[label]`, then `(` or `:`, then the
+ * destination (`<...>` or a run without spaces and with balanced parentheses).
+ */
+function destinationRange(source: string, node: Nodes): { start: number; end: number; syntax: LinkSyntax } | undefined {
+  const start = startOffset(node)
+  const end = endOffset(node)
+  const opener = source[start]
+  if (node.type === 'link' && opener === '<') return { start: start + 1, end: end - 1, syntax: 'autolink' }
+  if (node.type === 'link' && opener !== '[') return { start, end, syntax: 'autolink' } // GFM literal autolink
+  const labelEnd = closingBracket(source, node.type === 'image' ? start + 1 : start, end)
+  if (labelEnd === undefined) return undefined
+  const separator = node.type === 'definition' ? ':' : '('
+  if (source[labelEnd + 1] !== separator) return undefined // reference-style use: the definition carries the URL
+  const destination = skipWhitespace(source, labelEnd + 2, end)
+  const destinationEnd = scanDestination(source, destination, end)
+  return destinationEnd > destination ? { start: destination, end: destinationEnd, syntax: 'markdown' } : undefined
+}
+
+/** Index of the `]` matching the `[` at `open`, honouring escapes, nesting and code spans. */
+function closingBracket(source: string, open: number, limit: number): number | undefined {
+  let depth = 0
+  for (let i = open; i < limit; i++) {
+    const char = source[i]
+    if (char === '\\') i++
+    else if (char === '`') i = skipCodeSpan(source, i, limit)
+    else if (char === '[') depth++
+    else if (char === ']' && --depth === 0) return i
+  }
+  return undefined
+}
+
+function skipCodeSpan(source: string, open: number, limit: number): number {
+  let ticks = 0
+  while (source[open + ticks] === '`') ticks++
+  const fence = '`'.repeat(ticks)
+  const close = source.indexOf(fence, open + ticks)
+  return close === -1 || close >= limit ? open + ticks - 1 : close + ticks - 1
+}
+
+function skipWhitespace(source: string, from: number, limit: number): number {
+  let i = from
+  while (i < limit && /[ \t\r\n]/.test(source[i])) i++
+  return i
+}
+
+function scanDestination(source: string, from: number, limit: number): number {
+  if (source[from] === '<') {
+    for (let i = from + 1; i < limit; i++) {
+      if (source[i] === '\\') i++
+      else if (source[i] === '>') return i + 1
+    }
+    return from
+  }
+  let depth = 0
+  let i = from
+  for (; i < limit; i++) {
+    const char = source[i]
+    if (char === '\\') i++
+    else if (/\s/.test(char)) break
+    else if (char === '(') depth++
+    else if (char === ')' && depth-- === 0) break
+  }
+  return i
+}

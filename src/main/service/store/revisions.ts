@@ -1,0 +1,165 @@
+import type Database from 'better-sqlite3'
+import type { RevisionTree } from '../../content/types'
+import { newId } from './ids'
+import { parseJson } from './json'
+import type { ServiceStore } from './service-store'
+import { SpacesRepository } from './spaces'
+
+/** Spec `Revision.type`: how the revision came to be. */
+export type RevisionType = 'edits' | 'merge' | 'rollback' | 'update'
+
+/** An immutable snapshot of a space's (or a change request's) content. */
+export interface Revision {
+  id: string
+  spaceId: string
+  /** Parent revision ids; empty for a space's first revision. A merge has [space head, change request head]. */
+  parents: string[]
+  tree: RevisionTree
+  type: RevisionType
+  message: string | null
+  createdBy: string | null
+  createdAt: string
+}
+
+export interface CreateRevisionInput {
+  spaceId: string
+  parents: string[]
+  tree: RevisionTree
+  /** Blobs the tree references that may not be stored yet, keyed by git blob oid. */
+  blobs?: Map<string, Uint8Array>
+  type?: RevisionType | string
+  message?: string
+  createdBy?: string
+}
+
+interface RevisionRow {
+  id: string
+  space_id: string
+  parents: string
+  tree: string
+  type: string
+  message: string | null
+  created_by: string | null
+  created_at: string
+}
+
+const REVISION_TYPES: ReadonlySet<string> = new Set(['edits', 'merge', 'rollback', 'update'])
+
+const toRevision = (row: RevisionRow): Revision => ({
+  id: row.id,
+  spaceId: row.space_id,
+  parents: parseJson<string[]>(row.parents, []),
+  tree: parseJson<RevisionTree>(row.tree, { pages: [], files: [] }),
+  type: REVISION_TYPES.has(row.type) ? (row.type as RevisionType) : 'edits',
+  message: row.message,
+  createdBy: row.created_by,
+  createdAt: row.created_at,
+})
+
+/**
+ * Revisions and the content-addressed blobs they reference. Rows are only ever inserted: a write to a
+ * space or change request makes a new revision whose parents point at the old one.
+ */
+export class RevisionsRepository {
+  // Trees are immutable, so parsing one once per process is enough.
+  private readonly cache = new Map<string, Revision>()
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly store: ServiceStore,
+  ) {}
+
+  create(input: CreateRevisionInput): Revision {
+    const revision: Revision = {
+      id: newId(),
+      spaceId: input.spaceId,
+      parents: [...input.parents],
+      tree: input.tree,
+      type: input.type && REVISION_TYPES.has(input.type) ? (input.type as RevisionType) : 'edits',
+      message: input.message ?? null,
+      createdBy: input.createdBy ?? null,
+      createdAt: this.store.now(),
+    }
+    this.store.transaction(() => {
+      if (input.blobs) this.putBlobs(input.blobs)
+      this.db
+        .prepare(
+          `INSERT INTO revisions (id, space_id, parents, tree, type, message, created_by, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          revision.id,
+          revision.spaceId,
+          JSON.stringify(revision.parents),
+          JSON.stringify(revision.tree),
+          revision.type,
+          revision.message,
+          revision.createdBy,
+          revision.createdAt,
+        )
+    })
+    // Callers keep their `tree` object; a defensive copy keeps the cached revision immutable.
+    const stored = toRevision({
+      id: revision.id,
+      space_id: revision.spaceId,
+      parents: JSON.stringify(revision.parents),
+      tree: JSON.stringify(revision.tree),
+      type: revision.type,
+      message: revision.message,
+      created_by: revision.createdBy,
+      created_at: revision.createdAt,
+    })
+    this.cache.set(stored.id, stored)
+    return stored
+  }
+
+  /** The returned object is shared: treat it as read-only (clone the tree before changing it). */
+  get(id: string): Revision | undefined {
+    const cached = this.cache.get(id)
+    if (cached) return cached
+    const row = this.db.prepare('SELECT * FROM revisions WHERE id = ?').get(id) as RevisionRow | undefined
+    if (!row) return undefined
+    const revision = toRevision(row)
+    this.cache.set(id, revision)
+    return revision
+  }
+
+  /** A revision only if it belongs to the space: ids from another space are reported as unknown. */
+  getInSpace(spaceId: string, id: string): Revision | undefined {
+    const revision = this.get(id)
+    return revision && revision.spaceId === spaceId ? revision : undefined
+  }
+
+  blob(oid: string): Buffer | undefined {
+    const row = this.db.prepare('SELECT data FROM blobs WHERE oid = ?').get(oid) as { data: Buffer } | undefined
+    return row?.data
+  }
+
+  hasBlob(oid: string): boolean {
+    return this.db.prepare('SELECT 1 FROM blobs WHERE oid = ?').get(oid) !== undefined
+  }
+
+  /** Content-addressed: storing an oid twice is a no-op. */
+  putBlobs(blobs: Map<string, Uint8Array>) {
+    const insert = this.db.prepare('INSERT OR IGNORE INTO blobs (oid, data) VALUES (?, ?)')
+    this.store.transaction(() => {
+      for (const [oid, bytes] of blobs) insert.run(oid, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+    })
+  }
+}
+
+/** Stores a new revision of the space and makes it the space's current revision, atomically. */
+export function createSpaceRevision(
+  store: ServiceStore,
+  spaceId: string,
+  tree: RevisionTree,
+  blobs: Map<string, Uint8Array> | undefined,
+  parents: string[],
+  options: { type?: RevisionType; message?: string; createdBy?: string } = {},
+): Revision {
+  return store.transaction(() => {
+    const revision = store.repo(RevisionsRepository).create({ spaceId, parents, tree, blobs, ...options })
+    store.repo(SpacesRepository).setRevision(spaceId, revision.id)
+    return revision
+  })
+}
