@@ -1,0 +1,46 @@
+import { atLeast, type Role } from '../../access/roles'
+import { CollectionsRepository, type Collection } from '../../store/collections'
+import { OrganizationsRepository } from '../../store/organizations'
+import type { ServiceStore } from '../../store/service-store'
+import { apiUrl, appUrl } from '../urls'
+
+/**
+ * The caller's role on a collection: organization admins administrate every collection; other members
+ * get the nearest explicit `defaultLevel` of the collection or its ancestors, else their organization role.
+ * Non-members have none.
+ */
+export function collectionRole(store: ServiceStore, collection: Collection, userId: string): Role | null {
+  const member = store.repo(OrganizationsRepository).member(collection.orgId, userId)
+  if (!member) return null
+  if (member.role === 'admin') return 'admin'
+  const chain = [collection, ...store.repo(CollectionsRepository).ancestors(collection.id)]
+  for (const c of chain) if (c.defaultLevel !== 'inherit') return c.defaultLevel
+  return member.role
+}
+
+export function collectionPermissions(role: Role | null) {
+  return {
+    view: atLeast(role, 'read'),
+    admin: atLeast(role, 'admin'),
+    viewInviteLinks: atLeast(role, 'admin'),
+    create: atLeast(role, 'create'),
+  }
+}
+
+/** The spec's `Collection` object as the caller `userId` sees it. */
+export function collectionJson(store: ServiceStore, collection: Collection, userId: string, origin: string) {
+  return {
+    object: 'collection' as const,
+    id: collection.id,
+    title: collection.title,
+    ...(collection.description !== null ? { description: collection.description } : {}),
+    organization: collection.orgId,
+    ...(collection.parentId ? { parent: collection.parentId } : {}),
+    defaultLevel: collection.defaultLevel,
+    urls: {
+      location: apiUrl(origin, `/collections/${collection.id}`),
+      app: appUrl(origin, `/collections/${collection.id}`),
+    },
+    permissions: collectionPermissions(collectionRole(store, collection, userId)),
+  }
+}
