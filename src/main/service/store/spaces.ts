@@ -165,15 +165,6 @@ export class SpacesRepository {
     return row.n
   }
 
-  /** Change request counts by status, for spaces whose change-request module offers none. */
-  changeRequestStatusCounts(spaceId: string): Record<string, number> {
-    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM change_requests WHERE space_id = ? GROUP BY status').all(spaceId) as Array<{
-      status: string
-      n: number
-    }>
-    return Object.fromEntries(rows.map((r) => [r.status, r.n]))
-  }
-
   collectionDefaultLevel(collectionId: string): Role | null | undefined {
     const row = this.db.prepare('SELECT default_level, parent_id FROM collections WHERE id = ?').get(collectionId) as
       | { default_level: Role | 'inherit' | null; parent_id: string | null }

@@ -1,5 +1,6 @@
 import { atLeast, type Role } from '../../access/roles'
 import { spaceRole } from '../../access/space-access'
+import { changeRequestCounters } from '../../store/change-requests'
 import type { ServiceStore } from '../../store/service-store'
 import { SpacesRepository, type Space } from '../../store/spaces'
 import { apiUrl, appUrl, publishedUrl } from '../urls'
@@ -41,18 +42,11 @@ export function spacePermissions(role: Role | null, space: Space): SpacePermissi
   }
 }
 
-/** Change request counters of a space's JSON. */
-function changeRequestCounts(store: ServiceStore, spaceId: string) {
-  const byStatus = store.repo(SpacesRepository).changeRequestStatusCounts(spaceId)
-  const total = Object.values(byStatus).reduce((sum, n) => sum + n, 0)
-  return { total, open: byStatus.open ?? 0, draft: byStatus.draft ?? 0 }
-}
-
 /** The spec's `Space` object as the caller `userId` sees it. */
 export function spaceJson(store: ServiceStore, space: Space, userId: string, origin: string) {
   const spaces = store.repo(SpacesRepository)
   const role = spaceRole(store, space, userId)
-  const counts = changeRequestCounts(store, space.id)
+  const counts = changeRequestCounters(store, space.id)
   const visibility = space.data.visibility
   return {
     object: 'space' as const,
@@ -77,9 +71,7 @@ export function spaceJson(store: ServiceStore, space: Space, userId: string, ori
     revision: space.revisionId ?? '',
     defaultLevel: space.data.defaultLevel === undefined ? 'inherit' : space.data.defaultLevel,
     comments: spaces.openCommentCount(space.id),
-    changeRequests: counts.total,
-    changeRequestsOpen: counts.open,
-    changeRequestsDraft: counts.draft,
+    ...counts,
     permissions: spacePermissions(role, space),
   }
 }

@@ -125,7 +125,8 @@ export const migration001Core: Migration = {
         body TEXT NOT NULL,
         posted_by TEXT NOT NULL REFERENCES users(id),
         posted_at TEXT NOT NULL,
-        edited_at TEXT
+        edited_at TEXT,
+        data TEXT NOT NULL DEFAULT '{}'
       );
       CREATE INDEX comment_replies_comment ON comment_replies(comment_id);
       CREATE TABLE reactions (

@@ -1,0 +1,151 @@
+/**
+ * SUMMARY.md, the table of contents Git Sync writes next to the pages:
+ *
+ *   # Table of contents
+ *
+ *   * [Home](README.md)
+ *   * [Guide](guide/README.md)
+ *     * [Install](guide/install.md)
+ *   * [Status page](https://status.example.com)
+ *
+ *   ## Reference
+ *
+ *   * [API](reference/api.md)
+ *
+ * Every page is listed, hidden ones too. Top-level groups are `## Title`
+ * sections; link pages are entries pointing at their URL.
+ */
+import type { List, ListItem, Nodes } from 'mdast'
+import { escapeInlineText } from '../markdown/inline-text'
+import { parseMarkdownTree, plainText, visitNodes } from '../markdown/syntax-tree'
+import type { RevisionTree, TreePage } from '../types'
+
+export interface SummaryEntry {
+  kind: 'page' | 'link' | 'group'
+  title: string
+  /** Page file path as written (pages only; absent for an entry without a link). */
+  path?: string
+  /** Target URL (link pages only). */
+  href?: string
+  /** Subpages, or a group's pages. */
+  children: SummaryEntry[]
+}
+
+const HEADER = '# Table of contents'
+
+/**
+ * Renders SUMMARY.md for `tree` using `paths` from `computeGitPaths`.
+ * A group below the top level cannot be a `##` section; its pages are listed
+ * in its place instead. Root pages that follow a group are written after it
+ * and so read back as part of that group (SUMMARY.md cannot express it).
+ */
+export function renderSummary(tree: RevisionTree, paths: Map<string, string>): string {
+  const sections: string[][] = [[HEADER]]
+  let current: string[] = []
+  sections.push(current)
+
+  const list = (pages: TreePage[], depth: number, lines: string[]): void => {
+    for (const page of pages) {
+      if (page.type === 'group') {
+        list(page.pages, depth, lines)
+        continue
+      }
+      const target = page.type === 'link' ? (page.href ?? '') : (paths.get(page.id) ?? '')
+      lines.push(`${'  '.repeat(depth)}* [${labelSource(page.title)}](${destinationSource(target)})`)
+      list(page.pages, depth + 1, lines)
+    }
+  }
+
+  for (const page of tree.pages) {
+    if (page.type === 'group') {
+      sections.push([`## ${headingSource(page.title)}`])
+      current = []
+      sections.push(current)
+      list(page.pages, 0, current)
+    } else {
+      list([page], 0, current)
+    }
+  }
+  return `${sections
+    .filter((lines) => lines.length > 0)
+    .map((lines) => lines.join('\n'))
+    .join('\n\n')}\n`
+}
+
+/**
+ * Reads a SUMMARY.md (ours or hand-written) into its ordered entries. `#`
+ * headings are the file's title; `##` and deeper headings open a group that
+ * holds the following lists. Paths are returned as written, minus `./` and
+ * percent-encoding.
+ */
+export function parseSummary(text: string): SummaryEntry[] {
+  const entries: SummaryEntry[] = []
+  let container = entries
+  for (const block of parseMarkdownTree(text).children) {
+    if (block.type === 'heading' && block.depth >= 2) {
+      const group: SummaryEntry = { kind: 'group', title: plainText(block).trim(), children: [] }
+      entries.push(group)
+      container = group.children
+    } else if (block.type === 'list') {
+      container.push(...listEntries(block))
+    }
+  }
+  return entries
+}
+
+function listEntries(list: List): SummaryEntry[] {
+  return list.children.map((item) => itemEntry(item))
+}
+
+function itemEntry(item: ListItem): SummaryEntry {
+  const children: SummaryEntry[] = []
+  let entry: SummaryEntry | undefined
+  for (const block of item.children) {
+    if (block.type === 'list') children.push(...listEntries(block))
+    else if (!entry) entry = entryOf(block)
+  }
+  return { ...(entry ?? { kind: 'page', title: '' }), children }
+}
+
+function entryOf(block: Nodes): SummaryEntry {
+  let link: { url: string; title: string } | undefined
+  visitNodes(block, (node) => {
+    if (!link && node.type === 'link') link = { url: node.url, title: plainText(node).trim() }
+  })
+  if (!link) return { kind: 'page', title: plainText(block).trim(), children: [] }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(link.url) || link.url.startsWith('//')) {
+    return { kind: 'link', title: link.title, href: link.url, children: [] }
+  }
+  return { kind: 'page', title: link.title, path: decodePath(link.url), children: [] }
+}
+
+function decodePath(url: string): string {
+  const path = url.replace(/^\.\//, '')
+  try {
+    return decodeURIComponent(path)
+  } catch {
+    return path
+  }
+}
+
+function labelSource(title: string): string {
+  return escapeInlineText(title, (text) => `* [${text}](x)`, (root) => {
+    let label: string | undefined
+    visitNodes(root, (node) => {
+      if (label === undefined && node.type === 'link') label = plainText(node)
+    })
+    return label
+  })
+}
+
+function headingSource(title: string): string {
+  return escapeInlineText(title, (text) => `## ${text}`, (root) => {
+    const heading = 'children' in root ? root.children[0] : undefined
+    return heading?.type === 'heading' ? plainText(heading).trim() : undefined
+  })
+}
+
+/** Angle brackets for targets markdown would otherwise cut short (spaces, parentheses). */
+function destinationSource(target: string): string {
+  return /[\s()<>]/.test(target) ? `<${target.replace(/[<>]/g, (c) => `\\${c}`)}>` : target
+}
