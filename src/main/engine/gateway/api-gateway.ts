@@ -1,0 +1,164 @@
+import { GitBookAPI } from '@gitbook/api'
+import PQueue from 'p-queue'
+import { backoffDelay, isRetryable, parseRetryAfter, readRateLimit, type RateLimitState } from './retry-policy'
+
+export interface GatewayOptions {
+  /** API origin without `/v1`, e.g. `https://api.gitbook.com` or the local service's origin. */
+  endpoint: string
+  token: string
+  concurrency?: number
+  /** At most `intervalCap` requests per `intervalMs`. */
+  intervalCap?: number
+  intervalMs?: number
+  timeoutMs?: number
+  maxAttempts?: number
+  backoff?: { baseMs: number; capMs: number }
+  /** Injected for tests; defaults to the global fetch. */
+  fetch?: typeof fetch
+  sleep?: (ms: number) => Promise<void>
+  random?: () => number
+  onEvent?: (event: GatewayEvent) => void
+}
+
+export type GatewayEvent =
+  | { type: 'rate-limited'; waitMs: number; url: string }
+  | { type: 'retry'; attempt: number; waitMs: number; url: string; reason: string }
+  | { type: 'paused'; untilMs: number }
+
+/** Thrown when the service cannot be reached at all (after retries): callers report `offline`. */
+export class ServiceUnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(`the service at ${new URL(url).origin} cannot be reached: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+function classifyNetworkError(error: unknown): 'refused' | 'reset' | 'timeout' {
+  const e = error as { name?: string; cause?: { code?: string } }
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'timeout'
+  const code = e?.cause?.code
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'refused'
+  return 'reset'
+}
+
+/**
+ * The one door every HTTP call goes through: the official typed client over a fetch that queues
+ * (p-queue: concurrency and interval cap), reads `X-RateLimit-*` on every response, waits out a 429 as
+ * `Retry-After` says, retries 5xx and network errors with full-jitter backoff, and times out.
+ */
+export class ApiGateway {
+  readonly client: GitBookAPI
+  readonly rateLimit: RateLimitState = {}
+  private readonly queue: PQueue
+  private readonly fetchImpl: typeof fetch
+  private readonly sleep: (ms: number) => Promise<void>
+  private pausedUntil = 0
+
+  constructor(private readonly options: GatewayOptions) {
+    this.queue = new PQueue({
+      concurrency: options.concurrency ?? 4,
+      intervalCap: options.intervalCap ?? 50,
+      interval: options.intervalMs ?? 1000,
+    })
+    this.fetchImpl = options.fetch ?? fetch
+    this.sleep = options.sleep ?? defaultSleep
+    this.client = new GitBookAPI({
+      endpoint: options.endpoint,
+      authToken: options.token,
+      userAgent: 'quire',
+      serviceBinding: { fetch: (input: RequestInfo | URL, init?: RequestInit) => this.fetch(input, init) },
+    })
+  }
+
+  get pending(): number {
+    return this.queue.size + this.queue.pending
+  }
+
+  /** Raw fetch through the queue (downloads of file bytes use it too). */
+  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    return this.queue.add(() => this.attempt(input, init))
+  }
+
+  private async attempt(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+    const method = (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
+    const maxAttempts = this.options.maxAttempts ?? 5
+    const backoff = this.options.backoff ?? { baseMs: 250, capMs: 30_000 }
+    for (let attempt = 0; ; attempt++) {
+      const wait = this.pausedUntil - Date.now()
+      if (wait > 0) await this.sleep(wait)
+      let response: Response | undefined
+      let failure: unknown
+      try {
+        response = await this.fetchImpl(input, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000) })
+      } catch (error) {
+        failure = error
+      }
+      if (response) {
+        const state = readRateLimit(response.headers)
+        Object.assign(this.rateLimit, state)
+        if (state.remaining === 0 && state.resetAt) this.pause(state.resetAt)
+        if (response.status === 429) {
+          const waitMs = parseRetryAfter(response.headers.get('retry-after')) ?? backoffDelay(attempt, backoff, this.options.random)
+          this.options.onEvent?.({ type: 'rate-limited', waitMs, url })
+          this.pause(Date.now() + waitMs)
+          if (attempt + 1 < maxAttempts) {
+            await response.body?.cancel()
+            continue
+          }
+          return response
+        }
+        if (response.status >= 500 && attempt + 1 < maxAttempts && isRetryable(method, { status: response.status })) {
+          await response.body?.cancel()
+          await this.backoff(attempt, backoff, url, `HTTP ${response.status}`)
+          continue
+        }
+        return response
+      }
+      const kind = classifyNetworkError(failure)
+      if (attempt + 1 >= maxAttempts || !isRetryable(method, { networkError: kind })) throw new ServiceUnreachableError(url, failure)
+      await this.backoff(attempt, backoff, url, kind)
+    }
+  }
+
+  private async backoff(attempt: number, backoff: { baseMs: number; capMs: number }, url: string, reason: string) {
+    const waitMs = backoffDelay(attempt, backoff, this.options.random)
+    this.options.onEvent?.({ type: 'retry', attempt: attempt + 1, waitMs, url, reason })
+    await this.sleep(waitMs)
+  }
+
+  private pause(untilMs: number) {
+    if (untilMs <= this.pausedUntil) return
+    this.pausedUntil = untilMs
+    this.options.onEvent?.({ type: 'paused', untilMs })
+  }
+
+  /** Waits for queued requests to finish (used on shutdown). */
+  async idle(): Promise<void> {
+    await this.queue.onIdle()
+  }
+
+  clear() {
+    this.queue.clear()
+  }
+}
+
+/** Follows `next.page` until the last page, yielding every item. */
+export async function* paginate<T>(fetchPage: (page: string | undefined) => Promise<{ items: T[]; next?: { page: string } }>): AsyncGenerator<T> {
+  let page: string | undefined
+  const seen = new Set<string>()
+  do {
+    const result = await fetchPage(page)
+    yield* result.items
+    page = result.next?.page
+    if (page !== undefined) {
+      // A service that hands back a token twice would loop forever; stop with a clear error instead.
+      if (seen.has(page)) throw new Error('the service returned the same page token twice')
+      seen.add(page)
+    }
+  } while (page !== undefined)
+}
