@@ -1,0 +1,79 @@
+import path from 'node:path'
+
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i
+// Characters Windows forbids in names, plus control characters (C0 and DEL).
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN = /[<>:"/\\|?*\u0000-\u001f\u007f]/g
+const MAX_NAME_BYTES = 255
+
+function truncateUtf8(name: string, maxBytes: number): string {
+  if (Buffer.byteLength(name) <= maxBytes) return name
+  const ext = path.posix.extname(name)
+  const keepExt = ext.length > 0 && ext.length <= 16 ? ext : ''
+  let stem = name.slice(0, name.length - keepExt.length)
+  // Cut whole code points until stem + extension fits.
+  const chars = Array.from(stem)
+  while (chars.length > 0 && Buffer.byteLength(chars.join('') + keepExt) > maxBytes) chars.pop()
+  stem = chars.join('')
+  return stem + keepExt
+}
+
+/**
+ * Makes one path segment from the server safe on every desktop OS: NFC, no separators or control
+ * characters, no Windows-reserved names or characters, no trailing dots or spaces, not `.`/`..`, at
+ * most 255 bytes. Never empty.
+ */
+export function safeSegment(raw: string): string {
+  let name = raw.normalize('NFC').replace(FORBIDDEN, '_')
+  name = name.replace(/[. ]+$/u, (m) => '_'.repeat(Math.min(m.length, 1)))
+  if (name === '' || name === '.' || name === '..') name = '_'
+  if (/^\.+$/.test(name)) name = '_'
+  if (WINDOWS_RESERVED.test(name)) name = `${name}_`
+  return truncateUtf8(name, MAX_NAME_BYTES)
+}
+
+export class PathEscapeError extends Error {
+  constructor(readonly relative: string) {
+    super(`refusing a path from the server that leaves its folder: ${JSON.stringify(relative)}`)
+  }
+}
+
+/**
+ * Joins a server-given relative path (e.g. a page's `git.path`) onto `root`, every segment made safe,
+ * and proves the result stays inside `root`. Absolute paths and `..` segments never escape.
+ */
+export function confinedPath(root: string, relative: string): string {
+  const segments = relative
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((s) => s !== '' && s !== '.')
+    .map((s) => (s === '..' ? '_' : safeSegment(s)))
+  if (segments.length === 0) throw new PathEscapeError(relative)
+  const full = path.resolve(root, ...segments)
+  const rel = path.relative(path.resolve(root), full)
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new PathEscapeError(relative)
+  return full
+}
+
+/**
+ * Hands out names within one folder so that no two differ only by case or Unicode normalization (they
+ * would be one file on macOS and Windows): a later clash gets ` (2)`, ` (3)` before its extension.
+ */
+export class FolderNameRegistry {
+  private readonly taken = new Map<string, string>()
+
+  claim(wanted: string, owner: string): string {
+    const base = safeSegment(wanted)
+    const ext = path.posix.extname(base)
+    const stem = base.slice(0, base.length - ext.length)
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? base : truncateUtf8(`${stem} (${n})${ext}`, MAX_NAME_BYTES)
+      const key = candidate.normalize('NFC').toLowerCase()
+      const holder = this.taken.get(key)
+      if (holder === undefined || holder === owner) {
+        this.taken.set(key, owner)
+        return candidate
+      }
+    }
+  }
+}
