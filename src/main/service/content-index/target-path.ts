@@ -3,6 +3,7 @@
  * `<.gitbook/assets/image (8).png>`). These helpers take such a target apart and resolve it against
  * the git path of the page that contains it.
  */
+import { resolveRelativePath } from '../../content/gitsync/relative-path'
 
 export interface SplitTarget {
   /** Path part, percent-decoded; '' for a bare `#anchor` or `?query`. */
@@ -29,32 +30,14 @@ function decode(text: string): string {
   }
 }
 
-/** The folder of a git path: `guide/install.md` -> `guide/`, `README.md` -> ``. */
-export function folderOf(gitPath: string): string {
-  const slash = gitPath.lastIndexOf('/')
-  return slash === -1 ? '' : gitPath.slice(0, slash + 1)
-}
-
 /**
- * Resolves `path` (relative, or absolute from the repository root when it starts with `/`) against
- * `folder`, normalising `.` and `..`. Undefined when it climbs above the root: such a link can point
- * at nothing in the space. A trailing `/` is kept so folder links can be told from file links.
+ * Repository path a link written in the file at `fromGitPath` points to (`''` = the root when the
+ * link has no file of its own); a leading `/` starts from the root. Undefined when the link climbs
+ * above the root. Folder links (`./guide/`, `..`) keep a trailing `/`.
  */
-export function resolvePath(folder: string, path: string): string | undefined {
-  const joined = path.startsWith('/') ? path.slice(1) : folder + path
-  const out: string[] = []
-  const segments = joined.split('/')
-  for (const [index, segment] of segments.entries()) {
-    const last = index === segments.length - 1
-    if (segment === '..') {
-      if (out.length === 0) return undefined
-      out.pop()
-      if (last) out.push('')
-    } else if (segment === '.' || (segment === '' && !last)) {
-      if (last) out.push('')
-    } else {
-      out.push(segment)
-    }
-  }
-  return out.join('/')
+export function resolveTargetPath(fromGitPath: string, path: string): string | undefined {
+  const resolved = resolveRelativePath(path.startsWith('/') ? '' : fromGitPath, path)
+  if (resolved === undefined) return undefined
+  const folder = resolved === '' || /(^|\/)\.{0,2}$/.test(path)
+  return folder && resolved !== '' ? `${resolved}/` : resolved
 }

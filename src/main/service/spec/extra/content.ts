@@ -7,7 +7,8 @@ const contentReference = {
   type: 'object',
   required: ['kind'],
   properties: {
-    kind: { type: 'string' },
+    // The kinds of the published spec's content references (ContentRefPage/File/URL/Anchor).
+    kind: { enum: ['page', 'file', 'url', 'anchor'] },
     organization: { type: 'string' },
     space: { type: 'string' },
     versionContext: { type: 'string' },

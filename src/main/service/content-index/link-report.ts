@@ -1,0 +1,111 @@
+/**
+ * Every link of a revision, resolved, and the link report built from them.
+ *
+ * A revision is immutable, so a `RevisionLinks` is computed once and may be cached by revision id.
+ * Links come from page bodies (markdown links, images, GitBook tags, HTML attributes: whatever
+ * `extractLinks` finds), from link pages' `href` and from front-matter covers (a page using an
+ * asset as its cover references it as much as an inline image does).
+ */
+import { extractLinks } from '../../content/markdown/links'
+import type { RevisionTree } from '../../content/types'
+import { LinkResolver, type LinkStatus, type LinkTarget } from './link-resolution'
+import { RevisionMap } from './revision-map'
+
+/** The content of one revision: its tree and a way to read page bodies by blob id. */
+export interface RevisionSource {
+  tree: RevisionTree
+  /** UTF-8 text of a blob; undefined when the blob is not stored. */
+  readBlob(oid: string): string | undefined
+}
+
+export interface LinkOccurrence {
+  /** Page the link is written in. */
+  pageId: string
+  /** The target as written. */
+  written: string
+  /** 1-based position in the page body; absent for link pages' `href` and covers. */
+  line?: number
+  column?: number
+  status: LinkStatus
+  target: LinkTarget
+}
+
+/** One row of a link report: a distinct target and the pages that reference it. */
+export interface LinkReportEntry {
+  status: LinkStatus
+  target: LinkTarget
+  /** Pages referencing the target, in document order, each once. */
+  pageIds: string[]
+}
+
+export interface LinkStats {
+  total: number
+  broken: number
+}
+
+/** Identity of a target across revisions: the same key in two revisions means the same link target. */
+export function targetKey(target: LinkTarget): string {
+  switch (target.kind) {
+    case 'page':
+      return `page:${target.page}`
+    case 'anchor':
+      return `anchor:${target.page}#${target.anchor}`
+    case 'file':
+      return `file:${target.file}`
+    case 'url':
+      return `url:${target.url}`
+  }
+}
+
+export class RevisionLinks {
+  readonly map: RevisionMap
+  /** In document order: pages in tree order, links in source order within a page. */
+  readonly occurrences: LinkOccurrence[] = []
+
+  constructor(source: RevisionSource, origin: string) {
+    this.map = new RevisionMap(source.tree)
+    const resolver = new LinkResolver(this.map, origin)
+    for (const { page, gitPath } of this.map.pages) {
+      const add = (written: string, at?: { line: number; column: number }): void => {
+        const resolved = resolver.resolve(written, page.id, gitPath)
+        this.occurrences.push({ pageId: page.id, written, ...at, ...resolved })
+      }
+      if (page.type === 'link' && page.href) add(page.href)
+      if (page.metadata.cover) add(page.metadata.cover)
+      const body = page.bodyOid === undefined ? undefined : source.readBlob(page.bodyOid)
+      if (body) for (const link of extractLinks(body)) add(link.target, { line: link.line, column: link.column })
+    }
+  }
+
+  /** The report's rows, for the whole revision or for one page. */
+  entries(pageId?: string): LinkReportEntry[] {
+    const byKey = new Map<string, LinkReportEntry>()
+    for (const occurrence of this.occurrences) {
+      if (pageId !== undefined && occurrence.pageId !== pageId) continue
+      const key = targetKey(occurrence.target)
+      const entry = byKey.get(key)
+      if (!entry) byKey.set(key, { status: occurrence.status, target: occurrence.target, pageIds: [occurrence.pageId] })
+      else if (!entry.pageIds.includes(occurrence.pageId)) entry.pageIds.push(occurrence.pageId)
+    }
+    return [...byKey.values()]
+  }
+
+  /** Pages referencing the file, in document order. */
+  fileBacklinks(fileId: string): string[] {
+    const pages = new Set<string>()
+    for (const { target, status, pageId } of this.occurrences) {
+      if (status === 'ok' && target.kind === 'file' && target.file === fileId) pages.add(pageId)
+    }
+    return [...pages]
+  }
+}
+
+export function linkStats(entries: LinkReportEntry[]): LinkStats {
+  return { total: entries.length, broken: entries.filter((entry) => entry.status === 'broken').length }
+}
+
+/** Broken entries of `entries` whose target is not broken in `baseline` too: what a change introduces. */
+export function newlyBroken(entries: LinkReportEntry[], baseline: LinkReportEntry[]): number {
+  const alreadyBroken = new Set(baseline.filter((entry) => entry.status === 'broken').map((entry) => targetKey(entry.target)))
+  return entries.filter((entry) => entry.status === 'broken' && !alreadyBroken.has(targetKey(entry.target))).length
+}
