@@ -153,7 +153,9 @@ export class SpecRegistry {
 
   /** Validates a response body; statuses the operation does not name are checked against the error schema. */
   validateResponse(op: OperationSpec, status: number, body: unknown): string | null {
-    const declared = op.responses[String(status)] ?? (status >= 400 ? { $ref: `${SPEC_ID}#/components/schemas/Error` } : op.responses.default)
+    // A status the operation declares with no body is stored as null: distinct from an undeclared status.
+    const key = String(status)
+    const declared = key in op.responses ? op.responses[key] : status >= 400 ? { $ref: `${SPEC_ID}#/components/schemas/Error` } : op.responses.default
     if (declared === undefined) {
       const declaresSuccess = Object.keys(op.responses).some((s) => s.startsWith('2'))
       return status < 300 && !declaresSuccess ? null : `status ${status} is not a response of ${op.operationId}`

@@ -45,7 +45,15 @@ export class CollectionsRepository {
     private readonly store: ServiceStore,
   ) {}
 
-  create(input: { orgId: string; title: string; parentId?: string | null; description?: string | null; defaultLevel?: CollectionLevel; id?: string }): Collection {
+  create(input: {
+    orgId: string
+    title: string
+    parentId?: string | null
+    description?: string | null
+    defaultLevel?: CollectionLevel
+    position?: number
+    id?: string
+  }): Collection {
     const parentId = input.parentId ?? null
     const collection: Collection = {
       id: input.id ?? newId(),
@@ -54,7 +62,7 @@ export class CollectionsRepository {
       title: input.title,
       description: input.description ?? null,
       defaultLevel: input.defaultLevel === undefined ? 'inherit' : input.defaultLevel,
-      position: this.nextPosition(input.orgId, parentId),
+      position: input.position ?? this.nextPosition(input.orgId, parentId),
       createdAt: this.store.now(),
     }
     this.db
@@ -134,6 +142,10 @@ export class CollectionsRepository {
       .prepare('UPDATE collections SET title = ?, description = ?, default_level = ?, parent_id = ?, org_id = ?, position = ? WHERE id = ?')
       .run(next.title, next.description, next.defaultLevel, next.parentId, next.orgId, next.position, id)
     return next
+  }
+
+  setPosition(id: string, position: number) {
+    this.db.prepare('UPDATE collections SET position = ? WHERE id = ?').run(position, id)
   }
 
   /** Deletes the collection; nested collections go with it (ON DELETE CASCADE). */

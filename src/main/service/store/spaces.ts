@@ -12,6 +12,8 @@ export interface SpaceData {
   visibility: SpaceVisibility
   editMode: 'live' | 'locked'
   language?: string
+  /** Icon image URL; a space shows either an emoji or an icon. */
+  icon?: string
   defaultLevel?: Role | 'inherit' | null
   mergeRules: Record<string, unknown>
   shareKey?: string
@@ -129,6 +131,29 @@ export class SpacesRepository {
     this.db.prepare('UPDATE spaces SET deleted_at = ? WHERE id = ?').run(at, id)
   }
 
+  /** Every space filed in the collection, deleted ones included. */
+  allInCollection(collectionId: string): Space[] {
+    return (this.db.prepare('SELECT * FROM spaces WHERE collection_id = ? ORDER BY position, rowid').all(collectionId) as SpaceRow[]).map(toSpace)
+  }
+
+  /** Reordering siblings is not an edit of the space: `updatedAt` stays. */
+  setPosition(id: string, position: number) {
+    this.db.prepare('UPDATE spaces SET position = ? WHERE id = ?').run(position, id)
+  }
+
+  /** Deleted spaces are restorable for this long, then removed for good. */
+  static readonly RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+
+  /** The instant before which a deleted space is past its restore window. */
+  retentionCutoff(): string {
+    return new Date(Date.parse(this.store.now()) - SpacesRepository.RETENTION_MS).toISOString()
+  }
+
+  /** Removes spaces past their restore window; run lazily whenever spaces are read. */
+  purgeExpired(): number {
+    return this.purgeDeletedBefore(this.retentionCutoff())
+  }
+
   /** Removes spaces whose deletion window has passed, for good. */
   purgeDeletedBefore(cutoff: string): number {
     return this.db.prepare('DELETE FROM spaces WHERE deleted_at IS NOT NULL AND deleted_at < ?').run(cutoff).changes
@@ -155,6 +180,43 @@ export class SpacesRepository {
 
   removeUser(spaceId: string, userId: string): boolean {
     return this.db.prepare('DELETE FROM space_users WHERE space_id = ? AND user_id = ?').run(spaceId, userId).changes > 0
+  }
+
+  teams(spaceId: string): Array<{ teamId: string; role: Role | null }> {
+    return (this.db.prepare('SELECT team_id, role FROM space_teams WHERE space_id = ? ORDER BY rowid').all(spaceId) as Array<{ team_id: string; role: Role | null }>).map(
+      (r) => ({ teamId: r.team_id, role: r.role }),
+    )
+  }
+
+  teamRole(spaceId: string, teamId: string): Role | null | undefined {
+    const row = this.db.prepare('SELECT role FROM space_teams WHERE space_id = ? AND team_id = ?').get(spaceId, teamId) as { role: Role | null } | undefined
+    return row ? row.role : undefined
+  }
+
+  setTeamRole(spaceId: string, teamId: string, role: Role | null) {
+    this.db
+      .prepare('INSERT INTO space_teams (space_id, team_id, role) VALUES (?, ?, ?) ON CONFLICT(space_id, team_id) DO UPDATE SET role = excluded.role')
+      .run(spaceId, teamId, role)
+  }
+
+  removeTeam(spaceId: string, teamId: string): boolean {
+    return this.db.prepare('DELETE FROM space_teams WHERE space_id = ? AND team_id = ?').run(spaceId, teamId).changes > 0
+  }
+
+  /** Roles the user holds on the space through the teams they belong to (for `spaceRole`). */
+  teamRolesOfUser(spaceId: string, userId: string): Role[] {
+    const rows = this.db
+      .prepare('SELECT st.role FROM space_teams st JOIN team_members tm ON tm.team_id = st.team_id WHERE st.space_id = ? AND tm.user_id = ? AND st.role IS NOT NULL')
+      .all(spaceId, userId) as Array<{ role: Role }>
+    return rows.map((r) => r.role)
+  }
+
+  /** Members of the teams granted a role on the space. */
+  teamMemberIds(spaceId: string): string[] {
+    const rows = this.db
+      .prepare('SELECT DISTINCT tm.user_id FROM space_teams st JOIN team_members tm ON tm.team_id = st.team_id WHERE st.space_id = ?')
+      .all(spaceId) as Array<{ user_id: string }>
+    return rows.map((r) => r.user_id)
   }
 
   /** Open comments on the space's main content (not those inside change requests). */

@@ -1,21 +1,20 @@
 import { atLeast, type Role } from '../../access/roles'
-import { CollectionsRepository, type Collection } from '../../store/collections'
+import type { Collection } from '../../store/collections'
 import { OrganizationsRepository } from '../../store/organizations'
 import type { ServiceStore } from '../../store/service-store'
+import { SpacesRepository } from '../../store/spaces'
 import { apiUrl, appUrl } from '../urls'
 
 /**
- * The caller's role on a collection: organization admins administrate every collection; other members
- * get the nearest explicit `defaultLevel` of the collection or its ancestors, else their organization role.
- * Non-members have none.
+ * The caller's role on a collection, by the same rule `spaceRole` applies to spaces in it: organization
+ * admins administrate every collection; other members get the nearest set `defaultLevel` of the
+ * collection or its ancestors, else their organization role. Non-members have none.
  */
 export function collectionRole(store: ServiceStore, collection: Collection, userId: string): Role | null {
   const member = store.repo(OrganizationsRepository).member(collection.orgId, userId)
   if (!member) return null
   if (member.role === 'admin') return 'admin'
-  const chain = [collection, ...store.repo(CollectionsRepository).ancestors(collection.id)]
-  for (const c of chain) if (c.defaultLevel !== 'inherit') return c.defaultLevel
-  return member.role
+  return store.repo(SpacesRepository).collectionDefaultLevel(collection.id) ?? member.role
 }
 
 export function collectionPermissions(role: Role | null) {

@@ -64,6 +64,7 @@ export function spaceJson(store: ServiceStore, space: Space, userId: string, ori
       app: appUrl(origin, `/spaces/${space.id}`),
       ...(visibility !== 'private' ? { published: publishedUrl(origin, `/spaces/${space.id}`) } : {}),
       ...(visibility === 'public' ? { public: publishedUrl(origin, `/spaces/${space.id}`) } : {}),
+      ...(space.data.icon ? { icon: space.data.icon } : {}),
     },
     organization: space.orgId,
     ...(space.collectionId ? { parent: space.collectionId } : {}),
