@@ -74,8 +74,8 @@ export class TeamsRepository {
   }
 
   /** Deletes the team; its memberships, space grants and SAML default go with it (schema cascades). */
-  delete(id: string) {
-    this.db.prepare('DELETE FROM teams WHERE id = ?').run(id)
+  delete(id: string): boolean {
+    return this.db.prepare('DELETE FROM teams WHERE id = ?').run(id).changes > 0
   }
 
   memberCount(teamId: string): number {
