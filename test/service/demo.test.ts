@@ -61,3 +61,35 @@ describe('the demo organization', () => {
     expect(links.body.stats.broken.total).toBe(links.body.items.length)
   })
 })
+
+describe('the demo organization admin and sites', () => {
+  let t: TestService
+  let orgId: string
+  beforeAll(async () => {
+    t = await startTestService({ demo: true })
+    const orgs = await t.api.call('listOrganizationsForAuthenticatedUser')
+    orgId = orgs.body.items.find((o: { title: string }) => o.title === 'Quire Demo').id
+  })
+  afterAll(() => t.close())
+
+  it('has a team, a SAML provider, a custom font and an OpenAPI spec', async () => {
+    const params = { organizationId: orgId }
+    expect((await t.api.call('listTeamsInOrganizationById', { params })).body.items.length).toBeGreaterThanOrEqual(1)
+    expect((await t.api.call('listSAMLProvidersInOrganizationById', { params })).body.items.length).toBeGreaterThanOrEqual(1)
+    expect((await t.api.call('listCustomFonts', { params })).body.items.length).toBeGreaterThanOrEqual(1)
+    expect((await t.api.call('listOpenAPISpecs', { params })).body.items.length).toBeGreaterThanOrEqual(1)
+  })
+
+  it('has a published site with two sections, a section group and customization', async () => {
+    const sites = (await t.api.call('listSites', { params: { organizationId: orgId } })).body.items
+    const site = sites.find((s: { published: boolean }) => s.published)
+    expect(site).toBeDefined()
+    const params = { organizationId: orgId, siteId: site.id }
+    expect((await t.api.call('listSiteSections', { params })).body.items.length).toBeGreaterThanOrEqual(2)
+    expect((await t.api.call('listSiteSectionGroups', { params })).body.items.length).toBeGreaterThanOrEqual(1)
+    const customization = await t.api.call('getSiteCustomizationById', { params })
+    expect(customization.body.favicon).toBeDefined()
+    const published = await t.api.call('getPublishedContentSite', { params })
+    expect(published.body.object).toBe('published-content-site')
+  })
+})

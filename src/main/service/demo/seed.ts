@@ -10,6 +10,9 @@ import { createSpaceRevision, RevisionsRepository } from '../store/revisions'
 import type { ServiceStore } from '../store/service-store'
 import { SpacesRepository } from '../store/spaces'
 import { UsersRepository } from '../store/users'
+import { seedOpenApiDemo } from './openapi'
+import { seedOrgAdminDemo } from './org-admin'
+import { seedSitesDemo } from './sites'
 import { buildDemoContent, type OutlineFile, type OutlinePage } from './demo-tree'
 import { apiReferenceOutline, handbookOutline } from './small-spaces'
 import { userGuideFiles, userGuideOutline } from './user-guide'
@@ -29,7 +32,8 @@ const pageByTitle = (tree: RevisionTree, title: string) => {
 /**
  * Seeds the demo organization on first start (`quire service --demo`): two collections, three spaces
  * (one of 47 pages three levels deep with GitBook blocks, files and a few broken links), an open change
- * request, and comment threads with replies from three people.
+ * request, comment threads with replies from three people, a team, a SAML provider, a custom font, an
+ * OpenAPI spec, and a published site with sections, a section group and customization.
  */
 export function seedDemo(store: ServiceStore, ownerId: string): DemoSeed {
   return store.transaction(() => {
@@ -113,6 +117,10 @@ export function seedDemo(store: ServiceStore, ownerId: string): DemoSeed {
     })
     comments.createReply({ commentId: crThread.id, body: { markdown: 'Good idea, I will add a hint.' }, postedBy: grace.id })
     comments.addReactions(crThread.id, grace.id, ['\u{1F44D}'])
+
+    seedOrgAdminDemo(store, org.id, ownerId)
+    seedOpenApiDemo(store, org.id, ownerId)
+    seedSitesDemo(store, org.id, ownerId, [guide.space.id, api.space.id, handbook.space.id])
 
     return { orgId: org.id, spaceIds: { userGuide: guide.space.id, apiReference: api.space.id, handbook: handbook.space.id }, changeRequestId: cr.id }
   })
