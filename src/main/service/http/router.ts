@@ -24,7 +24,8 @@ function compile(path: string) {
       const m = /^\{(\w+)\}$/.exec(segment)
       if (m) {
         names.push(m[1])
-        return '([^/]+)'
+        // Page paths are nested (`guide/install`) and clients send them unencoded.
+        return m[1] === 'pagePath' ? '(.+)' : '([^/]+)'
       }
       return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
     })

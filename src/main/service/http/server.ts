@@ -1,5 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { DOWNLOAD_PREFIX, serveDownload } from '../api/downloads'
 import { SpecRegistry } from '../spec/openapi-spec'
 import type { ServiceStore } from '../store/service-store'
 import { UsersRepository } from '../store/users'
@@ -101,8 +102,11 @@ export class HttpService {
       reply = this.errorReply(error, {})
     }
     const headers: Record<string, string> = { ...reply.headers }
-    let payload: string | undefined
-    if (reply.body !== undefined && reply.status !== 204) {
+    let payload: string | Buffer | undefined
+    if (Buffer.isBuffer(reply.body)) {
+      payload = reply.body
+      headers['Content-Length'] = String(payload.length)
+    } else if (reply.body !== undefined && reply.status !== 204) {
       payload = JSON.stringify(reply.body)
       headers['Content-Type'] = 'application/json; charset=utf-8'
       headers['Content-Length'] = String(Buffer.byteLength(payload))
@@ -127,6 +131,11 @@ export class HttpService {
       const verdict = this.limiter.take(token ?? `ip:${req.socket.remoteAddress}`)
       Object.assign(headers, verdict.headers)
       if (!verdict.allowed) return { status: 429, body: errorBody(429, 'Rate limit exceeded; retry after the time in Retry-After'), headers }
+    }
+    // Signed blob downloads (file `downloadURL`s, PDFs) are links for browsers: no bearer token.
+    if (url.pathname.startsWith(DOWNLOAD_PREFIX)) {
+      const download = serveDownload(this.options.store, req.method ?? 'GET', url)
+      return { ...download, headers: { ...headers, ...download.headers } }
     }
     if (!url.pathname.startsWith('/v1/')) return { status: 404, body: errorBody(404, 'Not found: every path begins with /v1'), headers }
     const path = url.pathname.slice(3)

@@ -1,13 +1,21 @@
 import type Database from 'better-sqlite3'
-import type { JSONDocument } from '../../content/types'
+import type { JSONDocument } from '../../content'
 import { newId } from './ids'
 import { parseJson } from './json'
 import type { ServiceStore } from './service-store'
 
 export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged'
 
+/** An external link of a change request (spec `ChangeRequestLink`). */
+export interface ChangeRequestLink {
+  id: string
+  ref: { kind: 'url'; url: string }
+  title?: string
+}
+
 /** Change request fields kept as JSON: the parts of the API shape nothing filters on. */
 export interface ChangeRequestData {
+  links?: ChangeRequestLink[]
   description?: JSONDocument
   mergedBy?: string
   mergedAt?: string
@@ -145,6 +153,12 @@ export class ChangeRequestsRepository {
     return byNumber && toChangeRequest(byNumber)
   }
 
+  /** The change request whose merge produced the space revision `revisionId`. */
+  byMergedRevision(revisionId: string): ChangeRequest | undefined {
+    const row = this.db.prepare('SELECT * FROM change_requests WHERE revision_merged = ?').get(revisionId) as ChangeRequestRow | undefined
+    return row && toChangeRequest(row)
+  }
+
   listBySpace(spaceId: string, filter: ChangeRequestFilter = {}): ChangeRequest[] {
     return this.list('cr.space_id = ?', [spaceId], filter)
   }
@@ -225,13 +239,6 @@ export class ChangeRequestsRepository {
     return (
       this.db.prepare('SELECT user_id FROM change_request_contributors WHERE change_request_id = ? ORDER BY rowid').all(id) as Array<{ user_id: string }>
     ).map((r) => r.user_id)
-  }
-
-  /** Open (unresolved) comments on the change request: the `comments` count of its API shape. */
-  openComments(id: string): number {
-    return (
-      this.db.prepare('SELECT COUNT(*) AS n FROM comments WHERE change_request_id = ? AND resolved_at IS NULL').get(id) as { n: number }
-    ).n
   }
 
   counters(spaceId: string): ChangeRequestCounters {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { RevisionTree } from '../../content/types'
+import type { RevisionTree } from '../../content'
 import { newId } from './ids'
 import { parseJson } from './json'
 import type { ServiceStore } from './service-store'
@@ -43,9 +43,32 @@ interface RevisionRow {
   created_at: string
 }
 
+const CACHED_REVISIONS = 256
+
 const REVISION_TYPES: ReadonlySet<string> = new Set(['edits', 'merge', 'rollback', 'update'])
 
-const toRevision = (row: RevisionRow): Revision => ({
+function referencedBlobs(tree: RevisionTree): string[] {
+  const oids = new Set<string>(tree.files.map((file) => file.blobOid))
+  const walk = (pages: RevisionTree['pages']) => {
+    for (const page of pages) {
+      if (page.bodyOid) oids.add(page.bodyOid)
+      walk(page.pages)
+    }
+  }
+  walk(tree.pages)
+  return [...oids]
+}
+
+/** Revisions handed out are frozen: an accidental in-place edit of a stored tree throws instead of corrupting it. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child)
+    Object.freeze(value)
+  }
+  return value
+}
+
+const toRevision = (row: RevisionRow): Revision => deepFreeze({
   id: row.id,
   spaceId: row.space_id,
   parents: parseJson<string[]>(row.parents, []),
@@ -61,7 +84,7 @@ const toRevision = (row: RevisionRow): Revision => ({
  * space or change request makes a new revision whose parents point at the old one.
  */
 export class RevisionsRepository {
-  // Trees are immutable, so parsing one once per process is enough.
+  // Trees are immutable, so a parsed revision stays valid; the most recently used ones are kept.
   private readonly cache = new Map<string, Revision>()
 
   constructor(
@@ -70,58 +93,50 @@ export class RevisionsRepository {
   ) {}
 
   create(input: CreateRevisionInput): Revision {
-    const revision: Revision = {
+    const row: RevisionRow = {
       id: newId(),
-      spaceId: input.spaceId,
-      parents: [...input.parents],
-      tree: input.tree,
-      type: input.type && REVISION_TYPES.has(input.type) ? (input.type as RevisionType) : 'edits',
+      space_id: input.spaceId,
+      parents: JSON.stringify(input.parents),
+      tree: JSON.stringify(input.tree),
+      type: input.type && REVISION_TYPES.has(input.type) ? input.type : 'edits',
       message: input.message ?? null,
-      createdBy: input.createdBy ?? null,
-      createdAt: this.store.now(),
+      created_by: input.createdBy ?? null,
+      created_at: this.store.now(),
     }
     this.store.transaction(() => {
       if (input.blobs) this.putBlobs(input.blobs)
+      const missing = referencedBlobs(input.tree).find((oid) => !this.hasBlob(oid))
+      if (missing) throw new Error(`revision tree references blob ${missing}, which is not stored`)
       this.db
         .prepare(
           `INSERT INTO revisions (id, space_id, parents, tree, type, message, created_by, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+           VALUES (@id, @space_id, @parents, @tree, @type, @message, @created_by, @created_at)`,
         )
-        .run(
-          revision.id,
-          revision.spaceId,
-          JSON.stringify(revision.parents),
-          JSON.stringify(revision.tree),
-          revision.type,
-          revision.message,
-          revision.createdBy,
-          revision.createdAt,
-        )
+        .run(row)
     })
-    // Callers keep their `tree` object; a defensive copy keeps the cached revision immutable.
-    const stored = toRevision({
-      id: revision.id,
-      space_id: revision.spaceId,
-      parents: JSON.stringify(revision.parents),
-      tree: JSON.stringify(revision.tree),
-      type: revision.type,
-      message: revision.message,
-      created_by: revision.createdBy,
-      created_at: revision.createdAt,
-    })
-    this.cache.set(stored.id, stored)
-    return stored
+    // Built from the stored JSON, so the caller's `tree` object and the revision never share state.
+    // Not cached here: an enclosing transaction may still roll the insert back.
+    return toRevision(row)
   }
 
-  /** The returned object is shared: treat it as read-only (clone the tree before changing it). */
+  /** The returned object is shared and frozen: clone the tree (`structuredClone`) to derive a new one. */
   get(id: string): Revision | undefined {
     const cached = this.cache.get(id)
-    if (cached) return cached
+    if (cached) {
+      this.remember(cached)
+      return cached
+    }
     const row = this.db.prepare('SELECT * FROM revisions WHERE id = ?').get(id) as RevisionRow | undefined
     if (!row) return undefined
     const revision = toRevision(row)
-    this.cache.set(id, revision)
+    this.remember(revision)
     return revision
+  }
+
+  private remember(revision: Revision) {
+    this.cache.delete(revision.id)
+    this.cache.set(revision.id, revision)
+    if (this.cache.size > CACHED_REVISIONS) this.cache.delete(this.cache.keys().next().value as string)
   }
 
   /** A revision only if it belongs to the space: ids from another space are reported as unknown. */

@@ -1,0 +1,289 @@
+import { computeGitPaths, gitBlobOid, markdownToDocument, resolveRelativePath, rewriteLinks, serializePageMarkdown, type ContentRef, type JSONDocument, type PageLayout, type PageMetadata, type TreeFile, type TreePage } from '../../../content'
+import type { ServiceStore } from '../../store/service-store'
+import { RevisionsRepository, type Revision } from '../../store/revisions'
+import { signedDownloadUrl } from '../downloads'
+import { appUrl } from '../urls'
+
+/**
+ * How a page's content is rendered. Every document page in a response carries one of them: the spec's
+ * `RevisionPageDocument` requires `markdown` or `document`.
+ */
+export type PageFormat = 'markdown' | 'document'
+
+/** `format.markdown.refs`: links as Git Sync writes them (relative paths) or as `/pages/<id>`, `/files/<id>`. */
+export type MarkdownRefs = 'relative' | 'stable'
+
+export interface ContentViewOptions {
+  origin: string
+  /** Query `metadata=false` omits the mutable Git Sync metadata (`git`). */
+  metadata: boolean
+}
+
+const DEFAULT_LAYOUT: Required<PageLayout> = {
+  width: 'default',
+  cover: true,
+  coverSize: 'hero',
+  coverMask: 'none',
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
+}
+
+const safeDecode = (value: string) => {
+  try {
+    return decodeURI(value)
+  } catch {
+    return value
+  }
+}
+
+const isAbsoluteUrl = (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value)
+
+/**
+ * One revision as the API shows it. Paths and page markdown are computed lazily and once, so a listing
+ * of every page costs one serialization per page.
+ */
+export class RevisionView {
+  private gitPathsCache: Map<string, string> | undefined
+  private apiPathsCache: Map<string, string> | undefined
+  private readonly markdownCache = new Map<string, string>()
+
+  constructor(
+    private readonly store: ServiceStore,
+    readonly revision: Revision,
+    private readonly options: ContentViewOptions,
+  ) {}
+
+  get tree() {
+    return this.revision.tree
+  }
+
+  /** Page id -> Git Sync file path, file id -> asset path. */
+  get gitPaths(): Map<string, string> {
+    this.gitPathsCache ??= computeGitPaths(this.revision.tree)
+    return this.gitPathsCache
+  }
+
+  /** Page id -> API `path`: the slugs from the root, groups included. */
+  get apiPaths(): Map<string, string> {
+    if (!this.apiPathsCache) {
+      const paths = new Map<string, string>()
+      const walk = (pages: TreePage[], prefix: string) => {
+        for (const page of pages) {
+          const path = prefix === '' ? page.slug : `${prefix}/${page.slug}`
+          paths.set(page.id, path)
+          walk(page.pages, path)
+        }
+      }
+      walk(this.revision.tree.pages, '')
+      this.apiPathsCache = paths
+    }
+    return this.apiPathsCache
+  }
+
+  /** The page file exactly as Git Sync writes it: front matter, `# Title`, body. Documents only. */
+  markdown(page: TreePage): string {
+    let text = this.markdownCache.get(page.id)
+    if (text === undefined) {
+      text = serializePageMarkdown({ title: page.title, metadata: page.metadata, body: this.body(page) })
+      this.markdownCache.set(page.id, text)
+    }
+    return text
+  }
+
+  private body(page: TreePage): string {
+    if (!page.bodyOid) return ''
+    const bytes = this.store.repo(RevisionsRepository).blob(page.bodyOid)
+    if (!bytes) throw new Error(`revision ${this.revision.id} references a missing blob ${page.bodyOid}`)
+    return bytes.toString('utf8')
+  }
+
+  pageByPath(path: string): TreePage | undefined {
+    const wanted = path.replace(/^\/+|\/+$/g, '')
+    for (const [id, candidate] of this.apiPaths) {
+      if (candidate === wanted) return this.findPage(id)
+    }
+    return undefined
+  }
+
+  findPage(id: string): TreePage | undefined {
+    const search = (pages: TreePage[]): TreePage | undefined => {
+      for (const page of pages) {
+        if (page.id === id) return page
+        const found = search(page.pages)
+        if (found) return found
+      }
+      return undefined
+    }
+    return search(this.revision.tree.pages)
+  }
+
+  findFile(id: string): TreeFile | undefined {
+    return this.revision.tree.files.find((file) => file.id === id)
+  }
+
+  pagesJson(format: PageFormat = 'markdown') {
+    return this.revision.tree.pages.map((page) => this.pageJson(page, format))
+  }
+
+  filesJson() {
+    return this.revision.tree.files.map((file) => this.fileJson(file))
+  }
+
+  pageJson(page: TreePage, format: PageFormat, refs: MarkdownRefs = 'relative'): Record<string, unknown> {
+    const base = {
+      id: page.id,
+      title: page.title || 'Untitled',
+      ...(page.metadata.emoji ? { emoji: page.metadata.emoji } : {}),
+      ...(page.metadata.icon ? { icon: page.metadata.icon } : {}),
+      createdAt: page.createdAt,
+      updatedAt: page.updatedAt,
+      ...(page.metadata.condition ? { condition: page.metadata.condition } : {}),
+    }
+    const children = () => page.pages.map((child) => this.pageJson(child, format, refs))
+    if (page.type === 'link') {
+      return {
+        ...base,
+        kind: 'link',
+        type: 'link',
+        target: { kind: 'url', url: page.href ?? '' },
+        href: page.href ?? '',
+        hidden: page.metadata.hidden ?? false,
+      }
+    }
+    const path = this.apiPaths.get(page.id) ?? page.slug
+    if (page.type === 'group') {
+      return {
+        ...base,
+        kind: 'group',
+        type: 'group',
+        slug: page.slug,
+        path,
+        hidden: page.metadata.hidden ?? false,
+        noIndex: page.metadata.noIndex ?? false,
+        noRobotsIndex: page.metadata.noRobotsIndex ?? false,
+        pages: children(),
+      }
+    }
+    const metadata = page.metadata
+    const gitPath = this.gitPaths.get(page.id) ?? ''
+    const markdown = this.markdown(page)
+    const cover = this.coverJson(metadata, gitPath)
+    return {
+      ...base,
+      kind: 'sheet',
+      type: 'document',
+      ...(format === 'document'
+        ? { document: this.document(page, gitPath) }
+        : { markdown: refs === 'stable' ? this.stableMarkdown(page, gitPath) : markdown }),
+      urls: { app: appUrl(this.options.origin, `/spaces/${this.revision.spaceId}/page/${page.id}`) },
+      slug: page.slug,
+      path,
+      ...(metadata.description !== undefined ? { description: metadata.description } : {}),
+      pages: children(),
+      ...(this.options.metadata ? { git: { oid: gitBlobOid(markdown), path: gitPath } } : {}),
+      layout: { ...DEFAULT_LAYOUT, cover: cover !== undefined, ...metadata.layout },
+      ...(cover ? { cover } : {}),
+      variables: metadata.variables ?? {},
+      hidden: metadata.hidden ?? false,
+      noIndex: metadata.noIndex ?? false,
+      noRobotsIndex: metadata.noRobotsIndex ?? false,
+      ...(metadata.metaLinks ? { metaLinks: metadata.metaLinks } : {}),
+      tags: [],
+    }
+  }
+
+  /** The page file with links to pages and files of the revision written as `/pages/<id>` and `/files/<id>`. */
+  private stableMarkdown(page: TreePage, gitPath: string): string {
+    const body = rewriteLinks(this.body(page), (link) => {
+      const ref = this.resolveTarget(gitPath, link.target)
+      if (ref?.kind === 'page') return `/pages/${ref.page}`
+      if (ref?.kind === 'anchor' && ref.page) return `/pages/${ref.page}#${ref.anchor}`
+      if (ref?.kind === 'file') return `/files/${ref.file}`
+      return undefined
+    })
+    return serializePageMarkdown({ title: page.title, metadata: page.metadata, body })
+  }
+
+  /** The body as the spec's JSON document; relative links become page, file and anchor references. */
+  private document(page: TreePage, gitPath: string): JSONDocument {
+    return markdownToDocument(this.body(page), { resolveTarget: (target) => this.resolveTarget(gitPath, target) })
+  }
+
+  private resolveTarget(gitPath: string, target: string): ContentRef | undefined {
+    const byId = /^\/(pages|files)\/([^/#?]+)(?:#(.*))?$/.exec(target)
+    if (byId) {
+      const [, kind, id, anchor] = byId
+      if (kind === 'files') return this.findFile(id) ? { kind: 'file', file: id } : undefined
+      if (!this.findPage(id)) return undefined
+      return anchor ? { kind: 'anchor', page: id, anchor } : { kind: 'page', page: id }
+    }
+    if (isAbsoluteUrl(target) || target.startsWith('#') || target.startsWith('/')) return undefined
+    const hash = target.indexOf('#')
+    const filePart = safeDecode((hash >= 0 ? target.slice(0, hash) : target).replace(/^<|>$/g, ''))
+    const anchor = hash >= 0 ? target.slice(hash + 1) : ''
+    const resolved = resolveRelativePath(gitPath, filePart)
+    if (resolved === undefined) return undefined
+    for (const [id, path] of this.gitPaths) {
+      if (path !== resolved) continue
+      if (this.findFile(id)) return { kind: 'file', file: id }
+      return anchor ? { kind: 'anchor', page: id, anchor } : { kind: 'page', page: id }
+    }
+    return undefined
+  }
+
+  /** Front matter `cover` is a path relative to the page file (or a URL); the API refers to the file. */
+  private coverJson(metadata: PageMetadata, gitPath: string) {
+    if (!metadata.cover) return undefined
+    let ref: { kind: 'file'; file: string } | { kind: 'url'; url: string } | undefined
+    if (isAbsoluteUrl(metadata.cover)) {
+      ref = { kind: 'url', url: metadata.cover }
+    } else {
+      const target = resolveRelativePath(gitPath, safeDecode(metadata.cover.replace(/^<|>$/g, '')))
+      const file = this.revision.tree.files.find((f) => this.gitPaths.get(f.id) === target)
+      if (file) ref = { kind: 'file', file: file.id }
+    }
+    if (!ref) return undefined
+    return {
+      ref,
+      yPos: metadata.coverY ?? 0,
+      ...(metadata.coverHeight !== undefined ? { height: metadata.coverHeight } : {}),
+    }
+  }
+
+  fileJson(file: TreeFile) {
+    return {
+      id: file.id,
+      name: file.name,
+      contentType: file.contentType,
+      downloadURL: signedDownloadUrl(this.options.origin, { oid: file.blobOid, name: file.name, contentType: file.contentType }),
+      size: file.size,
+      ...(file.dimensions ? { dimensions: file.dimensions } : {}),
+      ...(this.options.metadata ? { git: { oid: file.blobOid, path: this.gitPaths.get(file.id) ?? '' } } : {}),
+    }
+  }
+
+  /** The spec's `Revision`; a merge revision names the change request it merged (`mergedFrom`). */
+  revisionJson(mergedFrom?: unknown) {
+    const r = this.revision
+    return {
+      object: 'revision' as const,
+      id: r.id,
+      parents: r.parents,
+      pages: this.pagesJson(),
+      files: this.filesJson(),
+      reusableContents: [],
+      tags: [],
+      variables: {},
+      createdAt: r.createdAt,
+      urls: { app: appUrl(this.options.origin, `/spaces/${r.spaceId}/revisions/${r.id}`) },
+      ...(r.type === 'merge' && mergedFrom ? { type: 'merge' as const, mergedFrom } : { type: r.type === 'merge' ? ('edits' as const) : r.type }),
+    }
+  }
+}
