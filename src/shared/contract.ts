@@ -1,0 +1,194 @@
+/**
+ * The one contract for everything that crosses from the main process (or the headless bridge) to the
+ * renderer: request channels with their argument and result types, and the events pushed back.
+ * Shared by src/main (IPC handlers), src/preload (contextBridge API), src/renderer and the headless HTTP
+ * bridge (`quire serve`), so the renderer cannot tell which one it talks to. Plain JSON types only.
+ */
+
+export type SpaceState = 'synced' | 'syncing' | 'paused' | 'offline' | 'error' | 'conflict' | 'idle'
+/** Tray/overall state: the worst space decides. */
+export type OverallState = 'synced' | 'syncing' | 'paused' | 'offline' | 'error' | 'conflict' | 'signed-out'
+
+export interface SessionInfo {
+  signedIn: boolean
+  endpoint?: string
+  user?: { id: string; displayName: string; email?: string }
+  /** True when signed in to the embedded local service. */
+  demo: boolean
+}
+
+export interface SpaceNode {
+  id: string
+  title: string
+  emoji?: string
+  selected: boolean
+  state: SpaceState
+  revision?: string
+  pageCount?: number
+  lastSyncAt?: string
+  lastError?: string
+  /** 0..1 while a pass runs. */
+  progress?: number
+  pending?: number
+  folder?: string
+  appUrl?: string
+}
+
+export interface CollectionNode {
+  id: string
+  title: string
+  selected: boolean
+  collections: CollectionNode[]
+  spaces: SpaceNode[]
+}
+
+export interface OrganizationNode {
+  id: string
+  title: string
+  selected: boolean
+  collections: CollectionNode[]
+  /** Spaces outside any collection. */
+  spaces: SpaceNode[]
+}
+
+export interface StatusSnapshot {
+  overall: OverallState
+  paused: boolean
+  spaces: SpaceNode[]
+  brokenLinks: number
+  conflicts: Array<{ spaceId: string; path: string; copyPath: string }>
+  updatedAt: string
+}
+
+export interface ChangeRequestSummary {
+  id: string
+  spaceId: string
+  spaceTitle: string
+  number: number
+  subject: string
+  status: string
+  outdated: boolean
+  mine: boolean
+  createdBy: string
+  updatedAt: string
+  appUrl?: string
+  canMerge: boolean
+}
+
+export interface CommentThread {
+  id: string
+  pageId?: string
+  author: string
+  postedAt: string
+  markdown: string
+  resolved: boolean
+  replies: Array<{ id: string; author: string; postedAt: string; markdown: string }>
+}
+
+export interface BrokenLink {
+  spaceId: string
+  spaceTitle: string
+  pageTitle: string
+  target: string
+  /** Absolute path of the local file that holds the link, when known. */
+  file?: string
+  line?: number
+}
+
+export interface ActivityEntry {
+  at: string
+  level: 'info' | 'warning' | 'error'
+  message: string
+  spaceId?: string
+}
+
+export interface Settings {
+  workspace: string
+  intervalSeconds: number
+  paused: boolean
+  startAtLogin: boolean
+  notifications: boolean
+}
+
+export type SelectionTarget = { kind: 'organization' | 'collection' | 'space'; id: string; selected: boolean }
+
+/** Request channels: name -> (arguments) => result. */
+export interface QuireApi {
+  getSession(): Promise<SessionInfo>
+  signIn(input: { endpoint: string; token: string }): Promise<SessionInfo>
+  useDemoService(): Promise<SessionInfo>
+  signOut(): Promise<SessionInfo>
+
+  listSpaces(): Promise<OrganizationNode[]>
+  setSelection(target: SelectionTarget): Promise<OrganizationNode[]>
+  getStatus(): Promise<StatusSnapshot>
+  syncNow(): Promise<void>
+  setPaused(paused: boolean): Promise<void>
+
+  listChangeRequests(filter: { spaceId?: string; mine?: boolean }): Promise<ChangeRequestSummary[]>
+  updateChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
+  mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
+  changeRequestPdf(input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }>
+
+  listComments(input: { spaceId: string; pageId?: string }): Promise<CommentThread[]>
+  postComment(input: { spaceId: string; pageId: string; markdown: string }): Promise<CommentThread>
+  replyToComment(input: { spaceId: string; commentId: string; markdown: string }): Promise<CommentThread>
+  resolveComment(input: { spaceId: string; commentId: string }): Promise<CommentThread>
+
+  listBrokenLinks(): Promise<BrokenLink[]>
+  openLocalFile(input: { file: string; line?: number }): Promise<void>
+  openExternal(input: { url: string }): Promise<void>
+  openWorkspaceFolder(): Promise<void>
+
+  listActivity(): Promise<ActivityEntry[]>
+  getSettings(): Promise<Settings>
+  updateSettings(patch: Partial<Settings>): Promise<Settings>
+}
+
+export type QuireChannel = keyof QuireApi
+
+/** Events pushed from the engine to the renderer (IPC `quire:event`, or server-sent events headless). */
+export type QuireEvent =
+  | { type: 'status'; status: StatusSnapshot }
+  | { type: 'activity'; entry: ActivityEntry }
+  | { type: 'session'; session: SessionInfo }
+
+/** What the renderer sees on `window.quire`: the request API plus an event subscription. */
+export interface QuireBridge extends QuireApi {
+  onEvent(listener: (event: QuireEvent) => void): () => void
+}
+
+/** Every channel name, for runtime checks at the IPC and HTTP boundaries. */
+export const QUIRE_CHANNELS = [
+  'getSession',
+  'signIn',
+  'useDemoService',
+  'signOut',
+  'listSpaces',
+  'setSelection',
+  'getStatus',
+  'syncNow',
+  'setPaused',
+  'listChangeRequests',
+  'updateChangeRequest',
+  'mergeChangeRequest',
+  'changeRequestPdf',
+  'listComments',
+  'postComment',
+  'replyToComment',
+  'resolveComment',
+  'listBrokenLinks',
+  'openLocalFile',
+  'openExternal',
+  'openWorkspaceFolder',
+  'listActivity',
+  'getSettings',
+  'updateSettings',
+] as const satisfies readonly QuireChannel[]
+
+// Compile-time proof that QUIRE_CHANNELS lists every channel of QuireApi.
+type Missing = Exclude<QuireChannel, (typeof QUIRE_CHANNELS)[number]>
+export const allChannelsListed: Missing extends never ? true : Missing = true
+
+export const IPC_PREFIX = 'quire:'
+export const EVENT_CHANNEL = 'quire:event'
