@@ -310,16 +310,16 @@ export class CommentsRepository {
   commenters(scope: { spaceId: string; changeRequestId: string | null }): string[] {
     const scoped = scope.changeRequestId === null ? 'c.change_request_id IS NULL' : 'c.change_request_id = ?'
     const args = scope.changeRequestId === null ? [scope.spaceId, scope.spaceId] : [scope.spaceId, scope.changeRequestId, scope.spaceId, scope.changeRequestId]
+    // Same-millisecond contributions tie-break on insertion order, comments before replies.
     const rows = this.db
       .prepare(
-        `SELECT user_id, MIN(at) AS first FROM (
-           SELECT c.posted_by AS user_id, c.posted_at AS at FROM comments c WHERE c.space_id = ? AND ${scoped}
-           UNION ALL
-           SELECT r.posted_by, r.posted_at FROM comment_replies r JOIN comments c ON c.id = r.comment_id WHERE c.space_id = ? AND ${scoped}
-         ) GROUP BY user_id ORDER BY first, user_id`,
+        `SELECT c.posted_by AS user_id, c.posted_at AS at, 0 AS kind, c.rowid AS seq FROM comments c WHERE c.space_id = ? AND ${scoped}
+         UNION ALL
+         SELECT r.posted_by, r.posted_at, 1, r.rowid FROM comment_replies r JOIN comments c ON c.id = r.comment_id WHERE c.space_id = ? AND ${scoped}
+         ORDER BY at, kind, seq`,
       )
       .all(...args) as Array<{ user_id: string }>
-    return rows.map((r) => r.user_id)
+    return [...new Set(rows.map((r) => r.user_id))]
   }
 
   /** A user reacting twice with the same emoji still counts once; the first reaction's time is kept. */

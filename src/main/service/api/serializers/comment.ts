@@ -1,4 +1,5 @@
 import type { Comment, CommentReply, Document, EmojiReaction, JSONDocument, User, UserContributor } from '@gitbook/api'
+import { markdownToDocument } from '../../../content'
 import { atLeast, type Role } from '../../access/roles'
 import { CommentsRepository, type CommentRecord, type ReplyRecord, type StoredBody } from '../../store/comments'
 import type { ServiceStore } from '../../store/service-store'
@@ -95,7 +96,7 @@ export class CommentSerializer {
 
   private body(body: StoredBody): Document {
     if (this.format === 'markdown') return { markdown: body.markdown }
-    const document: JSONDocument = body.document ?? markdownDocument(body.markdown)
+    const document: JSONDocument = body.document ?? markdownToDocument(body.markdown)
     return { document }
   }
 
@@ -124,31 +125,4 @@ export class CommentSerializer {
     }
     return user
   }
-}
-
-interface DocumentNodeLike {
-  object?: string
-  text?: string
-  leaves?: Array<{ text?: string }>
-  nodes?: DocumentNodeLike[]
-}
-
-/**
- * The text of a JSON document as markdown paragraphs, for comments posted as documents: the `markdown`
- * form keeps every word and block break; inline marks and block kinds stay only in the kept document.
- */
-export function documentMarkdown(document: JSONDocument): string {
-  const inline = (node: DocumentNodeLike): string =>
-    (node.leaves ?? []).map((leaf) => leaf.text ?? '').join('') + (node.nodes ?? []).map(inline).join('')
-  const blocks: string[] = []
-  const visit = (node: DocumentNodeLike) => {
-    const children = node.nodes ?? []
-    if (children.some((child) => child.object === 'block')) children.forEach(visit)
-    else {
-      const text = children.map(inline).join('').trim()
-      if (text) blocks.push(text)
-    }
-  }
-  ;(document.nodes as DocumentNodeLike[]).forEach(visit)
-  return blocks.join('\n\n')
 }
