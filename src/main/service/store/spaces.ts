@@ -219,14 +219,6 @@ export class SpacesRepository {
     return rows.map((r) => r.user_id)
   }
 
-  /** Open comments on the space's main content (not those inside change requests). */
-  openCommentCount(spaceId: string): number {
-    const row = this.db
-      .prepare('SELECT COUNT(*) AS n FROM comments WHERE space_id = ? AND change_request_id IS NULL AND resolved_at IS NULL')
-      .get(spaceId) as { n: number }
-    return row.n
-  }
-
   collectionDefaultLevel(collectionId: string): Role | null | undefined {
     const row = this.db.prepare('SELECT default_level, parent_id FROM collections WHERE id = ?').get(collectionId) as
       | { default_level: Role | 'inherit' | null; parent_id: string | null }

@@ -1,8 +1,9 @@
 import { atLeast, type Role } from '../../access/roles'
 import { spaceRole } from '../../access/space-access'
 import { changeRequestCounters } from '../../store/change-requests'
+import { openCommentCount } from '../../store/comments'
 import type { ServiceStore } from '../../store/service-store'
-import { SpacesRepository, type Space } from '../../store/spaces'
+import type { Space } from '../../store/spaces'
 import { apiUrl, appUrl, publishedUrl } from '../urls'
 
 export interface SpacePermissions {
@@ -44,7 +45,6 @@ export function spacePermissions(role: Role | null, space: Space): SpacePermissi
 
 /** The spec's `Space` object as the caller `userId` sees it. */
 export function spaceJson(store: ServiceStore, space: Space, userId: string, origin: string) {
-  const spaces = store.repo(SpacesRepository)
   const role = spaceRole(store, space, userId)
   const counts = changeRequestCounters(store, space.id)
   const visibility = space.data.visibility
@@ -71,7 +71,7 @@ export function spaceJson(store: ServiceStore, space: Space, userId: string, ori
     ...(space.data.language ? { language: space.data.language } : {}),
     revision: space.revisionId ?? '',
     defaultLevel: space.data.defaultLevel === undefined ? 'inherit' : space.data.defaultLevel,
-    comments: spaces.openCommentCount(space.id),
+    comments: openCommentCount(store, { spaceId: space.id }),
     ...counts,
     permissions: spacePermissions(role, space),
   }
