@@ -11,10 +11,17 @@ import remarkFrontmatter from 'remark-frontmatter'
 import remarkGfm from 'remark-gfm'
 import type { Nodes, Parents, Root } from 'mdast'
 
-const processor = remark().use(remarkFrontmatter, ['yaml']).use(remarkGfm)
+const bodyProcessor = remark().use(remarkGfm)
+const fileProcessor = remark().use(remarkFrontmatter, ['yaml']).use(remarkGfm)
 
+/** Syntax tree of markdown content (a page body: no front matter). */
 export function parseMarkdownTree(source: string): Root {
-  return processor.parse(source)
+  return bodyProcessor.parse(source)
+}
+
+/** Syntax tree of a whole file, whose leading `---` block is YAML front matter. */
+export function parseMarkdownFile(source: string): Root {
+  return fileProcessor.parse(source)
 }
 
 /** Start offset of a node in the parsed source (nodes from the parser always carry one). */

@@ -1,0 +1,128 @@
+/**
+ * applyContentChanges: the semantics of `POST .../change-requests/{id}/content`
+ * as a pure function from (tree, changes) to a new tree plus the blobs it
+ * needs. The service persists the result; the sync engine uses it to predict
+ * what the service will do.
+ *
+ * A batch is all-or-nothing: it runs on a private copy of the tree and any
+ * invalid change throws a ContentError naming `changes[i]`, leaving the input
+ * untouched.
+ */
+import { ContentError } from '../errors'
+import { computeGitPaths } from '../gitsync/paths'
+import { gitBlobOid, toBytes } from '../markdown/blob-oid'
+import type { ApplyEnv, ApplyResult, ChangedPage, ContentChange, RevisionTree, TreeFile } from '../types'
+import type { Batch } from './batch'
+import { batchLinkTargets, resolveBatchLinks } from './batch-links'
+import { insertFiles } from './file-changes'
+import { deletePage, insertPage, updatePage } from './page-changes'
+import { revertPage } from './revert'
+import { cloneTree, indexPages } from './tree'
+
+export const MAX_CHANGES_PER_BATCH = 50
+
+export function applyContentChanges(tree: RevisionTree, changes: ContentChange[], env: ApplyEnv): ApplyResult {
+  if (!Array.isArray(changes) || changes.length === 0 || changes.length > MAX_CHANGES_PER_BATCH) {
+    const count = Array.isArray(changes) ? changes.length : 0
+    throw new ContentError(`a batch must have 1 to ${MAX_CHANGES_PER_BATCH} changes, got ${count}`)
+  }
+  checkRefs(tree, changes)
+
+  const batch: Batch = {
+    tree: cloneTree(tree),
+    env,
+    pageRefs: new Map(),
+    fileRefs: new Map(),
+    bodies: new Map(),
+    fileBlobs: new Map(),
+    touched: new Set(),
+  }
+  const insertedFiles: TreeFile[] = []
+  changes.forEach((change, index) => {
+    const operation: unknown = typeof change === 'object' && change !== null ? change.operation : undefined
+    switch (operation) {
+      case 'insert_page':
+        return insertPage(batch, change as Extract<ContentChange, { operation: 'insert_page' }>, index)
+      case 'update_page':
+        return updatePage(batch, change as Extract<ContentChange, { operation: 'update_page' }>, index)
+      case 'delete_page':
+        return deletePage(batch, change as Extract<ContentChange, { operation: 'delete_page' }>, index)
+      case 'revert_page':
+        return revertPage(batch, change as Extract<ContentChange, { operation: 'revert_page' }>, index)
+      case 'insert_files':
+        insertedFiles.push(...insertFiles(batch, change as Extract<ContentChange, { operation: 'insert_files' }>, index))
+        return
+      default:
+        throw new ContentError(`unknown operation ${JSON.stringify(operation)}`, index)
+    }
+  })
+
+  const blobs = storeBodies(batch)
+  for (const [oid, bytes] of batch.fileBlobs) blobs.set(oid, bytes)
+  return { tree: batch.tree, blobs, changedPages: changedPages(tree, batch), insertedFiles }
+}
+
+/**
+ * Refs are checked before anything runs: each is used once in the batch, and
+ * none may be mistaken for an existing page (its id or its git path).
+ */
+function checkRefs(tree: RevisionTree, changes: ContentChange[]): void {
+  const paths = new Set(Array.from(computeGitPaths(tree).values(), (path) => path.toLowerCase()))
+  const pageIds = indexPages(tree)
+  const firstUse = new Map<string, number>()
+  changes.forEach((change, index) => {
+    const refs: unknown[] = []
+    if (change?.operation === 'insert_page' && change.ref !== undefined) refs.push(change.ref)
+    if (change?.operation === 'insert_files' && Array.isArray(change.files)) {
+      for (const file of change.files) if (file?.ref !== undefined) refs.push(file.ref)
+    }
+    for (const ref of refs) {
+      if (typeof ref !== 'string' || ref === '') throw new ContentError('ref must be a non-empty string', index)
+      const previous = firstUse.get(ref)
+      if (previous !== undefined) throw new ContentError(`duplicate ref '${ref}' (first used by changes[${previous}])`, index)
+      if (pageIds.has(ref)) throw new ContentError(`ref '${ref}' is the id of an existing page`, index)
+      if (paths.has(ref.toLowerCase()) || paths.has(`${ref}.md`.toLowerCase())) {
+        throw new ContentError(`ref '${ref}' collides with the path of an existing page`, index)
+      }
+      firstUse.set(ref, index)
+    }
+  })
+}
+
+/** Resolves batch-time links in the bodies this batch wrote, then stores them content-addressed. */
+function storeBodies(batch: Batch): Map<string, Uint8Array> {
+  const blobs = new Map<string, Uint8Array>()
+  const paths = computeGitPaths(batch.tree)
+  const targets = batchLinkTargets(batch.tree, paths, batch.pageRefs, batch.fileRefs)
+  const pages = indexPages(batch.tree)
+  for (const [id, body] of batch.bodies) {
+    const page = pages.get(id)?.page
+    if (!page) continue
+    const path = paths.get(id)
+    const bytes = toBytes(path === undefined ? body : resolveBatchLinks(body, path, targets))
+    page.bodyOid = gitBlobOid(bytes)
+    blobs.set(page.bodyOid, bytes)
+  }
+  return blobs
+}
+
+/** Net effect per touched page, comparing the tree before and after the batch. */
+function changedPages(before: RevisionTree, batch: Batch): ChangedPage[] {
+  const old = indexPages(before)
+  const now = indexPages(batch.tree)
+  const refs = new Map(Array.from(batch.pageRefs, ([ref, id]) => [id, ref]))
+  const out: ChangedPage[] = []
+  for (const id of batch.touched) {
+    const after = now.get(id)?.page
+    const previous = old.get(id)?.page
+    if (after && !previous) {
+      const ref = refs.get(id)
+      out.push(ref === undefined ? { id, title: after.title, operation: 'created' } : { id, title: after.title, operation: 'created', ref })
+    } else if (after) {
+      out.push({ id, title: after.title, operation: 'updated' })
+    } else if (previous) {
+      out.push({ id, title: previous.title, operation: 'deleted' })
+    }
+  }
+  return out
+}
