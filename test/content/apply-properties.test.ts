@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest'
 import { emptyTree } from './support/generators'
 import { forEachSeed } from './support/random'
+
+/** Room for larger CONTENT_CASES runs. */
+const LONG = 600_000
 import { applyRandom, checkInvariants, randomTree } from './support/random-trees'
 
 describe('applyContentChanges (property)', () => {
@@ -16,7 +19,7 @@ describe('applyContentChanges (property)', () => {
         checkInvariants(tree)
       }
     })
-  })
+  }, LONG)
 
   it('never modifies its input', () => {
     forEachSeed(100, (random) => {
@@ -25,5 +28,5 @@ describe('applyContentChanges (property)', () => {
       applyRandom(random, tree, '2024-04-01T00:00:00.000Z')
       expect(tree).toEqual(copy)
     })
-  })
+  }, LONG)
 })

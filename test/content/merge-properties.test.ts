@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest'
 import { computeGitPaths, diffTrees, flattenPages, mergeTrees } from '../../src/main/content'
 import { forEachSeed } from './support/random'
+
+/** Room for larger CONTENT_CASES runs. */
+const LONG = 600_000
 import { applyRandom, randomTree } from './support/random-trees'
 
 describe('mergeTrees (property)', () => {
@@ -16,7 +19,7 @@ describe('mergeTrees (property)', () => {
       expect(mergeTrees(base, base, x)).toEqual({ tree: x, conflicts: [] })
       expect(mergeTrees(base, x, x)).toEqual({ tree: x, conflicts: [] })
     })
-  })
+  }, LONG)
 
   it('never loses a page edited or added on either side, and keeps the result valid', () => {
     forEachSeed(300, (random) => {
@@ -53,5 +56,5 @@ describe('mergeTrees (property)', () => {
       const paths = [...computeGitPaths(tree).values()].map((p) => p.toLowerCase())
       expect(new Set(paths).size).toBe(paths.length)
     })
-  })
+  }, LONG)
 })
