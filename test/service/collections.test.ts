@@ -2,15 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CollectionsRepository } from '../../src/main/service/store/collections'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { SpacesRepository } from '../../src/main/service/store/spaces'
+import { errorBody, person as newPerson, type Person } from '../support/fixtures'
 import { startTestService, type ApiClient, type TestService } from '../support/service'
 
-interface Person {
-  id: string
-  token: string
-  api: ApiClient
-}
-
-const errorBody = (code: number) => ({ error: { code, message: expect.any(String) } })
 const ids = (items: Array<{ id: string }>) => items.map((i) => i.id)
 
 describe('collections', () => {
@@ -23,10 +17,7 @@ describe('collections', () => {
   const spaces = () => t.service.store.repo(SpacesRepository)
   const orgs = () => t.service.store.repo(OrganizationsRepository)
 
-  const person = (name: string): Person => {
-    const user = t.service.createUser({ displayName: name, email: `${name.toLowerCase()}@example.com` })
-    return { ...user, api: t.api.as(user.token) }
-  }
+  const person = (name: string): Person => newPerson(t, name)
   const create = async (body: Record<string, unknown> = {}, api: ApiClient = t.api) => {
     const res = await api.call('createCollection', { params: { organizationId: orgId }, body })
     expect(res.status).toBe(201)
@@ -221,7 +212,8 @@ describe('collections', () => {
       expect((await t.api.raw('POST', `/collections/${parent.id}/move`, { parent: child.id })).status).toBe(400)
       // Already there: no update.
       const same = await t.api.call('moveCollection', { params: { collectionId: child.id }, body: { parent: parent.id } })
-      expect(same.status).toBe(400)
+      // The spec's 409: "Operation would not result in any update".
+      expect(same.status).toBe(409)
       expect(same.body.error.message).toMatch(/no update/i)
       expect((await reader.api.call('moveCollection', { params: { collectionId: sibling.id }, body: { parent: parent.id } })).status).toBe(403)
       expect((await t.api.call('moveCollection', { params: { collectionId: 'missing' }, body: { parent: null } })).status).toBe(404)
@@ -251,7 +243,7 @@ describe('collections', () => {
       const nested = await create({ title: 'Nested', parent: c.id })
       const before = collections().listByOrg(orgId)
       const same = await t.api.call('transferCollection', { params: { collectionId: c.id }, body: { organization: orgId } })
-      expect(same.status).toBe(400)
+      expect(same.status).toBe(409)
       const inside = await t.api.call('transferCollection', { params: { collectionId: nested.id }, body: { organization: target } })
       expect(inside.status).toBe(412)
       expect((await t.api.call('transferCollection', { params: { collectionId: c.id }, body: { organization: 'missing' } })).status).toBe(404)
@@ -276,7 +268,11 @@ describe('collections', () => {
       expect(collections().get(inner.id)).toBeUndefined()
       expect(spaces().get(s.id)).toMatchObject({ deletedAt: expect.any(String), collectionId: null })
       expect((await t.api.call('getCollectionById', { params: { collectionId: c.id } })).status).toBe(404)
-      expect((await t.api.call('deleteCollectionById', { params: { collectionId: c.id } })).status).toBe(404)
+      // The spec's "Collection did not exist"; likewise for one the caller cannot see.
+      expect((await t.api.call('deleteCollectionById', { params: { collectionId: c.id } })).status).toBe(204)
+      const kept = await create({ title: 'Kept' })
+      expect((await stranger.api.call('deleteCollectionById', { params: { collectionId: kept.id } })).status).toBe(204)
+      expect(collections().get(kept.id)).toBeDefined()
     })
   })
 })

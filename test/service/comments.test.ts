@@ -5,7 +5,8 @@ import { CommentsRepository, openCommentCount } from '../../src/main/service/sto
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { RevisionsRepository, createSpaceRevision } from '../../src/main/service/store/revisions'
 import { SpacesRepository } from '../../src/main/service/store/spaces'
-import { startTestService, type ApiClient, type TestService } from '../support/service'
+import { person as newPerson, type Person } from '../support/fixtures'
+import { startTestService, type TestService } from '../support/service'
 
 const NOW = '2024-01-01T00:00:00.000Z'
 
@@ -22,12 +23,6 @@ const page = (id: string, pages: TreePage[] = []): TreePage => ({
 
 const spaceTree = (): RevisionTree => ({ pages: [page('intro', [page('nested')]), page('guide')], files: [] })
 
-interface Person {
-  id: string
-  token: string
-  api: ApiClient
-}
-
 describe('comments', () => {
   let t: TestService
   let owner: Person
@@ -37,10 +32,7 @@ describe('comments', () => {
   let stranger: Person // no access
   let orgId: string
 
-  const person = (name: string): Person => {
-    const user = t.service.createUser({ displayName: name, email: `${name.toLowerCase()}@example.com` })
-    return { ...user, api: t.api.as(user.token) }
-  }
+  const person = (name: string): Person => newPerson(t, name)
 
   /** A space with content (pages intro > nested, guide) where alice and bob comment and reader reads. */
   const arrangeSpace = (options: { withRevision?: boolean } = {}) => {

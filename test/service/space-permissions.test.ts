@@ -2,15 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { SpacesRepository } from '../../src/main/service/store/spaces'
 import { TeamsRepository } from '../../src/main/service/store/teams'
+import { errorBody, person as newPerson, type Person } from '../support/fixtures'
 import { startTestService, type ApiClient, type TestService } from '../support/service'
-
-interface Person {
-  id: string
-  token: string
-  api: ApiClient
-}
-
-const errorBody = (code: number) => ({ error: { code, message: expect.any(String) } })
 
 describe('space users and teams', () => {
   let t: TestService
@@ -22,10 +15,7 @@ describe('space users and teams', () => {
   const orgs = () => t.service.store.repo(OrganizationsRepository)
   const teams = () => t.service.store.repo(TeamsRepository)
 
-  const person = (name: string): Person => {
-    const user = t.service.createUser({ displayName: name, email: `${name.toLowerCase()}@example.com` })
-    return { ...user, api: t.api.as(user.token) }
-  }
+  const person = (name: string): Person => newPerson(t, name)
   const newSpace = async (title: string) => {
     const res = await t.api.call('createSpace', { params: { organizationId: orgId }, body: { title } })
     expect(res.status).toBe(201)
@@ -78,13 +68,17 @@ describe('space users and teams', () => {
         { role: 'read' },
         { role: 'read', users: [] },
         { role: 'read', users: 'x' },
-        { role: 'read', users: [outsider.id, 'missing'] },
-        { role: 'read', teams: ['missing'] },
       ]
       for (const body of bad) {
         const res = await t.api.raw('POST', `/spaces/${spaceId}/permissions`, body)
         expect(res.status, JSON.stringify(body)).toBe(400)
         expect(res.body).toEqual(errorBody(400))
+      }
+      // The spec's 404 "No team or user with the provided Id".
+      for (const body of [{ role: 'read', users: [outsider.id, 'missing'] }, { role: 'read', teams: ['missing'] }]) {
+        const res = await invite(spaceId, body)
+        expect(res.status, JSON.stringify(body)).toBe(404)
+        expect(res.body).toEqual(errorBody(404))
       }
       expect((await invite(spaceId, { role: 'admin', users: [reader.id] }, reader.api)).status).toBe(403)
       expect((await invite(spaceId, { role: 'read', users: [outsider.id] }, outsider.api)).status).toBe(404)
@@ -184,7 +178,7 @@ describe('space users and teams', () => {
       const otherOrg = orgs().create({ title: 'Elsewhere', owner: t.service.ownerId }).id
       const foreign = teams().create({ orgId: otherOrg, title: 'Foreigners' })
       const res = await invite(spaceId, { role: 'read', teams: [foreign.id] })
-      expect(res.status).toBe(400)
+      expect(res.status).toBe(404)
       expect(spaces().teams(spaceId)).toEqual([])
     })
   })

@@ -5,15 +5,9 @@ import { CommentsRepository } from '../../src/main/service/store/comments'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { RevisionsRepository } from '../../src/main/service/store/revisions'
 import { SpacesRepository } from '../../src/main/service/store/spaces'
+import { errorBody, person as newPerson, type Person } from '../support/fixtures'
 import { startTestService, type ApiClient, type TestService } from '../support/service'
 
-interface Person {
-  id: string
-  token: string
-  api: ApiClient
-}
-
-const errorBody = (code: number) => ({ error: { code, message: expect.any(String) } })
 const ids = (items: Array<{ id: string }>) => items.map((i) => i.id)
 const DAY = 24 * 60 * 60 * 1000
 
@@ -29,10 +23,7 @@ describe('spaces', () => {
   const spaces = () => store().repo(SpacesRepository)
   const orgs = () => store().repo(OrganizationsRepository)
 
-  const person = (name: string): Person => {
-    const user = t.service.createUser({ displayName: name, email: `${name.toLowerCase()}@example.com` })
-    return { ...user, api: t.api.as(user.token) }
-  }
+  const person = (name: string): Person => newPerson(t, name)
   const createSpace = async (body: Record<string, unknown> = {}, api: ApiClient = t.api, organizationId = orgId) => {
     const res = await api.call('createSpace', { params: { organizationId }, body })
     expect(res.status).toBe(201)
@@ -247,8 +238,9 @@ describe('spaces', () => {
       expect((await reader.api.call('restoreSpace', { params: { spaceId: space.id } })).status).toBe(404)
       const listed = await t.api.call('listSpacesInOrganizationById', { params: { organizationId: orgId }, query: { limit: 1000 } })
       expect(ids(listed.body.items)).not.toContain(space.id)
-      // Deleting again: the space no longer exists as far as the API goes.
-      expect((await t.api.call('deleteSpaceById', { params: { spaceId: space.id } })).status).toBe(404)
+      // Deleting again: the spec's "Space did not exist" (204); it stays in the trash as it was.
+      expect((await t.api.call('deleteSpaceById', { params: { spaceId: space.id } })).status).toBe(204)
+      expect(spaces().get(space.id)?.deletedAt).toBe(now.toISOString())
       expect((await t.api.call('updateSpaceById', { params: { spaceId: space.id }, body: { title: 'x' } })).status).toBe(404)
 
       now = new Date(now.getTime() + 6 * DAY)
@@ -269,8 +261,11 @@ describe('spaces', () => {
       expect(spaces().get(space.id)).toBeUndefined()
     })
 
-    it('answers 404 for unknown ids', async () => {
-      expect((await t.api.call('deleteSpaceById', { params: { spaceId: 'missing' } })).status).toBe(404)
+    it('answers 204 "did not exist" to deleting unknown or invisible spaces, 404 to restoring them', async () => {
+      const hidden = await createSpace({ title: 'Hidden from strangers' })
+      expect((await t.api.call('deleteSpaceById', { params: { spaceId: 'missing' } })).status).toBe(204)
+      expect((await stranger.api.call('deleteSpaceById', { params: { spaceId: hidden.id } })).status).toBe(204)
+      expect(spaces().get(hidden.id)?.deletedAt).toBeNull()
       expect((await t.api.call('restoreSpace', { params: { spaceId: 'missing' } })).status).toBe(404)
     })
   })
@@ -321,7 +316,7 @@ describe('spaces', () => {
       expect(out.body.parent).toBeUndefined()
     })
 
-    it('rejects invalid positions and collections and no-op moves (400), low roles (403), unknown ids (404)', async () => {
+    it('rejects invalid positions and collections (400), no-op moves (409), low roles (403), unknown ids (404)', async () => {
       const org = orgs().create({ title: 'Move Errors', owner: t.service.ownerId }).id
       orgs().setMember(org, reader.id, 'read')
       const a = await createSpace({ title: 'A' }, t.api, org)
@@ -345,9 +340,10 @@ describe('spaces', () => {
         expect(res.body).toEqual(errorBody(400))
       }
       const noop = await t.api.call('moveSpace', { params: { spaceId: a.id }, body: { position: { before: { type: 'space', space: b.id } } } })
-      expect(noop.status).toBe(400)
+      // The spec's 409: "Operation would not result in any update".
+      expect(noop.status).toBe(409)
       expect(noop.body.error.message).toMatch(/no update/i)
-      expect((await t.api.call('moveSpace', { params: { spaceId: b.id }, body: { parent: null } })).status).toBe(400)
+      expect((await t.api.call('moveSpace', { params: { spaceId: b.id }, body: { parent: null } })).status).toBe(409)
       expect((await reader.api.call('moveSpace', { params: { spaceId: a.id }, body: { position: { after: { type: 'space', space: b.id } } } })).status).toBe(403)
       expect((await t.api.call('moveSpace', { params: { spaceId: 'missing' }, body: { parent: null } })).status).toBe(404)
       expect(snapshot()).toEqual(before)
@@ -375,7 +371,7 @@ describe('spaces', () => {
       const snapshot = () => spaces().listByOrg(orgId).map((s) => [s.id, s.orgId, s.collectionId])
       const before = snapshot()
       const same = await t.api.call('transferSpace', { params: { spaceId: space.id }, body: { organization: orgId } })
-      expect(same.status).toBe(400)
+      expect(same.status).toBe(409)
       expect(same.body.error.message).toMatch(/no update/i)
       expect((await t.api.call('transferSpace', { params: { spaceId: nested.id }, body: { organization: target } })).status).toBe(412)
       expect((await t.api.call('transferSpace', { params: { spaceId: space.id }, body: { organization: 'missing' } })).status).toBe(404)

@@ -21,6 +21,8 @@ export interface LocalServiceOptions {
   validateResponses?: boolean
   clock?: () => Date
   log?: (line: string) => void
+  /** better-sqlite3 addon built for the host runtime (the desktop app under Electron); see openDatabase. */
+  nativeBinding?: string
 }
 
 export interface LocalService {
@@ -42,7 +44,7 @@ export function defaultServiceDataDir(): string {
 
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   const dataDir = options.dataDir ?? defaultServiceDataDir()
-  const db = openServiceDatabase(dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'service.db'))
+  const db = openServiceDatabase(dataDir === ':memory:' ? ':memory:' : path.join(dataDir, 'service.db'), { nativeBinding: options.nativeBinding })
   const store = new ServiceStore(db, options.clock)
   const users = store.repo(UsersRepository)
 

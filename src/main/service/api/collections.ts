@@ -1,10 +1,11 @@
 import { atLeast, type Role } from '../access/roles'
 import { spaceRole } from '../access/space-access'
-import { created, ok, type HandlerResult, type RequestContext, type Route } from '../http/context'
-import { ApiError, badRequest, forbidden, notFound } from '../http/errors'
+import { created, noContent, ok, type HandlerResult, type RequestContext, type Route } from '../http/context'
+import { ApiError, badRequest, conflict, forbidden, notFound } from '../http/errors'
 import { paginate } from '../http/pagination'
 import { CollectionsRepository, type Collection, type CollectionLevel } from '../store/collections'
 import { OrganizationsRepository } from '../store/organizations'
+import { SitesRepository } from '../store/sites'
 import { SpacesRepository } from '../store/spaces'
 import { requireOrg } from './organizations'
 import { collectionJson, collectionRole } from './serializers/collection'
@@ -156,10 +157,15 @@ function updateCollection(ctx: RequestContext) {
   return ok(json(ctx, updated))
 }
 
-/** The spec's "Collection has been deleted" is 205. Spaces inside go to the trash, restorable for 7 days. */
+/**
+ * The spec names both outcomes: 205 "Collection has been deleted", 204 "Collection did not exist" (also
+ * for one the caller cannot see). Spaces inside go to the trash, restorable for 7 days.
+ */
 function deleteCollection(ctx: RequestContext): HandlerResult {
-  const collection = requireCollection(ctx, ctx.params.collectionId, 'admin')
   const collections = ctx.store.repo(CollectionsRepository)
+  const existing = collections.get(ctx.params.collectionId)
+  if (!existing || !atLeast(collectionRole(ctx.store, existing, ctx.user.id), 'read')) return noContent()
+  const collection = requireCollection(ctx, existing.id, 'admin')
   const spaces = ctx.store.repo(SpacesRepository)
   const now = ctx.store.now()
   for (const c of collections.subtree(collection.id)) {
@@ -197,10 +203,24 @@ function moveCollection(ctx: RequestContext) {
     requireTopLevelCreate(ctx, collection.orgId)
   }
   const plan = planMove(ctx, collection.orgId, { kind: 'collection', id: collection.id }, collection.parentId, target, body.position)
-  if (!plan.changed) throw badRequest('No update: the collection is already at that place')
+  if (!plan.changed) throw conflict('No update: the collection is already at that place')
   collections.update(collection.id, { parentId: target })
   plan.apply()
   return ok(json(ctx, collections.get(collection.id) ?? collection))
+}
+
+/**
+ * Sites publish spaces of their own organization only: a space a site shows cannot leave it (412) until
+ * it is taken off the site, or the site would go on showing another organization's content.
+ */
+export function refuseTransferOfSiteSpaces(ctx: RequestContext, orgId: string, spaceIds: string[]) {
+  const sites = ctx.store.repo(SitesRepository)
+  for (const spaceId of spaceIds) {
+    const siteIds = [...sites.siteIdsWithSpace(orgId, spaceId)]
+    if (siteIds.length > 0) {
+      throw new ApiError(412, `The space ${spaceId} cannot be moved: site ${siteIds.join(', ')} publishes it; remove it from the site first`)
+    }
+  }
 }
 
 /**
@@ -212,13 +232,19 @@ function transferCollection(ctx: RequestContext) {
   const collection = requireCollection(ctx, ctx.params.collectionId, 'admin')
   const { organization } = ctx.body as { organization: string }
   const target = requireOrg(ctx, organization)
-  if (target.org.id === collection.orgId) throw badRequest('No update: the collection already belongs to that organization')
+  if (target.org.id === collection.orgId) throw conflict('No update: the collection already belongs to that organization')
   if (!atLeast(target.member.role, 'create')) throw forbidden('Transferring content needs the create role in the target organization')
   if (collection.parentId) throw new ApiError(412, 'The collection cannot be moved: it is nested in another collection; move it to the top level first')
   const collections = ctx.store.repo(CollectionsRepository)
   const spaces = ctx.store.repo(SpacesRepository)
+  const subtree = collections.subtree(collection.id)
+  refuseTransferOfSiteSpaces(
+    ctx,
+    collection.orgId,
+    subtree.flatMap((c) => spaces.allInCollection(c.id).map((space) => space.id)),
+  )
   const position = endPosition(ctx, target.org.id, null)
-  for (const c of collections.subtree(collection.id)) {
+  for (const c of subtree) {
     collections.update(c.id, { orgId: target.org.id, ...(c.id === collection.id ? { position } : {}) })
     for (const space of spaces.allInCollection(c.id)) spaces.update(space.id, { orgId: target.org.id })
   }

@@ -3,6 +3,7 @@ import { noContent, ok, type RequestContext, type Route } from '../http/context'
 import { badRequest, conflict, forbidden, notFound } from '../http/errors'
 import { paginate } from '../http/pagination'
 import { OrganizationsRepository, type Organization, type OrganizationData, type OrgMember } from '../store/organizations'
+import { SitesRepository } from '../store/sites'
 import { UsersRepository } from '../store/users'
 import { organizationJson } from './serializers/organization'
 import { organizationMemberJson } from './serializers/team-member'
@@ -85,6 +86,11 @@ function updateOrganization(ctx: RequestContext) {
   }
   if (body.emailDomains !== undefined) data.emailDomains = normalizeDomains(body.emailDomains)
   if (body.defaultRole !== undefined) data.defaultRole = body.defaultRole
+  if (body.defaultContent) {
+    // Visitors are sent to this site: it must be one of the organization's own.
+    const site = body.defaultContent.site
+    if (!ctx.store.repo(SitesRepository).getInOrg(org.id, site)) throw badRequest(`body/defaultContent/site: no site ${site} in this organization`)
+  }
   if (body.defaultContent !== undefined) data.defaultContent = body.defaultContent
   if (body.logo !== undefined) data.logo = body.logo
   if (body.sso !== undefined) data.sso = body.sso
@@ -106,8 +112,9 @@ function joinOrganization(ctx: RequestContext) {
   if (!org) throw notFound(`Organization ${ctx.params.organizationId} not found`)
   if (orgs.member(org.id, ctx.user.id)) return noContent()
   const domain = ctx.user.email.split('@').pop()?.toLowerCase() ?? ''
+  // The spec's answer to a domain the organization does not allow: 400 "User's email domain is not valid".
   if (!org.data.emailDomains.map((d) => d.toLowerCase()).includes(domain)) {
-    throw forbidden(`Your e-mail domain is not allowed to join this organization`)
+    throw badRequest(`Your e-mail domain is not allowed to join this organization`)
   }
   orgs.setMember(org.id, ctx.user.id, org.data.defaultRole === undefined ? 'read' : org.data.defaultRole)
   return noContent()

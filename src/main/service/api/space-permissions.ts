@@ -37,11 +37,12 @@ function inviteToSpace(ctx: RequestContext): HandlerResult {
   const body = ctx.body as InviteBody
   const users = ctx.store.repo(UsersRepository)
   const teams = ctx.store.repo(TeamsRepository)
+  // The spec's answer to an unknown id here is 404 "No team or user with the provided Id".
   body.users?.forEach((id, i) => {
-    if (!users.get(id)) throw badRequest(`body/users/${i}: no user ${id}`)
+    if (!users.get(id)) throw notFound(`body/users/${i}: no user ${id}`)
   })
   body.teams?.forEach((id, i) => {
-    if (!teams.inOrg(space.orgId, id)) throw badRequest(`body/teams/${i}: no team ${id} in the space's organization`)
+    if (!teams.inOrg(space.orgId, id)) throw notFound(`body/teams/${i}: no team ${id} in the space's organization`)
   })
   const spaces = ctx.store.repo(SpacesRepository)
   for (const id of new Set(body.users)) {

@@ -2,14 +2,14 @@ import { applyContentChanges } from '../../content/revision/apply'
 import type { RevisionTree } from '../../content/types'
 import { atLeast, type Role } from '../access/roles'
 import { spaceRole } from '../access/space-access'
-import { created, ok, type HandlerResult, type RequestContext, type Route } from '../http/context'
-import { ApiError, badRequest, forbidden, notFound } from '../http/errors'
+import { created, noContent, ok, type HandlerResult, type RequestContext, type Route } from '../http/context'
+import { ApiError, badRequest, conflict, forbidden, notFound } from '../http/errors'
 import { paginate } from '../http/pagination'
 import { newId } from '../store/ids'
 import { OrganizationsRepository } from '../store/organizations'
 import { createSpaceRevision, RevisionsRepository } from '../store/revisions'
 import { SpacesRepository, type Space, type SpaceData } from '../store/spaces'
-import { endPosition, planMove, requireTargetCollection, requireTopLevelCreate, type ContentPosition } from './collections'
+import { endPosition, planMove, refuseTransferOfSiteSpaces, requireTargetCollection, requireTopLevelCreate, type ContentPosition } from './collections'
 import { checkMergeRuleUsers, requireOrg } from './organizations'
 import { spaceJson } from './serializers/space'
 import { apiUrl } from './urls'
@@ -106,12 +106,16 @@ function updateSpace(ctx: RequestContext) {
 
 /**
  * Deleting moves the space to the trash (`deletedAt`), restorable for 7 days, then it is removed for
- * good. The spec's "Space has been deleted" is 205; a space that does not exist (or is already in the
- * trash) is a 404.
+ * good. The spec names both outcomes: 205 "Space has been deleted", 204 "Space did not exist" (also
+ * for a space already in the trash, or one the caller cannot see, whose existence stays hidden).
  */
 function deleteSpace(ctx: RequestContext): HandlerResult {
-  const { space } = requireSpace(ctx, ctx.params.spaceId, 'admin')
-  ctx.store.repo(SpacesRepository).markDeleted(space.id, ctx.store.now())
+  const spaces = ctx.store.repo(SpacesRepository)
+  spaces.purgeExpired()
+  const existing = spaces.get(ctx.params.spaceId)
+  if (!existing || existing.deletedAt || !spaceRole(ctx.store, existing, ctx.user.id)) return noContent()
+  const { space } = requireSpace(ctx, existing.id, 'admin')
+  spaces.markDeleted(space.id, ctx.store.now())
   return { status: 205 }
 }
 
@@ -153,7 +157,7 @@ function moveSpace(ctx: RequestContext) {
   if (target !== space.collectionId) requirePlacement(ctx, space.orgId, target, 'body/parent')
   else if (target !== null) requireTargetCollection(ctx, space.orgId, target, 'body/parent')
   const plan = planMove(ctx, space.orgId, { kind: 'space', id: space.id }, space.collectionId, target, body.position)
-  if (!plan.changed) throw badRequest('No update: the space is already at that place')
+  if (!plan.changed) throw conflict('No update: the space is already at that place')
   const spaces = ctx.store.repo(SpacesRepository)
   spaces.update(space.id, { collectionId: target })
   plan.apply()
@@ -163,15 +167,17 @@ function moveSpace(ctx: RequestContext) {
 /**
  * Moves the space to the top level of another organization the caller creates content in. A space
  * filed in a collection cannot be moved (412): the collection stays behind, so move the space out of it
- * first, or transfer the whole collection. Explicit user grants travel with the space.
+ * first, or transfer the whole collection. Nor can a space that a site of its organization publishes.
+ * Explicit user grants travel with the space.
  */
 function transferSpace(ctx: RequestContext) {
   const { space } = requireSpace(ctx, ctx.params.spaceId, 'admin')
   const { organization } = ctx.body as { organization: string }
   const target = requireOrg(ctx, organization)
-  if (target.org.id === space.orgId) throw badRequest('No update: the space already belongs to that organization')
+  if (target.org.id === space.orgId) throw conflict('No update: the space already belongs to that organization')
   if (!atLeast(target.member.role, 'create')) throw forbidden('Transferring content needs the create role in the target organization')
   if (space.collectionId) throw new ApiError(412, 'The space cannot be moved: it is in a collection; move it to the top level first')
+  refuseTransferOfSiteSpaces(ctx, space.orgId, [space.id])
   const spaces = ctx.store.repo(SpacesRepository)
   const updated = spaces.update(space.id, { orgId: target.org.id, position: endPosition(ctx, target.org.id, null) })
   return ok(json(ctx, updated))

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { badRequest } from './errors'
 
 const DEFAULT_LIMIT = 50
@@ -8,17 +9,29 @@ export interface ListEnvelope<T> {
   items: T[]
 }
 
+// Tokens are signed so a client can only send back what this process issued: a token edited or made up
+// by hand is refused (400) instead of silently paging from an arbitrary offset. The key lives as long
+// as the process, so a list started before a restart is started again.
+const TOKEN_KEY = randomBytes(32)
+
+const signature = (payload: string) => createHmac('sha256', TOKEN_KEY).update(payload).digest('base64url').slice(0, 22)
+
 /** Page tokens are opaque to clients; inside they carry the offset of the next page. */
 function encodeToken(offset: number): string {
-  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url')
+  const payload = Buffer.from(JSON.stringify({ o: offset })).toString('base64url')
+  return `${payload}.${signature(payload)}`
 }
 
 function decodeToken(token: string): number {
-  try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { o?: unknown }
-    if (typeof parsed.o === 'number' && Number.isInteger(parsed.o) && parsed.o >= 0) return parsed.o
-  } catch {
-    // fall through to the error below
+  const [payload, mac, ...rest] = token.split('.')
+  const expected = payload ? Buffer.from(signature(payload)) : undefined
+  if (rest.length === 0 && mac && expected && Buffer.byteLength(mac) === expected.length && timingSafeEqual(Buffer.from(mac), expected)) {
+    try {
+      const parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { o?: unknown }
+      if (typeof parsed.o === 'number' && Number.isInteger(parsed.o) && parsed.o >= 0) return parsed.o
+    } catch {
+      // fall through to the error below
+    }
   }
   throw badRequest('query/page is not a page token this service issued')
 }

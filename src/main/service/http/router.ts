@@ -1,5 +1,6 @@
 import type { OperationSpec } from '../spec/types'
 import type { Route } from './context'
+import { badRequest } from './errors'
 
 interface CompiledRoute {
   op: OperationSpec
@@ -33,6 +34,15 @@ function compile(path: string) {
   return { pattern: new RegExp(`^${source}/?$`), names, literalWeight: path.split('/').filter((s) => s && !s.startsWith('{')).length }
 }
 
+/** A malformed percent-encoding is the client's mistake: 400, not an internal error. */
+function decodePathSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    throw badRequest(`path segment '${raw}' is not valid percent-encoding`)
+  }
+}
+
 export class Router {
   private readonly byMethod = new Map<string, CompiledRoute[]>()
 
@@ -56,7 +66,7 @@ export class Router {
       const m = candidate.pattern.exec(path)
       if (!m) continue
       const params: Record<string, string> = {}
-      candidate.names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1])))
+      candidate.names.forEach((name, i) => (params[name] = decodePathSegment(m[i + 1])))
       return { op: candidate.op, route: candidate.route, params }
     }
     for (const [other, routes] of this.byMethod) {

@@ -147,7 +147,13 @@ export class HttpService {
       return { status: 401, body: errorBody(401, message), headers: { ...headers, 'WWW-Authenticate': 'Bearer' } }
     }
 
-    const match = this.router.match(req.method ?? 'GET', path)
+    let match: ReturnType<Router['match']>
+    try {
+      match = this.router.match(req.method ?? 'GET', path)
+    } catch (error) {
+      // A path the router cannot decode (bad percent-encoding) is still answered with the rate headers.
+      return this.errorReply(error, headers)
+    }
     if (!('op' in match)) {
       return match.methodMismatch
         ? { status: 405, body: errorBody(405, `${req.method} is not allowed on ${path}`), headers }
