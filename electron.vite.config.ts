@@ -6,7 +6,12 @@ import { defineConfig, externalizeDepsPlugin } from 'electron-vite'
 export default defineConfig({
   main: {
     plugins: [externalizeDepsPlugin()],
-    build: { rollupOptions: { input: { index: resolve(__dirname, 'src/main/shell/index.ts') } } },
+    // Two entries: the main process (index) and the utility process the backend runs in (backend).
+    build: {
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'src/main/shell/index.ts'), backend: resolve(__dirname, 'src/main/shell/backend/backend-process.ts') },
+      },
+    },
   },
   preload: {
     plugins: [externalizeDepsPlugin()],

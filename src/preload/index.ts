@@ -1,4 +1,6 @@
-import { contextBridge } from 'electron'
+import { contextBridge, ipcRenderer } from 'electron'
+import { createBridge } from './bridge'
 
-// The renderer gets a small domain API, never ipcRenderer itself. The contract grows with the desktop issue.
-contextBridge.exposeInMainWorld('quire', { version: '0.1.0' })
+// The renderer gets the contract's API as `window.quire`, never ipcRenderer itself. contextBridge copies
+// the functions into the isolated page world; their arguments and results cross as structured clones.
+contextBridge.exposeInMainWorld('quire', createBridge(ipcRenderer))

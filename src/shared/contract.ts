@@ -15,6 +15,8 @@ export interface SessionInfo {
   user?: { id: string; displayName: string; email?: string }
   /** True when signed in to the embedded local service. */
   demo: boolean
+  /** Set while the service rejects the saved token (HTTP 401): the desktop app notifies, the UI asks to sign in again. */
+  authError?: string
 }
 
 export interface SpaceNode {
@@ -78,21 +80,32 @@ export interface ChangeRequestSummary {
 export interface CommentThread {
   id: string
   pageId?: string
+  pageTitle?: string
   author: string
   postedAt: string
   markdown: string
   resolved: boolean
-  replies: Array<{ id: string; author: string; postedAt: string; markdown: string }>
+  /** Posted by the signed-in user (replies likewise): new replies to these are notified. Absent: compared by name. */
+  mine?: boolean
+  replies: Array<{ id: string; author: string; postedAt: string; markdown: string; mine?: boolean }>
 }
 
 export interface BrokenLink {
   spaceId: string
   spaceTitle: string
+  pageId?: string
   pageTitle: string
   target: string
   /** Absolute path of the local file that holds the link, when known. */
   file?: string
   line?: number
+}
+
+export interface PageSummary {
+  id: string
+  title: string
+  /** Path of the page's file inside the space folder (Git Sync layout), when it has one. */
+  path?: string
 }
 
 export interface ActivityEntry {
@@ -130,6 +143,7 @@ export interface QuireApi {
   mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
   changeRequestPdf(input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }>
 
+  listPages(input: { spaceId: string }): Promise<PageSummary[]>
   listComments(input: { spaceId: string; pageId?: string }): Promise<CommentThread[]>
   postComment(input: { spaceId: string; pageId: string; markdown: string }): Promise<CommentThread>
   replyToComment(input: { spaceId: string; commentId: string; markdown: string }): Promise<CommentThread>
@@ -152,6 +166,11 @@ export type QuireEvent =
   | { type: 'status'; status: StatusSnapshot }
   | { type: 'activity'; entry: ActivityEntry }
   | { type: 'session'; session: SessionInfo }
+  /** Desktop only: the tray ("Broken links: N") or a clicked notification asks the window to show a screen. */
+  | { type: 'show'; screen: AppScreen }
+
+/** The renderer's screens, as the desktop shell names them in `show` events. */
+export type AppScreen = 'spaces' | 'change-requests' | 'comments' | 'links' | 'activity' | 'settings'
 
 /** What the renderer sees on `window.quire`: the request API plus an event subscription. */
 export interface QuireBridge extends QuireApi {
@@ -173,6 +192,7 @@ export const QUIRE_CHANNELS = [
   'updateChangeRequest',
   'mergeChangeRequest',
   'changeRequestPdf',
+  'listPages',
   'listComments',
   'postComment',
   'replyToComment',

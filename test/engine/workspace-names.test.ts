@@ -14,7 +14,8 @@ describe('safeSegment', () => {
     ['', '_'],
     ['nul\u0000byte\u0007.md', 'nul_byte_.md'],
     ['CON', 'CON_'],
-    ['com1.md', 'com1.md_'],
+    ['com1.md', 'com1_.md'],
+    ['CON.md_', 'CON_.md_'],
     ['lpt9', 'lpt9_'],
     ['what?<>:"|*.md', 'what_______.md'],
     ['trailing. . ', 'trailing_'],
@@ -29,6 +30,13 @@ describe('safeSegment', () => {
     const safe = safeSegment(long)
     expect(Buffer.byteLength(safe)).toBeLessThanOrEqual(255)
     expect(safe.endsWith('.md')).toBe(true)
+  })
+
+  it('is idempotent: a safe name is left as it is', () => {
+    for (const raw of ['CON.md', 'aux', 'x. ', 'a:b', `${'é'.repeat(200)}. .md`, `${'a'.repeat(254)}. `, '..', 'nul\u0000.md']) {
+      const once = safeSegment(raw)
+      expect(safeSegment(once), raw).toBe(once)
+    }
   })
 })
 

@@ -1,12 +1,10 @@
 import { createRoot } from 'react-dom/client'
+import { App } from './App'
+import { BridgeContext, resolveBridge } from './bridge'
+import './styles.css'
 
-function App() {
-  return (
-    <main>
-      <h1>Quire</h1>
-      <p>Your documentation, synced to local files.</p>
-    </main>
-  )
-}
-
-createRoot(document.getElementById('root')!).render(<App />)
+createRoot(document.getElementById('root')!).render(
+  <BridgeContext.Provider value={resolveBridge()}>
+    <App />
+  </BridgeContext.Provider>,
+)

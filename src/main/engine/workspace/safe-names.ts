@@ -24,11 +24,23 @@ function truncateUtf8(name: string, maxBytes: number): string {
  * most 255 bytes. Never empty.
  */
 export function safeSegment(raw: string): string {
+  // Idempotent (a safe name stays as it is), so a stored path can be checked by making it safe again.
+  let name = raw
+  for (let round = 0; round < 4; round++) {
+    const next = safeOnce(name)
+    if (next === name) break
+    name = next
+  }
+  return name
+}
+
+function safeOnce(raw: string): string {
   let name = raw.normalize('NFC').replace(FORBIDDEN, '_')
   name = name.replace(/[. ]+$/u, (m) => '_'.repeat(Math.min(m.length, 1)))
   if (name === '' || name === '.' || name === '..') name = '_'
   if (/^\.+$/.test(name)) name = '_'
-  if (WINDOWS_RESERVED.test(name)) name = `${name}_`
+  // `CON.md` -> `CON_.md`: the reserved stem is what Windows refuses, whatever the extension.
+  if (WINDOWS_RESERVED.test(name)) name = name.replace(/^([^.]*)/, '$1_')
   return truncateUtf8(name, MAX_NAME_BYTES)
 }
 

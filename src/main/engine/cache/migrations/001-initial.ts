@@ -13,7 +13,13 @@ export const cacheMigration001: Migration = {
         user_id TEXT NOT NULL,
         display_name TEXT NOT NULL,
         email TEXT,
+        token_store TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 0,
         created_at TEXT NOT NULL
+      );
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
       );
       CREATE TABLE organizations (
         id TEXT PRIMARY KEY,
@@ -64,6 +70,7 @@ export const cacheMigration001: Migration = {
         local_path TEXT,
         base_hash TEXT,
         synced_oid TEXT,
+        removed INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (space_id, id)
       );
       CREATE UNIQUE INDEX pages_local_path ON pages(space_id, local_path) WHERE local_path IS NOT NULL;
@@ -75,11 +82,14 @@ export const cacheMigration001: Migration = {
         size INTEGER,
         download_url TEXT,
         git_path TEXT,
+        git_oid TEXT,
         local_path TEXT,
         base_hash TEXT,
-        synced_key TEXT,
+        synced_oid TEXT,
+        removed INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (space_id, id)
       );
+      CREATE UNIQUE INDEX files_local_path ON files(space_id, local_path) WHERE local_path IS NOT NULL;
       CREATE TABLE change_requests (
         id TEXT PRIMARY KEY,
         space_id TEXT NOT NULL REFERENCES spaces(id) ON DELETE CASCADE,
@@ -105,7 +115,8 @@ export const cacheMigration001: Migration = {
         space_id TEXT PRIMARY KEY REFERENCES spaces(id) ON DELETE CASCADE,
         target_revision TEXT NOT NULL,
         started_at TEXT NOT NULL,
-        done TEXT NOT NULL DEFAULT '[]'
+        total INTEGER NOT NULL DEFAULT 0,
+        completed INTEGER NOT NULL DEFAULT 0
       );
     `)
   },

@@ -1,5 +1,6 @@
 import type { Migration } from '../../../db/migrate'
 import { cacheMigration001 } from './001-initial'
+import { cacheMigration002 } from './002-outbox'
 
 /** One file per schema version, in order. */
-export const cacheMigrations: Migration[] = [cacheMigration001]
+export const cacheMigrations: Migration[] = [cacheMigration001, cacheMigration002]

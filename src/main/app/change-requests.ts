@@ -1,0 +1,109 @@
+import { ChangeRequestStatus, type ChangeRequest, type Space } from '@gitbook/api'
+import type { ChangeRequestSummary } from '../../shared/contract'
+import { paginate, type ApiGateway } from '../engine/gateway/api-gateway'
+import { AppError, fromApiError } from './errors'
+
+/** Change requests that can still move: open for review, or drafts. */
+const LIVE_STATUSES = [ChangeRequestStatus.Open, ChangeRequestStatus.Draft]
+
+export interface SpaceRef {
+  id: string
+  title: string
+}
+
+function summary(cr: ChangeRequest, space: Pick<Space, 'title' | 'permissions'>, userId: string): ChangeRequestSummary {
+  const live = cr.status === 'open' || cr.status === 'draft'
+  return {
+    id: cr.id,
+    spaceId: cr.space,
+    spaceTitle: space.title,
+    number: cr.number,
+    subject: cr.subject,
+    status: cr.status,
+    outdated: cr.outdated,
+    mine: cr.createdBy.id === userId,
+    createdBy: cr.createdBy.displayName,
+    updatedAt: cr.updatedAt,
+    appUrl: cr.urls.app,
+    // The space's permissions say whether the caller may merge at all; only live ones can be merged.
+    canMerge: live && space.permissions.merge,
+  }
+}
+
+/** The writer's and the space's change requests, and the actions on one. Every call goes through the gateway. */
+export class ChangeRequests {
+  constructor(
+    private readonly gateway: ApiGateway,
+    private readonly userId: string,
+  ) {}
+
+  async list(spaces: SpaceRef[], filter: { mine?: boolean }): Promise<ChangeRequestSummary[]> {
+    const lists = await Promise.all(
+      spaces.map(async (ref) => {
+        try {
+          const space = (await this.gateway.client.spaces.getSpaceById(ref.id)).data
+          const out: ChangeRequestSummary[] = []
+          for (const status of LIVE_STATUSES) {
+            const items = paginate((page) => this.gateway.client.spaces.listChangeRequestsForSpace(ref.id, { status, page, limit: 100 }).then((r) => r.data))
+            for await (const cr of items) out.push(summary(cr, space, this.userId))
+          }
+          return out
+        } catch (error) {
+          throw fromApiError(error, `Listing the change requests of ${ref.title}`)
+        }
+      }),
+    )
+    return lists
+      .flat()
+      .filter((cr) => !filter.mine || cr.mine)
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+  }
+
+  async get(spaceId: string, changeRequestId: string): Promise<ChangeRequestSummary> {
+    try {
+      const [space, cr] = await Promise.all([
+        this.gateway.client.spaces.getSpaceById(spaceId).then((r) => r.data),
+        this.gateway.client.spaces.getChangeRequestById(spaceId, changeRequestId).then((r) => r.data),
+      ])
+      return summary(cr, space, this.userId)
+    } catch (error) {
+      throw fromApiError(error, 'Reading the change request')
+    }
+  }
+
+  /** Rebases onto the space's current content; conflicts are reported, the change request keeps its versions. */
+  async updateFromMain(spaceId: string, changeRequestId: string): Promise<{ summary: ChangeRequestSummary; conflicts: boolean }> {
+    let result: 'update' | 'conflicts'
+    try {
+      result = (await this.gateway.client.spaces.updateChangeRequest(spaceId, changeRequestId)).data.result
+    } catch (error) {
+      throw fromApiError(error, 'Updating the change request from main')
+    }
+    return { summary: await this.get(spaceId, changeRequestId), conflicts: result === 'conflicts' }
+  }
+
+  async merge(spaceId: string, changeRequestId: string): Promise<{ summary: ChangeRequestSummary; revision: string }> {
+    const before = await this.get(spaceId, changeRequestId)
+    if (!before.canMerge) {
+      throw new AppError('forbidden', `Change request #${before.number} cannot be merged by you (status ${before.status}).`)
+    }
+    let outcome: { revision: string; result: 'merge' | 'conflicts' }
+    try {
+      outcome = (await this.gateway.client.spaces.mergeChangeRequest(spaceId, changeRequestId)).data
+    } catch (error) {
+      throw fromApiError(error, `Merging change request #${before.number}`)
+    }
+    if (outcome.result === 'conflicts') {
+      throw new AppError('conflict', `Change request #${before.number} conflicts with the space's content: update it from main, then merge.`)
+    }
+    return { summary: await this.get(spaceId, changeRequestId), revision: outcome.revision }
+  }
+
+  async pdfUrl(spaceId: string, changeRequestId: string): Promise<string> {
+    try {
+      return String((await this.gateway.client.spaces.getChangeRequestPdf(spaceId, changeRequestId)).data.url)
+    } catch (error) {
+      throw fromApiError(error, 'Getting the PDF of the change request')
+    }
+  }
+}

@@ -1,0 +1,180 @@
+import { parseArgs } from 'node:util'
+import { ChangeRequestStatus, GitBookAPIError, type ChangeRequest } from '@gitbook/api'
+import type { SpaceRow } from '../engine/cache/cache-repository'
+import { paginate, ServiceUnreachableError } from '../engine/gateway/api-gateway'
+import type { ChangeRequestRow } from '../engine/outbox/outbox-repository'
+import { pullSpace } from '../engine/watch/pull'
+import type { CliIo } from './io'
+import { SyncUpContext } from './sync-up-context'
+
+export const crUsage = `quire cr list [--all] [--json]
+quire cr show <id | number> [--space ID] [--json]
+quire cr update <id | number> [--space ID]
+quire cr merge <id | number> [--space ID]
+quire cr pdf <id | number> [--space ID]
+
+The writer's change requests in the synced spaces. list: the open ones (--all: merged and closed too),
+from the service, or as last seen when offline. show: one of them and the pages it changes. update:
+brings the space's current content into it. merge: merges it (through the outbox), then the workspace
+follows the merged revision. pdf: a temporary URL of its content as PDF.
+A number (#3 or 3) needs --space when several spaces have one with that number.`
+
+interface Listed {
+  spaceId: string
+  space: string
+  id: string
+  number: number
+  status: string
+  subject?: string
+  updatedAt?: string
+  url?: string
+  open: boolean
+}
+
+export async function crCommand(args: string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = args
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: { all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, space: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  })
+  if (!action || action === '--help' || action === '-h' || values.help) {
+    io.out(crUsage)
+    return action ? 0 : 2
+  }
+  const ctx = SyncUpContext.open()
+  try {
+    if (action === 'list') return await list(ctx, io, values.all, values.json)
+    if (!['show', 'update', 'merge', 'pdf'].includes(action)) {
+      io.err(`quire cr: unknown action "${action}"\n\n${crUsage}`)
+      return 2
+    }
+    if (positionals.length !== 1) {
+      io.err(crUsage)
+      return 2
+    }
+    const target = resolve(ctx, positionals[0], values.space)
+    const space = ctx.cache.space(target.spaceId)!
+    const { gateway } = await ctx.signedIn()
+    const spaces = gateway.client.spaces
+    switch (action) {
+      case 'show': {
+        const cr = (await spaces.getChangeRequestById(space.id, target.id)).data
+        ctx.outbox.saveChangeRequest(space.id, cr)
+        const changes = (await spaces.getChangeRequestChanges(space.id, cr.id, { limit: 1000 })).data
+        const carried = ctx.outbox.session(space.id)?.changeRequestId === cr.id ? ctx.outbox.entries(space.id) : []
+        if (values.json) {
+          io.out(JSON.stringify({ changeRequest: cr, changes: changes.changes, files: carried }, null, 2))
+          return 0
+        }
+        io.out(`#${cr.number} ${cr.subject || '(no subject)'}  [${cr.status}${cr.outdated ? ', outdated' : ''}]`)
+        io.out(`  space: ${space.title}  id: ${cr.id}`)
+        io.out(`  by ${cr.createdBy.displayName}, updated ${cr.updatedAt}`)
+        io.out(`  ${cr.urls.app}`)
+        for (const entry of carried) io.out(`  ${entry.state === 'deleted' ? 'deletes' : entry.kind === 'file' ? 'uploads' : 'carries'} ${entry.path}${entry.state === 'conflict' ? ' (your version; see the conflicted copy)' : ''}`)
+        for (const change of changes.changes) io.out(`  ${describeChange(change)}`)
+        return 0
+      }
+      case 'update': {
+        const answer = (await spaces.updateChangeRequest(space.id, target.id)).data
+        io.out(answer.result === 'conflicts' ? `updated #${target.number}: both sides changed some pages; the change request keeps its versions` : `updated #${target.number} from the space's content`)
+        return 0
+      }
+      case 'merge': {
+        const pusher = await ctx.pusher(space)
+        const answer = await pusher.merge(target.id)
+        if (answer.result === 'pending') {
+          io.err(`quire cr merge: offline; the merge waits in the outbox and goes out with the next quire watch or command`)
+          return 1
+        }
+        if (answer.result === 'conflicts') {
+          io.err(`quire cr merge: #${target.number} conflicts with the space's content: run quire cr update ${target.number} first`)
+          return 1
+        }
+        io.out(`merged #${target.number}`)
+        const folder = ctx.folderOf(space)
+        if (folder) {
+          await pullSpace({ gateway, cache: ctx.cache, outbox: ctx.outbox, spaceId: space.id, folder })
+          io.out(`${space.title}: workspace updated to the merged revision`)
+        }
+        return 0
+      }
+      case 'pdf': {
+        const { url } = (await spaces.getChangeRequestPdf(space.id, target.id)).data
+        io.out(String(url))
+        return 0
+      }
+    }
+    return 2
+  } catch (error) {
+    if (error instanceof GitBookAPIError) throw new Error(`the service answered HTTP ${error.code}: ${error.errorMessage}`)
+    throw error
+  } finally {
+    ctx.close()
+  }
+}
+
+async function list(ctx: SyncUpContext, io: CliIo, all: boolean, json: boolean): Promise<number> {
+  const spaces = ctx.cache.selectedSpaces()
+  const rows: Listed[] = []
+  let offline = false
+  try {
+    const { account, gateway } = await ctx.signedIn()
+    const statuses = all ? [ChangeRequestStatus.Draft, ChangeRequestStatus.Open, ChangeRequestStatus.Merged, ChangeRequestStatus.Archived] : [ChangeRequestStatus.Draft, ChangeRequestStatus.Open]
+    for (const space of spaces) {
+      for (const status of statuses) {
+        const pages = paginate((page) => gateway.client.spaces.listChangeRequestsForSpace(space.id, { page, status, creator: account.userId, limit: 100 }).then((r) => r.data))
+        for await (const cr of pages) {
+          ctx.outbox.saveChangeRequest(space.id, cr)
+          rows.push(listed(space, cr))
+        }
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof ServiceUnreachableError)) throw error
+    offline = true
+    for (const space of spaces) for (const cr of ctx.outbox.changeRequests(space.id)) if (all || cr.status === 'open' || cr.status === 'draft') rows.push(listedRow(space, cr))
+  }
+  rows.sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? '') || b.number - a.number)
+  if (json) {
+    io.out(JSON.stringify({ offline, changeRequests: rows }, null, 2))
+    return 0
+  }
+  if (offline) io.err('offline: change requests as last seen')
+  if (rows.length === 0) io.out(all ? 'no change requests' : 'no open change requests')
+  for (const r of rows) {
+    const quire = ctx.outbox.session(r.spaceId)?.changeRequestId === r.id ? '  (Quire sends your edits here)' : ''
+    io.out(`#${String(r.number).padEnd(4)} ${r.status.padEnd(8)} ${r.space}: ${r.subject || '(no subject)'}${quire}`)
+  }
+  return 0
+}
+
+function listed(space: SpaceRow, cr: ChangeRequest): Listed {
+  return { spaceId: space.id, space: space.title, id: cr.id, number: cr.number, status: cr.status, subject: cr.subject, updatedAt: cr.updatedAt, url: cr.urls.app, open: cr.status === 'open' || cr.status === 'draft' }
+}
+
+function listedRow(space: SpaceRow, cr: ChangeRequestRow): Listed {
+  const data = cr.data as { updatedAt?: string; urls?: { app?: string } }
+  return { spaceId: space.id, space: space.title, id: cr.id, number: cr.number, status: cr.status, subject: cr.subject, updatedAt: data.updatedAt, url: data.urls?.app, open: cr.status === 'open' || cr.status === 'draft' }
+}
+
+/** An id, or a number (#3) looked up among the change requests seen in the selected spaces. */
+function resolve(ctx: SyncUpContext, ref: string, spaceId?: string): { spaceId: string; id: string; number: number } {
+  const known = ctx.outbox.changeRequests(spaceId)
+  const byId = known.find((cr) => cr.id === ref)
+  if (byId) return { spaceId: byId.spaceId, id: byId.id, number: byId.number }
+  const number = /^#?(\d+)$/.exec(ref)?.[1]
+  if (number !== undefined) {
+    const matches = known.filter((cr) => cr.number === Number(number))
+    if (matches.length === 1) return { spaceId: matches[0].spaceId, id: matches[0].id, number: matches[0].number }
+    if (matches.length > 1) throw new Error(`several spaces have a change request #${number}: add --space ID`)
+  }
+  if (spaceId) return { spaceId, id: ref, number: Number(number ?? 0) }
+  throw new Error(`no change request ${ref} seen yet: run quire cr list, or pass --space ID with its id`)
+}
+
+function describeChange(change: { type: string; page?: { title?: string; path?: string }; file?: { name?: string } }): string {
+  const what = change.page ? `${change.page.title ?? ''}${change.page.path ? ` (${change.page.path})` : ''}` : (change.file?.name ?? '')
+  return `${change.type.replace(/_/g, ' ')}: ${what}`
+}

@@ -1,0 +1,69 @@
+import type { SyncProgressEvent } from '../engine/sync/sync-engine'
+
+export interface ProgressSink {
+  /** A terminal: one bar redrawn in place. Otherwise plain lines, a few per space. */
+  isTTY: boolean
+  /** Raw text (the bar, with `\r`); used on a terminal only. */
+  write(text: string): void
+  line(text: string): void
+  columns?: number
+  now?: () => number
+}
+
+const BAR_WIDTH = 24
+const REDRAW_MS = 80
+
+/** Renders sync progress: a bar on a terminal, otherwise a line at start, every quarter, and end. */
+export function createProgress(sink: ProgressSink): (event: SyncProgressEvent) => void {
+  const now = sink.now ?? Date.now
+  let total = 0
+  let done = 0
+  let lastDraw = 0
+  let drawn = false
+  let nextQuarter = 1
+
+  const draw = (label: string, path: string | undefined, force: boolean) => {
+    const t = now()
+    if (!force && t - lastDraw < REDRAW_MS) return
+    lastDraw = t
+    const filled = total === 0 ? BAR_WIDTH : Math.round((done / total) * BAR_WIDTH)
+    const text = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${done}/${total} ${label}${path ? `  ${path}` : ''}`
+    const width = Math.max(20, (sink.columns ?? 100) - 1)
+    sink.write(`\r\x1b[2K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`)
+    drawn = true
+  }
+  const clear = () => {
+    if (drawn) sink.write('\r\x1b[2K')
+    drawn = false
+  }
+
+  return (event) => {
+    switch (event.type) {
+      case 'space-started':
+        total = 0
+        done = 0
+        nextQuarter = 1
+        if (!sink.isTTY) sink.line(`${event.label}: checking`)
+        return
+      case 'space-planned':
+        total = event.total
+        if (sink.isTTY) draw(event.label, undefined, true)
+        else sink.line(`${event.label}: ${event.total} step${event.total === 1 ? '' : 's'} to do`)
+        return
+      case 'step': {
+        done = event.step.index
+        const action = event.step.action
+        const path = action.type === 'move' ? action.to : action.type === 'forget' ? undefined : action.path
+        if (sink.isTTY) draw(event.label, path, done === total)
+        else if (total >= 8 && done >= (nextQuarter * total) / 4 && done < total) {
+          sink.line(`${event.label}: ${done}/${total}`)
+          while (done >= (nextQuarter * total) / 4) nextQuarter++
+        }
+        return
+      }
+      case 'space-finished':
+        if (sink.isTTY) clear()
+        return
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { openCache, quirePaths, signedIn } from '../engine/account/account'
+import type { CacheRepository } from '../engine/cache/cache-repository'
+import type { PassReport, SyncEngine } from '../engine/sync/sync-engine'
+import { SyncEngine as Engine } from '../engine/sync/sync-engine'
+import type { CliIo } from './io'
+import { createProgress } from './progress'
+
+export const syncUsage = `quire sync [--once] [--workspace DIR] [--space ID ... | --org ID ... | --collection ID ... | --all]
+           [--allow-mass-delete] [--interval SECONDS]
+
+Mirrors the selected spaces into <workspace>/<organization>/<space>/ in the Git Sync layout.
+--space, --org, --collection and --all replace the selection, which is remembered; without them the
+last selection is synced. --once runs one pass and exits 0 only when every selected space is in sync;
+otherwise passes repeat every --interval seconds (default 60) until Ctrl-C.`
+
+export const WORKSPACE_SETTING = 'workspace'
+
+export function workspaceFolder(cache: CacheRepository, requested?: string): string {
+  if (requested) {
+    const resolved = path.resolve(requested)
+    cache.setSetting(WORKSPACE_SETTING, resolved)
+    return resolved
+  }
+  return cache.setting(WORKSPACE_SETTING) ?? quirePaths().defaultWorkspace
+}
+
+export async function syncCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      once: { type: 'boolean', default: false },
+      workspace: { type: 'string' },
+      space: { type: 'string', multiple: true },
+      org: { type: 'string', multiple: true },
+      collection: { type: 'string', multiple: true },
+      all: { type: 'boolean', default: false },
+      'allow-mass-delete': { type: 'boolean', default: false },
+      interval: { type: 'string', default: '60' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  })
+  if (values.help) {
+    io.out(syncUsage)
+    return 0
+  }
+  const interval = Number(values.interval)
+  if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds (at least 1), got "${values.interval}"`)
+  const picks = { spaces: values.space ?? [], organizations: values.org ?? [], collections: values.collection ?? [] }
+  if (values.all && picks.spaces.length + picks.organizations.length + picks.collections.length > 0) throw new Error('--all cannot be combined with --space, --org or --collection')
+
+  const paths = quirePaths()
+  const cache = openCache(paths)
+  try {
+    const { account, gateway } = await signedIn(cache, paths)
+    const workspace = workspaceFolder(cache, values.workspace)
+    const engine = new Engine({
+      cache,
+      account,
+      gateway,
+      workspace,
+      allowMassDelete: values['allow-mass-delete'],
+      onProgress: createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns }),
+    })
+    await applySelection(engine, cache, account.id, values.all, picks)
+    if (!cache.hasSelection()) {
+      io.err('quire sync: nothing selected; choose with --space ID (repeatable), --org ID, --collection ID or --all')
+      return 2
+    }
+    io.out(`workspace: ${workspace}`)
+    if (values.once) return report(await engine.pass(), io)
+
+    let stop = false
+    let wake: (() => void) | undefined
+    let timer: NodeJS.Timeout | undefined
+    const onSignal = () => {
+      stop = true
+      clearTimeout(timer)
+      wake?.()
+    }
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
+    try {
+      while (!stop) {
+        report(await engine.pass(), io)
+        if (stop) break
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          timer = setTimeout(resolve, interval * 1000)
+        })
+      }
+    } finally {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+    }
+    await gateway.idle()
+    return 0
+  } finally {
+    cache.close()
+  }
+}
+
+async function applySelection(
+  engine: SyncEngine,
+  cache: CacheRepository,
+  accountId: string,
+  all: boolean,
+  picks: { spaces: string[]; organizations: string[]; collections: string[] },
+) {
+  if (all) {
+    await engine.discover()
+    cache.setSelection({ organizations: cache.organizations(accountId).map((o) => o.id) })
+    return
+  }
+  if (picks.spaces.length + picks.organizations.length + picks.collections.length === 0) return
+  if (picks.organizations.length + picks.collections.length > 0) await engine.discover()
+  await engine.resolveSpaces(picks.spaces)
+  const orgs = cache.organizations(accountId)
+  for (const id of picks.organizations) if (!orgs.some((o) => o.id === id)) throw new Error(`no organization ${id}`)
+  const collections = new Set(orgs.flatMap((o) => cache.collections(o.id).map((c) => c.id)))
+  for (const id of picks.collections) if (!collections.has(id)) throw new Error(`no collection ${id}`)
+  cache.setSelection(picks)
+}
+
+function report(pass: PassReport, io: CliIo): number {
+  for (const space of pass.spaces) {
+    const mark = space.state === 'synced' ? 'ok' : space.state
+    io.out(`${mark.padEnd(7)} ${space.label}${space.folder ? `  -> ${space.folder}` : ''}${space.message ? `\n        ${space.message}` : ''}`)
+  }
+  if (pass.inSync) return 0
+  const behind = pass.spaces.filter((s) => s.state !== 'synced').length
+  io.err(
+    pass.offline
+      ? `quire sync: offline: the service cannot be reached; ${behind} space${behind === 1 ? '' : 's'} not synced (the folders are untouched; the next pass resumes)`
+      : `quire sync: ${behind} of ${pass.spaces.length} space${pass.spaces.length === 1 ? ' is' : 's are'} not in sync (see above, or run quire status)`,
+  )
+  return 1
+}

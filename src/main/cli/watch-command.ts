@@ -1,0 +1,92 @@
+import { parseArgs } from 'node:util'
+import { holdOf } from '../engine/push/hold'
+import { SyncEngine } from '../engine/sync/sync-engine'
+import { DEFAULT_DEBOUNCE_MS, DEFAULT_RENAME_WINDOW_MS } from '../engine/watch/watcher'
+import { WatchLoop } from '../engine/watch/watch-loop'
+import type { CliIo } from './io'
+import { SyncUpContext } from './sync-up-context'
+
+export const watchUsage = `quire watch [--workspace DIR] [--interval SECONDS] [--debounce MS] [--once]
+
+Keeps the selected spaces in sync both ways until Ctrl-C: the spaces are synced down every --interval
+seconds (default 60), and every edit saved in the workspace goes up as it happens — into one change
+request per space, kept open and updated until it is merged or closed. Comment markers in pages
+(<!-- comment: ... -->, <!-- reply ID: ... -->, <!-- resolve ID -->) are posted and removed from the file.
+Edits made offline wait in the outbox and go out when the service is back.
+--once runs one round (send, sync down, send) and exits.`
+
+export async function watchCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      workspace: { type: 'string' },
+      interval: { type: 'string', default: '60' },
+      debounce: { type: 'string', default: String(DEFAULT_DEBOUNCE_MS) },
+      once: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  })
+  if (values.help) {
+    io.out(watchUsage)
+    return 0
+  }
+  const interval = Number(values.interval)
+  if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds (at least 1), got "${values.interval}"`)
+  const debounce = Number(values.debounce)
+  if (!Number.isInteger(debounce) || debounce < 0 || debounce > 60_000) throw new Error(`--debounce must be 0..60000 milliseconds, got "${values.debounce}"`)
+
+  const ctx = SyncUpContext.open({ workspace: values.workspace })
+  try {
+    const { account, gateway } = await ctx.signedIn()
+    if (!ctx.cache.hasSelection()) {
+      io.err('quire watch: nothing selected; choose spaces with quire sync --space ID (or --org, --collection, --all) first')
+      return 2
+    }
+    const engine = new SyncEngine({ cache: ctx.cache, account, gateway, workspace: ctx.workspace, hold: (spaceId) => {
+        const space = ctx.cache.space(spaceId)
+        return holdOf(ctx.cache, ctx.outbox, spaceId, space && ctx.folderOf(space))
+      },
+    })
+    const loop = new WatchLoop({
+      cache: ctx.cache,
+      outbox: ctx.outbox,
+      comments: ctx.comments,
+      gateway,
+      userId: account.userId,
+      workspace: ctx.workspace,
+      intervalMs: interval * 1000,
+      debounceMs: debounce,
+      renameWindowMs: Math.max(DEFAULT_RENAME_WINDOW_MS, debounce),
+      pass: async () => {
+        const report = await engine.pass()
+        for (const space of report.spaces) if (space.state !== 'synced') io.err(`${space.label}: ${space.state}${space.message ? `: ${space.message}` : ''}`)
+      },
+      log: (line) => io.out(line),
+    })
+    io.out(`workspace: ${ctx.workspace}`)
+    if (values.once) {
+      await loop.start()
+      await loop.stop()
+      return ctx.outbox.unfinished().length === 0 ? 0 : 1
+    }
+    let stop!: () => void
+    const stopped = new Promise<void>((resolve) => (stop = resolve))
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    try {
+      await loop.start()
+      io.out(`watching ${loop.spaces().length} space(s); Ctrl-C to stop`)
+      await stopped
+    } finally {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      await loop.stop()
+      await gateway.idle()
+    }
+    io.out('stopped')
+    return 0
+  } finally {
+    ctx.close()
+  }
+}

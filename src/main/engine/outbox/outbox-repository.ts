@@ -1,0 +1,359 @@
+import type Database from 'better-sqlite3'
+import type { EntryUpdate, OpenConflict, PushedEntry } from '../push/push-types'
+import type { NewOutboxOp, OutboxKind, OutboxOp, OutboxState } from './outbox-types'
+
+/**
+ * Every SQL statement of sync up: the outbox, the writer's change request per space (push sessions),
+ * what that change request carries (pushed entries), conflicts, and the mirror of change requests.
+ */
+
+type Row = Record<string, unknown>
+const str = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : String(v))
+
+export interface PushSession {
+  spaceId: string
+  /** Counts the writer's change requests in this space: ops and entries belong to one generation. */
+  generation: number
+  userId: string
+  changeRequestId?: string
+  number?: number
+  headRevision?: string
+  subject?: string
+  titles: string[]
+  openedAt: string
+}
+
+export interface ConflictRow extends OpenConflict {
+  spaceId: string
+  localText: string
+  remoteOid: string
+  /** `pending`: recorded, copy and restore not yet done; `open`: on disk, waiting for the writer. */
+  state: 'pending' | 'open'
+  detectedAt: string
+}
+
+export interface ChangeRequestRow {
+  id: string
+  spaceId: string
+  number: number
+  status: string
+  subject?: string
+  /** The change request as the service last returned it. */
+  data: Record<string, unknown>
+}
+
+export class OutboxRepository {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly now: () => string = () => new Date().toISOString(),
+  ) {}
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)()
+  }
+
+  /* The outbox */
+
+  /** Writes an operation; one whose key is already there (sent or not) is not written twice. Answers its seq. */
+  enqueue(op: NewOutboxOp): { seq: number; created: boolean } {
+    const inserted = this.db
+      .prepare(
+        `INSERT INTO outbox (space_id, generation, kind, op_key, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+         ON CONFLICT(op_key) DO NOTHING`,
+      )
+      .run(op.spaceId, op.generation, op.kind, op.key, JSON.stringify(op.payload), this.now())
+    if (inserted.changes > 0) return { seq: Number(inserted.lastInsertRowid), created: true }
+    const row = this.db.prepare('SELECT seq FROM outbox WHERE op_key = ?').get(op.key) as Row
+    return { seq: Number(row.seq), created: false }
+  }
+
+  op(seq: number): OutboxOp | undefined {
+    const row = this.db.prepare('SELECT * FROM outbox WHERE seq = ?').get(seq) as Row | undefined
+    return row && opOf(row)
+  }
+
+  byKey(key: string): OutboxOp | undefined {
+    const row = this.db.prepare('SELECT * FROM outbox WHERE op_key = ?').get(key) as Row | undefined
+    return row && opOf(row)
+  }
+
+  /** The oldest operation of the space still to send or to reconcile. */
+  next(spaceId: string): OutboxOp | undefined {
+    const row = this.db
+      .prepare("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq LIMIT 1")
+      .get(spaceId) as Row | undefined
+    return row && opOf(row)
+  }
+
+  unfinished(spaceId?: string): OutboxOp[] {
+    const rows = spaceId
+      ? (this.db.prepare("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq").all(spaceId) as Row[])
+      : (this.db.prepare("SELECT * FROM outbox WHERE state IN ('pending', 'sending') ORDER BY seq").all() as Row[])
+    return rows.map(opOf)
+  }
+
+  ops(spaceId: string, limit = 100): OutboxOp[] {
+    return (this.db.prepare('SELECT * FROM outbox WHERE space_id = ? ORDER BY seq DESC LIMIT ?').all(spaceId, limit) as Row[]).map(opOf)
+  }
+
+  /** Recorded BEFORE the request leaves: after a crash, `sending` means "ask the service first". */
+  markSending(seq: number, context?: unknown) {
+    this.db
+      .prepare("UPDATE outbox SET state = 'sending', attempts = attempts + 1, sent_at = ?, sent_context = ? WHERE seq = ?")
+      .run(this.now(), context === undefined ? null : JSON.stringify(context), seq)
+  }
+
+  /** The request certainly did not reach the service (refused connection, 429): it is sent as new. */
+  markPending(seq: number, error: string) {
+    this.db.prepare("UPDATE outbox SET state = 'pending', last_error = ? WHERE seq = ?").run(error, seq)
+  }
+
+  /** The answer is unknown (timeout, reset, 5xx): stays `sending`, so the next attempt reconciles first. */
+  noteError(seq: number, error: string) {
+    this.db.prepare('UPDATE outbox SET last_error = ? WHERE seq = ?').run(error, seq)
+  }
+
+  markDone(seq: number, result: unknown) {
+    this.db
+      .prepare("UPDATE outbox SET state = 'done', result = ?, last_error = NULL, finished_at = ? WHERE seq = ?")
+      .run(JSON.stringify(result ?? null), this.now(), seq)
+  }
+
+  markSplit(seq: number, error: string) {
+    this.db.prepare("UPDATE outbox SET state = 'split', last_error = ?, finished_at = ? WHERE seq = ?").run(error, this.now(), seq)
+  }
+
+  markFailed(seq: number, error: string) {
+    this.db.prepare("UPDATE outbox SET state = 'failed', last_error = ?, finished_at = ? WHERE seq = ?").run(error, this.now(), seq)
+  }
+
+  /** Operations bound to a change request that is merged or closed; comments stand on their own. */
+  supersede(spaceId: string, generation: number): number {
+    return this.db
+      .prepare(
+        `UPDATE outbox SET state = 'superseded', finished_at = ? WHERE space_id = ? AND generation = ?
+           AND state IN ('pending', 'sending') AND kind IN ('create-cr', 'update-cr', 'content', 'merge')`,
+      )
+      .run(this.now(), spaceId, generation).changes
+  }
+
+  /** Keys of comment markers that are posted or on their way. */
+  markerKeys(spaceId: string): Set<string> {
+    const rows = this.db
+      .prepare("SELECT op_key FROM outbox WHERE space_id = ? AND op_key LIKE 'marker:%' AND state IN ('pending', 'sending', 'done')")
+      .all(spaceId) as Row[]
+    return new Set(rows.map((r) => String(r.op_key)))
+  }
+
+  /** Planner keys of changes in batches the service refused. */
+  refusedKeys(spaceId: string): Set<string> {
+    const rows = this.db.prepare("SELECT payload FROM outbox WHERE space_id = ? AND kind = 'content' AND state = 'failed'").all(spaceId) as Row[]
+    const keys = new Set<string>()
+    for (const row of rows) for (const key of (JSON.parse(String(row.payload)) as { keys?: string[] }).keys ?? []) keys.add(key)
+    return keys
+  }
+
+  failures(spaceId: string, limit = 20): OutboxOp[] {
+    return (this.db.prepare("SELECT * FROM outbox WHERE space_id = ? AND state = 'failed' ORDER BY seq DESC LIMIT ?").all(spaceId, limit) as Row[]).map(opOf)
+  }
+
+  /* Push sessions: the writer's change request per space */
+
+  session(spaceId: string): PushSession | undefined {
+    const row = this.db.prepare('SELECT * FROM push_sessions WHERE space_id = ?').get(spaceId) as Row | undefined
+    return row && sessionOf(row)
+  }
+
+  /** The current session, created (generation 1) on first use. */
+  ensureSession(spaceId: string, userId: string): PushSession {
+    this.db
+      .prepare('INSERT INTO push_sessions (space_id, generation, user_id, opened_at) VALUES (?, 1, ?, ?) ON CONFLICT(space_id) DO NOTHING')
+      .run(spaceId, userId, this.now())
+    return this.session(spaceId)!
+  }
+
+  setChangeRequest(spaceId: string, generation: number, cr: { id: string; number: number; headRevision?: string }) {
+    this.db
+      .prepare('UPDATE push_sessions SET change_request_id = ?, number = ?, head_revision = COALESCE(?, head_revision) WHERE space_id = ? AND generation = ?')
+      .run(cr.id, cr.number, cr.headRevision ?? null, spaceId, generation)
+  }
+
+  setHead(spaceId: string, generation: number, headRevision: string) {
+    this.db.prepare('UPDATE push_sessions SET head_revision = ? WHERE space_id = ? AND generation = ?').run(headRevision, spaceId, generation)
+  }
+
+  setSubject(spaceId: string, generation: number, subject: string, titles: string[]) {
+    this.db
+      .prepare('UPDATE push_sessions SET subject = ?, titles = ? WHERE space_id = ? AND generation = ?')
+      .run(subject, JSON.stringify(titles), spaceId, generation)
+  }
+
+  /** The change request was merged or closed: the next edit starts a new one. */
+  closeSession(spaceId: string, generation: number) {
+    this.transaction(() => {
+      this.db
+        .prepare(
+          `UPDATE push_sessions SET generation = generation + 1, change_request_id = NULL, number = NULL, head_revision = NULL,
+             subject = NULL, titles = '[]', opened_at = ? WHERE space_id = ? AND generation = ?`,
+        )
+        .run(this.now(), spaceId, generation)
+      this.db.prepare('DELETE FROM pushed_entries WHERE space_id = ? AND generation <= ?').run(spaceId, generation)
+    })
+  }
+
+  /* Pushed entries */
+
+  entries(spaceId: string): PushedEntry[] {
+    return (this.db.prepare('SELECT * FROM pushed_entries WHERE space_id = ? ORDER BY path').all(spaceId) as Row[]).map(entryOf)
+  }
+
+  /** Entries of the change request, with the outbox op that carries each. */
+  entryRows(spaceId: string): Array<PushedEntry & { opSeq: number; generation: number }> {
+    return (this.db.prepare('SELECT * FROM pushed_entries WHERE space_id = ? ORDER BY path').all(spaceId) as Row[]).map((row) => ({
+      ...entryOf(row),
+      opSeq: Number(row.op_seq),
+      generation: Number(row.generation),
+    }))
+  }
+
+  applyEntries(spaceId: string, generation: number, opSeq: number, updates: readonly EntryUpdate[]) {
+    const set = this.db.prepare(
+      `INSERT INTO pushed_entries (space_id, path, kind, page_id, ref, hash, state, generation, op_seq)
+       VALUES (@spaceId, @path, @kind, @pageId, @ref, @hash, @state, @generation, @opSeq)
+       ON CONFLICT(space_id, path) DO UPDATE SET kind = excluded.kind, page_id = COALESCE(excluded.page_id, pushed_entries.page_id),
+         ref = COALESCE(excluded.ref, pushed_entries.ref), hash = excluded.hash, state = excluded.state,
+         generation = excluded.generation, op_seq = excluded.op_seq`,
+    )
+    const remove = this.db.prepare('DELETE FROM pushed_entries WHERE space_id = ? AND path = ?')
+    this.transaction(() => {
+      for (const u of updates) {
+        if (u.op === 'remove') remove.run(spaceId, u.path)
+        else set.run({ spaceId, path: u.path, kind: u.kind, pageId: u.pageId ?? null, ref: u.ref ?? null, hash: u.hash, state: u.state, generation, opSeq })
+      }
+    })
+  }
+
+  /** Ids the service gave to pages and files created by ref. */
+  resolveRefs(spaceId: string, ids: ReadonlyMap<string, string>) {
+    const update = this.db.prepare('UPDATE pushed_entries SET page_id = ? WHERE space_id = ? AND ref = ?')
+    this.transaction(() => {
+      for (const [ref, id] of ids) update.run(id, spaceId, ref)
+    })
+  }
+
+  idOfRef(spaceId: string, ref: string): string | undefined {
+    return str((this.db.prepare('SELECT page_id FROM pushed_entries WHERE space_id = ? AND ref = ? AND page_id IS NOT NULL').get(spaceId, ref) as Row | undefined)?.page_id)
+  }
+
+  /** A batch the service refused: what it would have carried is not carried. */
+  dropEntriesOf(spaceId: string, opSeq: number) {
+    this.db.prepare('DELETE FROM pushed_entries WHERE space_id = ? AND op_seq = ?').run(spaceId, opSeq)
+  }
+
+  /* Conflicts */
+
+  addConflict(c: Omit<ConflictRow, 'detectedAt' | 'state'>, state: ConflictRow['state'] = 'pending') {
+    this.db
+      .prepare(
+        `INSERT INTO conflicts (space_id, copy_path, path, page_id, local_text, remote_oid, state, detected_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(space_id, copy_path) DO NOTHING`,
+      )
+      .run(c.spaceId, c.copyPath, c.path, c.pageId, c.localText, c.remoteOid, state, this.now())
+  }
+
+  conflicts(spaceId?: string): ConflictRow[] {
+    const rows = spaceId
+      ? (this.db.prepare('SELECT * FROM conflicts WHERE space_id = ? ORDER BY detected_at, copy_path').all(spaceId) as Row[])
+      : (this.db.prepare('SELECT * FROM conflicts ORDER BY space_id, detected_at, copy_path').all() as Row[])
+    return rows.map((row) => ({
+      spaceId: String(row.space_id),
+      copyPath: String(row.copy_path),
+      path: String(row.path),
+      pageId: String(row.page_id),
+      localText: String(row.local_text),
+      remoteOid: String(row.remote_oid),
+      state: String(row.state) as ConflictRow['state'],
+      detectedAt: String(row.detected_at),
+    }))
+  }
+
+  openConflict(spaceId: string, copyPath: string) {
+    this.db.prepare("UPDATE conflicts SET state = 'open' WHERE space_id = ? AND copy_path = ?").run(spaceId, copyPath)
+  }
+
+  removeConflict(spaceId: string, copyPath: string) {
+    this.db.prepare('DELETE FROM conflicts WHERE space_id = ? AND copy_path = ?').run(spaceId, copyPath)
+  }
+
+  /* The mirror of change requests (for `quire cr list` offline) */
+
+  saveChangeRequest(spaceId: string, cr: { id: string; number: number; status: string; subject?: string }) {
+    this.db
+      .prepare(
+        `INSERT INTO change_requests (id, space_id, number, status, subject, data) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET number = excluded.number, status = excluded.status, subject = excluded.subject, data = excluded.data`,
+      )
+      .run(cr.id, spaceId, cr.number, cr.status, cr.subject ?? null, JSON.stringify(cr))
+  }
+
+  changeRequests(spaceId?: string): ChangeRequestRow[] {
+    const rows = spaceId
+      ? (this.db.prepare('SELECT * FROM change_requests WHERE space_id = ? ORDER BY number DESC').all(spaceId) as Row[])
+      : (this.db.prepare('SELECT * FROM change_requests ORDER BY space_id, number DESC').all() as Row[])
+    return rows.map((row) => ({
+      id: String(row.id),
+      spaceId: String(row.space_id),
+      number: Number(row.number),
+      status: String(row.status),
+      subject: str(row.subject),
+      data: JSON.parse(String(row.data)) as Record<string, unknown>,
+    }))
+  }
+
+  changeRequest(id: string): ChangeRequestRow | undefined {
+    return this.changeRequests().find((cr) => cr.id === id)
+  }
+}
+
+function opOf(row: Row): OutboxOp {
+  return {
+    seq: Number(row.seq),
+    spaceId: String(row.space_id),
+    generation: Number(row.generation),
+    kind: String(row.kind) as OutboxKind,
+    key: String(row.op_key),
+    payload: JSON.parse(String(row.payload)),
+    state: String(row.state) as OutboxState,
+    attempts: Number(row.attempts),
+    result: row.result === null || row.result === undefined ? undefined : (JSON.parse(String(row.result)) as unknown),
+    lastError: str(row.last_error),
+    sentContext: row.sent_context === null || row.sent_context === undefined ? undefined : (JSON.parse(String(row.sent_context)) as unknown),
+    createdAt: String(row.created_at),
+    sentAt: str(row.sent_at),
+  } as OutboxOp
+}
+
+function sessionOf(row: Row): PushSession {
+  return {
+    spaceId: String(row.space_id),
+    generation: Number(row.generation),
+    userId: String(row.user_id),
+    changeRequestId: str(row.change_request_id),
+    number: row.number === null || row.number === undefined ? undefined : Number(row.number),
+    headRevision: str(row.head_revision),
+    subject: str(row.subject),
+    titles: JSON.parse(String(row.titles ?? '[]')) as string[],
+    openedAt: String(row.opened_at),
+  }
+}
+
+function entryOf(row: Row): PushedEntry {
+  return {
+    path: String(row.path),
+    kind: String(row.kind) as PushedEntry['kind'],
+    pageId: str(row.page_id),
+    ref: str(row.ref),
+    hash: String(row.hash),
+    state: String(row.state) as PushedEntry['state'],
+  }
+}

@@ -1,0 +1,105 @@
+import type { ContentChange } from '../../content'
+import type { EntryUpdate } from '../push/push-types'
+
+/** Every operation Quire sends that changes something on the service. */
+export type OutboxKind = 'create-cr' | 'update-cr' | 'content' | 'comment' | 'reply' | 'resolve' | 'merge'
+
+/**
+ * `pending`: written, not sent. `sending`: sent (or about to be) with no recorded answer: it is
+ * reconciled with the service before it is ever sent again. `done`/`failed`: answered. `superseded`:
+ * its change request was merged or closed before it went out; the planner puts its changes in the next one.
+ * `split`: a batch the service refused; its changes were written again one per op, so one bad change
+ * does not hold back the others.
+ */
+export type OutboxState = 'pending' | 'sending' | 'done' | 'failed' | 'superseded' | 'split'
+
+export interface CreateChangeRequestPayload {
+  subject: string
+  userId: string
+}
+
+export interface UpdateChangeRequestPayload {
+  subject: string
+}
+
+export interface ContentPayload {
+  changes: ContentChange[]
+  /** Pushed-entry updates that hold once the batch is applied. */
+  entries: EntryUpdate[]
+  /** The same, change by change (to split a refused batch). */
+  perChange?: EntryUpdate[][]
+  /** Planner keys of the changes (a refused batch blocks exactly these until their files change). */
+  keys: string[]
+  /** Refs of pages and files the batch creates. */
+  defines: string[]
+}
+
+/** A comment or reply typed as a marker in a page: the file loses the marker once it is posted. */
+export interface MarkerOrigin {
+  path: string
+  source: string
+}
+
+export interface CommentPayload {
+  pageId: string
+  text: string
+  target: 'space' | 'change-request'
+  userId: string
+  marker?: MarkerOrigin
+}
+
+export interface ReplyPayload {
+  commentId: string
+  text: string
+  /** The thread's change request, when it is a change request comment. */
+  changeRequestId?: string
+  userId: string
+  marker?: MarkerOrigin
+}
+
+export interface ResolvePayload {
+  commentId: string
+  changeRequestId?: string
+  marker?: MarkerOrigin
+}
+
+export interface MergePayload {
+  changeRequestId: string
+}
+
+export interface PayloadOf {
+  'create-cr': CreateChangeRequestPayload
+  'update-cr': UpdateChangeRequestPayload
+  content: ContentPayload
+  comment: CommentPayload
+  reply: ReplyPayload
+  resolve: ResolvePayload
+  merge: MergePayload
+}
+
+export type OutboxOp = {
+  [K in OutboxKind]: {
+    seq: number
+    spaceId: string
+    generation: number
+    kind: K
+    key: string
+    payload: PayloadOf[K]
+    state: OutboxState
+    attempts: number
+    result?: unknown
+    lastError?: string
+    /** What was known when it was sent (e.g. the change request's head), for reconciling. */
+    sentContext?: unknown
+    createdAt: string
+    sentAt?: string
+  }
+}[OutboxKind]
+
+export interface NewOutboxOp<K extends OutboxKind = OutboxKind> {
+  spaceId: string
+  generation: number
+  kind: K
+  key: string
+  payload: PayloadOf[K]
+}

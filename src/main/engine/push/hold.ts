@@ -1,0 +1,43 @@
+import fs from 'node:fs'
+import type { JournalEntry } from '../sync/plan-types'
+import { confinedPath } from '../workspace/safe-names'
+import type { PushedEntry } from './push-types'
+
+/**
+ * Pages sync down must leave alone because the writer renamed, moved or deleted their files: put back
+ * where main has them, the old file would come back beside the renamed one (a duplicate page at the next
+ * push) or undo the deletion. That is every page whose rename, move or deletion the writer's change
+ * request carries, and every page whose file is missing from the folder (a rename or deletion no push
+ * has seen yet). Their journal and remote entries are held out of the pass until the change request is
+ * merged or closed.
+ */
+export function heldPageIds(journal: readonly JournalEntry[], pushed: readonly PushedEntry[], missing: (path: string) => boolean = () => false): Set<string> {
+  const journalPath = new Map(journal.filter((j) => j.kind === 'page').map((j) => [j.id, j.path]))
+  const held = new Set<string>()
+  for (const entry of pushed) {
+    if (entry.kind !== 'page' || !entry.pageId) continue
+    const was = journalPath.get(entry.pageId)
+    if (entry.state === 'deleted' || (was !== undefined && was !== entry.path)) held.add(entry.pageId)
+  }
+  for (const [id, path] of journalPath) if (missing(path)) held.add(id)
+  return held
+}
+
+/** The hold of one space, from the cache's journal, the outbox's pushed entries and (given its folder) the files on disk. */
+export function holdOf(
+  journal: { journal(spaceId: string): JournalEntry[] },
+  outbox: { entries(spaceId: string): PushedEntry[] },
+  spaceId: string,
+  folder?: string,
+): Set<string> {
+  const missing = folder === undefined ? undefined : (path: string) => !exists(folder, path)
+  return heldPageIds(journal.journal(spaceId), outbox.entries(spaceId), missing)
+}
+
+function exists(folder: string, relative: string): boolean {
+  try {
+    return fs.existsSync(confinedPath(folder, relative))
+  } catch {
+    return true // a path that cannot be in the folder is not the writer's to have removed
+  }
+}

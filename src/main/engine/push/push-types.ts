@@ -1,0 +1,125 @@
+/**
+ * The vocabulary of sync up, shared by the pure planner and the engine that carries a plan out. Paths
+ * are relative to the space folder, `/`-separated; hashes are git blob ids, the same function the
+ * service uses for `git.oid`, so a local file and a remote page can be compared without fetching.
+ */
+import type { ContentChange } from '../../content'
+import type { RemoteFileRow, RemotePageRow } from '../cache/cache-repository'
+import type { Marker } from '../comments/markers'
+import type { JournalEntry } from '../sync/plan-types'
+
+/** One file of the space folder as the scanner saw it. */
+export interface LocalFile {
+  hash: string
+  size: number
+  /** UTF-8 text of page files the planner may need (those that differ from their merge base, and new ones). */
+  text?: string
+}
+
+export type LocalFiles = ReadonlyMap<string, LocalFile>
+
+/** What the writer's open change request carries for one local path (or a page it deletes). */
+export interface PushedEntry {
+  path: string
+  kind: 'page' | 'file'
+  /** Page or file id on the service; unknown only while the insert that creates it is still in the outbox. */
+  pageId?: string
+  /** Batch-local name of the insert that created it. */
+  ref?: string
+  /** Hash of the content sent (comment markers cut out). */
+  hash: string
+  /**
+   * `pushed`: the change request holds this version; `deleted`: it deletes the page; `conflict`: it
+   * holds the writer's version while the file shows the remote one and a conflicted copy keeps theirs.
+   */
+  state: 'pushed' | 'deleted' | 'conflict'
+}
+
+/** A conflicted copy Quire wrote and that is still on disk. */
+export interface OpenConflict {
+  path: string
+  copyPath: string
+  pageId: string
+}
+
+export interface PushInput {
+  spaceId: string
+  journal: readonly JournalEntry[]
+  /** The space's current content (main), as the last sync down saw it. */
+  main: { pages: readonly RemotePageRow[]; files: readonly RemoteFileRow[] }
+  local: LocalFiles
+  /** SUMMARY.md as the writer left it: where it lists a new page is where the page goes. */
+  summary?: string
+  pushed: readonly PushedEntry[]
+  conflicts: readonly OpenConflict[]
+  /** Marker keys already posted or waiting in the outbox. */
+  posted: ReadonlySet<string>
+  /** Keys of changes the service refused for good (sent again only once the file changes). */
+  refused: ReadonlySet<string>
+  /** Local time for conflicted copy names, `YYYY-MM-DD HHMMSS`. */
+  stamp: string
+  maxFileBytes?: number
+}
+
+/** How a pushed entry changes once a planned change is applied. */
+export type EntryUpdate = ({ op: 'set' } & PushedEntry) | { op: 'remove'; path: string }
+
+export interface PlannedChange {
+  /** Stable identity of this exact change (page and content), to skip one the service refused before. */
+  key: string
+  change: ContentChange
+  entries: EntryUpdate[]
+  /** Title of the page it touches, for the change request's subject. */
+  title?: string
+  /** The `ref` it defines and the refs it needs from the same batch (or an earlier one). */
+  defines?: string
+  uses: string[]
+}
+
+export interface PlannedMarker {
+  key: string
+  path: string
+  pageId: string
+  marker: Marker
+  /** False when it was posted already and only has to leave the file. */
+  post: boolean
+  /** Where the page exists: the space's content, or only the writer's change request. */
+  target: 'space' | 'change-request'
+}
+
+export interface PlannedConflict {
+  path: string
+  pageId: string
+  copyPath: string
+  /** The writer's version, kept in the copy. */
+  localText: string
+  /** The remote version the file is given back (`git.oid` in main). */
+  remoteOid: string
+}
+
+export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread'
+
+export interface PushReport {
+  kind: PushReportKind
+  path: string
+  message: string
+}
+
+export interface PushPlan {
+  changes: PlannedChange[]
+  /** Entry updates that need no request (a file renamed where the service would put it anyway, a deletion covered by its parent's). */
+  bookkeeping: EntryUpdate[]
+  markers: PlannedMarker[]
+  conflicts: PlannedConflict[]
+  /**
+   * Files whose only change is comment markers on a page deleted remotely: nothing to post them on, so
+   * the file is kept whole in a conflicted copy and the markers leave it (sync down then removes it).
+   */
+  orphans: Array<{ path: string; pageId: string; copyPath: string; text: string }>
+  /** Unedited files renamed locally whose page the service deleted: the journal follows them (sync down then removes them). */
+  relocations: Array<{ pageId: string; from: string; to: string; hash: string }>
+  reports: PushReport[]
+}
+
+/** `name (conflicted copy 2026-01-31 093612).md`: Nextcloud's naming, recognizable by people and by Quire. */
+export const CONFLICT_COPY = / \(conflicted copy \d{4}-\d{2}-\d{2} \d{6}\)(\.[^/.]*)?$/

@@ -1,0 +1,158 @@
+import { gitBlobOid } from '../../content'
+import { ServiceUnreachableError } from '../gateway/api-gateway'
+import type { EntryKind, JournalEntry, SyncAction, SyncPlan } from './plan-types'
+
+/** The space folder as the executor needs it; paths relative to the folder. */
+export interface SpaceFiles {
+  /** Git blob id of the file at `path`; undefined when there is none. */
+  hash(path: string): Promise<string | undefined>
+  /** Atomic: readers see the old or the new content, never a mix. */
+  write(path: string, data: Uint8Array): Promise<void>
+  rename(from: string, to: string): Promise<void>
+  remove(path: string): Promise<void>
+}
+
+/** Where remote content comes from (the gateway in the app, a map in tests). */
+export interface ContentSource {
+  page(id: string): Promise<Uint8Array>
+  file(id: string, url: string): Promise<Uint8Array>
+}
+
+/** Progress is recorded after each step, so a killed pass resumes where it stopped. */
+export interface JournalWriter {
+  record(entry: JournalEntry): void
+  forget(id: string, kind: EntryKind): void
+}
+
+export interface StepEvent {
+  action: SyncAction
+  outcome: 'done' | 'skipped' | 'failed'
+  /** Steps finished so far, out of `total`. */
+  index: number
+  total: number
+}
+
+export interface ExecuteOptions {
+  files: SpaceFiles
+  source: ContentSource
+  journal: JournalWriter
+  /** Downloads in flight at once (the gateway still caps requests). */
+  concurrency?: number
+  /** Called after each step is recorded; an exception here stops the pass (like a crash would). */
+  onStep?: (event: StepEvent) => void
+}
+
+export interface ExecutionResult {
+  done: number
+  /** Actions not performed because the local file changed since the plan was made. */
+  skipped: Array<{ action: SyncAction; reason: string }>
+  failed: Array<{ action: SyncAction; error: string }>
+}
+
+const utf8 = new TextEncoder()
+
+class StaleLocalFile extends Error {}
+
+/**
+ * Performs a plan. Every step first re-checks the file it touches (the user may have edited it since the
+ * plan was made), writes atomically, and records the result in the journal before the next step. A step
+ * that fails is reported and the others go on; an unreachable service stops the pass (offline).
+ */
+export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Promise<ExecutionResult> {
+  const { files, source, journal } = options
+  const result: ExecutionResult = { done: 0, skipped: [], failed: [] }
+  const total = plan.actions.length
+  let index = 0
+
+  const finish = (action: SyncAction, outcome: StepEvent['outcome']) => {
+    index++
+    options.onStep?.({ action, outcome, index, total })
+  }
+
+  const perform = async (action: SyncAction): Promise<void> => {
+    let outcome: StepEvent['outcome'] = 'done'
+    try {
+      await apply(action)
+      result.done++
+    } catch (error) {
+      if (error instanceof ServiceUnreachableError) throw error
+      if (error instanceof StaleLocalFile) {
+        outcome = 'skipped'
+        result.skipped.push({ action, reason: error.message })
+      } else {
+        outcome = 'failed'
+        result.failed.push({ action, error: error instanceof Error ? error.message : String(error) })
+      }
+    }
+    finish(action, outcome)
+  }
+
+  const apply = async (action: SyncAction): Promise<void> => {
+    switch (action.type) {
+      case 'forget':
+        journal.forget(action.id, action.kind)
+        return
+      case 'delete':
+        await expectHash(action.path, action.baseHash)
+        await files.remove(action.path)
+        journal.forget(action.id, action.kind)
+        return
+      case 'move':
+        await expectHash(action.from, action.baseHash)
+        await expectHash(action.to, undefined)
+        await files.rename(action.from, action.to)
+        journal.record({ id: action.id, kind: action.kind, path: action.to, oid: action.oid, baseHash: action.baseHash })
+        return
+      case 'adopt':
+        await expectHash(action.path, action.oid)
+        journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: action.oid })
+        return
+      case 'download': {
+        const bytes = await content(action)
+        const hash = gitBlobOid(bytes)
+        if (action.oid !== '' && hash !== action.oid) throw new Error(`the service sent content for ${action.path} that does not match its oid`)
+        await expectHash(action.path, action.expect)
+        await files.write(action.path, bytes)
+        journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash })
+        return
+      }
+    }
+  }
+
+  const content = (action: Extract<SyncAction, { type: 'download' }>): Promise<Uint8Array> => {
+    if (action.content !== undefined) return Promise.resolve(utf8.encode(action.content))
+    if (action.kind === 'file') return source.file(action.id, action.url ?? '')
+    return source.page(action.id)
+  }
+
+  const expectHash = async (path: string, expected: string | undefined) => {
+    const actual = await files.hash(path)
+    if (actual !== expected) {
+      throw new StaleLocalFile(expected === undefined ? `${path} appeared locally` : actual === undefined ? `${path} disappeared locally` : `${path} changed locally`)
+    }
+  }
+
+  // Renames and deletions in order (they depend on each other); downloads in parallel; the summary,
+  // which lists the pages the others put in place, last.
+  const sequential = plan.actions.filter((a) => a.type !== 'download')
+  const parallel = plan.actions.filter((a) => a.type === 'download' && a.kind !== 'summary')
+  const last = plan.actions.filter((a) => a.type === 'download' && a.kind === 'summary')
+  for (const action of sequential) await perform(action)
+
+  let next = 0
+  let abort: { error: unknown } | undefined
+  const worker = async () => {
+    while (!abort && next < parallel.length) {
+      const action = parallel[next++]
+      try {
+        await perform(action)
+      } catch (error) {
+        abort ??= { error }
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker))
+  if (abort) throw abort.error
+  for (const action of last) await perform(action)
+  return result
+}

@@ -1,0 +1,69 @@
+/**
+ * The vocabulary shared by the planner (pure) and the executor (I/O). Paths are relative to the space
+ * folder, `/`-separated, already made safe by the remote snapshot; content hashes are git blob ids, so a
+ * page written from the service hashes to its `git.oid`.
+ */
+
+export type EntryKind = 'page' | 'file' | 'summary'
+
+/** One file the remote revision wants on disk. */
+export interface RemoteEntry {
+  id: string
+  kind: EntryKind
+  path: string
+  /** Git blob id of the content. */
+  oid: string
+  /** Files: where to download the bytes. */
+  url?: string
+  /** SUMMARY.md: rendered locally, no download. */
+  content?: string
+}
+
+export interface RemoteSnapshot {
+  revision: string
+  entries: RemoteEntry[]
+}
+
+/** What the last pass left on disk for one entry: the merge base. */
+export interface JournalEntry {
+  id: string
+  kind: EntryKind
+  path: string
+  /** Remote version (`git.oid`) the file was written from. */
+  oid: string
+  /** Hash of the content written: a local file with another hash was edited by someone else. */
+  baseHash: string
+}
+
+/** Hashes of the local files that matter to a plan (journal paths and remote paths), by path. Absent = no file. */
+export type LocalState = ReadonlyMap<string, string>
+
+export type SyncAction =
+  /** Write the remote content at `path`; the executor checks the file there still hashes to `expect` (absent when undefined). */
+  | { type: 'download'; id: string; kind: EntryKind; path: string; oid: string; url?: string; content?: string; expect?: string }
+  /** The file at `path` already holds the remote content: only the journal learns it. */
+  | { type: 'adopt'; id: string; kind: EntryKind; path: string; oid: string }
+  /** Rename an unedited file (hash `baseHash`) to its new remote place. */
+  | { type: 'move'; id: string; kind: EntryKind; from: string; to: string; oid: string; baseHash: string }
+  /** Remove an unedited file whose entry the remote removed. */
+  | { type: 'delete'; id: string; kind: EntryKind; path: string; baseHash: string }
+  /** The journal names a file that is gone and the remote no longer wants: drop the record. */
+  | { type: 'forget'; id: string; kind: EntryKind }
+
+export type SyncNotice =
+  /** A local edit (content differs from the merge base) kept: the remote change for it is not applied. */
+  | { type: 'local-edit'; id: string; kind: EntryKind; path: string; remote: 'changed' | 'moved' | 'deleted' }
+  /** A file that is not ours (or is kept) holds the place the remote wants: nothing written there. */
+  | { type: 'path-occupied'; id: string; kind: EntryKind; path: string }
+
+export interface SyncPlan {
+  revision: string
+  actions: SyncAction[]
+  notices: SyncNotice[]
+  /** Set when the plan must not run without the user's word. */
+  blocked?: { reason: 'mass-delete'; deletions: number; total: number }
+}
+
+export interface PlanOptions {
+  allowMassDelete?: boolean
+}

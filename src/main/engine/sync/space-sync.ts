@@ -1,0 +1,105 @@
+import fs from 'node:fs/promises'
+import type { CacheRepository, SpaceRow } from '../cache/cache-repository'
+import type { ApiGateway } from '../gateway/api-gateway'
+import { refreshLinkReport } from '../links/link-reports'
+import { SpaceFolder } from '../workspace/space-folder'
+import { executePlan, type StepEvent } from './executor'
+import { folderStatus, type FolderStatus } from './folder-state'
+import { GatewayContentSource } from './gateway-source'
+import { planSpaceSync } from './planner'
+import { buildRemoteSnapshot, remoteRows } from './remote-snapshot'
+
+export interface SpacePassOptions {
+  cache: CacheRepository
+  gateway: ApiGateway
+  allowMassDelete?: boolean
+  concurrency?: number
+  /** Fetch the link report when the revision changed (default true). */
+  refreshLinks?: boolean
+  onPlanned?: (total: number) => void
+  onStep?: (event: StepEvent) => void
+  now?: () => string
+  /** Sync up (hook): pages whose local rename, move or deletion waits in the writer's change request; the pass leaves them alone. */
+  hold?: ReadonlySet<string>
+}
+
+export interface SpaceOutcome extends FolderStatus {
+  spaceId: string
+  revision?: string
+  /** Steps performed this pass. */
+  steps: number
+}
+
+/**
+ * One pass over one space: a single request when the revision is unchanged; otherwise the tree, a
+ * plan, and only the steps it asks for. Progress is journaled after every step.
+ */
+export async function syncSpace(space: SpaceRow, folder: string, options: SpacePassOptions): Promise<SpaceOutcome> {
+  const { cache, gateway } = options
+  const now = options.now ?? (() => new Date().toISOString())
+  const { data: remote } = await gateway.client.spaces.getSpaceById(space.id)
+  cache.upsertSpace({ id: space.id, orgId: remote.organization, collectionId: remote.parent, title: remote.title, remoteRevision: remote.revision })
+
+  const unfinished = cache.run(space.id)
+  if (remote.revision === space.syncedRevision && !unfinished && (await folderExists(folder))) {
+    const status = folderStatus({ type: 'unchanged', revision: remote.revision })
+    cache.setSpaceState(space.id, status.state, { lastError: null, issues: [], lastSyncAt: now() })
+    return { ...status, spaceId: space.id, revision: remote.revision, steps: 0 }
+  }
+
+  const { data: revision } = await gateway.client.spaces.getCurrentRevision(space.id)
+  cache.recordRevision(space.id, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
+  const rows = remoteRows(revision)
+  cache.replaceRemoteTree(space.id, rows.pages, rows.files)
+  const held = options.hold ?? new Set<string>()
+  const full = buildRemoteSnapshot(revision)
+  const snapshot = held.size === 0 ? full : { ...full, entries: full.entries.filter((e) => !(e.kind === 'page' && held.has(e.id))) }
+
+  const files = new SpaceFolder(folder)
+  await fs.mkdir(files.root, { recursive: true })
+  await files.removeStaleTempFiles()
+  const journal = cache.journal(space.id).filter((j) => !(j.kind === 'page' && held.has(j.id)))
+  const local = await files.scan([...journal.map((j) => j.path), ...snapshot.entries.map((e) => e.path)])
+  const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete })
+  const planned = folderStatus({ type: 'planned', plan })
+  if (plan.blocked) {
+    cache.setSpaceState(space.id, planned.state, { lastError: planned.message ?? null, issues: planned.issues })
+    return { ...planned, spaceId: space.id, revision: revision.id, steps: 0 }
+  }
+
+  cache.startRun(space.id, revision.id, plan.actions.length)
+  cache.setSpaceState(space.id, 'syncing')
+  options.onPlanned?.(plan.actions.length)
+  const result = await executePlan(plan, {
+    files,
+    source: new GatewayContentSource(gateway, space.id, revision.id),
+    journal: { record: (entry) => cache.recordJournal(space.id, entry), forget: (id, kind) => cache.forgetJournal(space.id, id, kind) },
+    concurrency: options.concurrency,
+    onStep: (event) => {
+      cache.stepRun(space.id)
+      options.onStep?.(event)
+    },
+  })
+  cache.finishRun(space.id)
+
+  if (options.refreshLinks !== false && cache.linkReport(space.id)?.revisionId !== revision.id) {
+    await refreshLinkReport(cache, gateway, space.id, revision.id)
+  }
+
+  const status = folderStatus({ type: 'executed', plan, result })
+  cache.setSpaceState(space.id, status.state, {
+    lastError: status.message ?? null,
+    issues: status.issues,
+    lastSyncAt: now(),
+    ...(status.syncedRevision ? { syncedRevision: status.syncedRevision } : {}),
+  })
+  return { ...status, spaceId: space.id, revision: revision.id, steps: result.done }
+}
+
+async function folderExists(folder: string): Promise<boolean> {
+  try {
+    return (await fs.stat(folder)).isDirectory()
+  } catch {
+    return false
+  }
+}

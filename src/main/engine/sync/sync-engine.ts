@@ -1,0 +1,185 @@
+import path from 'node:path'
+import { GitBookAPIError } from '@gitbook/api'
+import type { AccountRow, CacheRepository, SpaceRow, SpaceState } from '../cache/cache-repository'
+import { paginate, ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
+import { FolderNameRegistry } from '../workspace/safe-names'
+import type { StepEvent } from './executor'
+import { syncSpace } from './space-sync'
+
+export type SyncProgressEvent =
+  | { type: 'space-started'; spaceId: string; label: string }
+  | { type: 'space-planned'; spaceId: string; label: string; total: number }
+  | { type: 'step'; spaceId: string; label: string; step: StepEvent }
+  | { type: 'space-finished'; spaceId: string; label: string; state: SpaceState; message?: string }
+
+export interface SyncEngineOptions {
+  cache: CacheRepository
+  account: AccountRow
+  gateway: ApiGateway
+  /** Root folder: `<workspace>/<organization>/<space>/`. */
+  workspace: string
+  allowMassDelete?: boolean
+  concurrency?: number
+  refreshLinks?: boolean
+  onProgress?: (event: SyncProgressEvent) => void
+  /** Sync up (hook): per space, the pages a pass must leave alone (see SpacePassOptions.hold). */
+  hold?: (spaceId: string) => ReadonlySet<string>
+}
+
+export interface SpaceReport {
+  spaceId: string
+  label: string
+  folder?: string
+  state: SpaceState
+  message?: string
+  revision?: string
+  steps: number
+}
+
+export interface PassReport {
+  spaces: SpaceReport[]
+  offline: boolean
+  /** Every selected space matches its remote revision. */
+  inSync: boolean
+}
+
+/**
+ * Runs passes over the selected spaces, one space at a time. Organizations, collections and spaces are
+ * discovered only when the selection needs it (a selected organization or collection may gain spaces);
+ * spaces chosen one by one cost one request each on an unchanged pass.
+ */
+export class SyncEngine {
+  constructor(private readonly options: SyncEngineOptions) {}
+
+  private get cache() {
+    return this.options.cache
+  }
+  private get gateway() {
+    return this.options.gateway
+  }
+
+  /** Lists every organization, collection and space the account sees into the cache. */
+  async discover(): Promise<void> {
+    const client = this.gateway.client
+    const orgs = paginate((page) => client.orgs.listOrganizationsForAuthenticatedUser({ page, limit: 1000 }).then((r) => r.data))
+    for await (const org of orgs) {
+      this.cache.upsertOrganization({ id: org.id, accountId: this.options.account.id, title: org.title })
+      const collections = paginate((page) => client.orgs.listCollectionsInOrganizationById(org.id, { page, limit: 1000 }).then((r) => r.data))
+      for await (const c of collections) this.cache.upsertCollection({ id: c.id, orgId: org.id, parentId: c.parent, title: c.title })
+      const spaces = paginate((page) => client.orgs.listSpacesInOrganizationById(org.id, { page, limit: 1000 }).then((r) => r.data))
+      for await (const s of spaces) this.cache.upsertSpace({ id: s.id, orgId: org.id, collectionId: s.parent, title: s.title })
+    }
+  }
+
+  /** Makes sure spaces named by id are in the cache (with their organization), without listing everything. */
+  async resolveSpaces(ids: string[]): Promise<void> {
+    for (const id of ids) {
+      if (this.cache.space(id)) continue
+      let space
+      try {
+        space = (await this.gateway.client.spaces.getSpaceById(id)).data
+      } catch (error) {
+        if (error instanceof GitBookAPIError && error.code === 404) throw new Error(`no space ${id} (or it is not visible to ${this.options.account.displayName})`)
+        throw error
+      }
+      if (!this.cache.organization(space.organization)) {
+        const org = (await this.gateway.client.orgs.getOrganizationById(space.organization)).data
+        this.cache.upsertOrganization({ id: org.id, accountId: this.options.account.id, title: org.title })
+      }
+      this.cache.upsertSpace({ id: space.id, orgId: space.organization, collectionId: space.parent, title: space.title })
+    }
+  }
+
+  /** One pass over every selected space. */
+  async pass(): Promise<PassReport> {
+    const report: PassReport = { spaces: [], offline: false, inSync: true }
+    if (this.cache.selectionNeedsDiscovery()) {
+      try {
+        await this.discover()
+      } catch (error) {
+        if (!(error instanceof ServiceUnreachableError)) throw error
+        report.offline = true
+      }
+    }
+    for (const space of this.cache.selectedSpaces()) {
+      const label = this.label(space)
+      if (report.offline) {
+        report.spaces.push(this.markOffline(space, label, 'the service cannot be reached'))
+        continue
+      }
+      const folder = this.folderFor(space)
+      this.options.onProgress?.({ type: 'space-started', spaceId: space.id, label })
+      let entry: SpaceReport
+      try {
+        const outcome = await syncSpace(space, folder, {
+          cache: this.cache,
+          gateway: this.gateway,
+          allowMassDelete: this.options.allowMassDelete,
+          concurrency: this.options.concurrency,
+          refreshLinks: this.options.refreshLinks,
+          hold: this.options.hold?.(space.id),
+          onPlanned: (total) => this.options.onProgress?.({ type: 'space-planned', spaceId: space.id, label, total }),
+          onStep: (step) => this.options.onProgress?.({ type: 'step', spaceId: space.id, label, step }),
+        })
+        entry = { spaceId: space.id, label: this.label(this.cache.space(space.id) ?? space), folder, state: outcome.state, message: outcome.message, revision: outcome.revision, steps: outcome.steps }
+      } catch (error) {
+        if (error instanceof ServiceUnreachableError) {
+          report.offline = true
+          entry = this.markOffline(space, label, error.message)
+        } else {
+          const message = describeError(error)
+          this.cache.setSpaceState(space.id, 'error', { lastError: message, issues: [{ kind: 'failed', message }] })
+          entry = { spaceId: space.id, label, folder, state: 'error', message, steps: 0 }
+        }
+      }
+      this.options.onProgress?.({ type: 'space-finished', spaceId: space.id, label: entry.label, state: entry.state, message: entry.message })
+      report.spaces.push(entry)
+    }
+    report.inSync = !report.offline && report.spaces.every((s) => s.state === 'synced')
+    return report
+  }
+
+  /** Offline: the folder stays as it is; an unfinished run stays recorded so the next pass resumes it. */
+  private markOffline(space: SpaceRow, label: string, message: string): SpaceReport {
+    this.cache.setSpaceState(space.id, 'offline', { lastError: message })
+    return { spaceId: space.id, label, folder: spaceFolderPath(this.cache, this.options.workspace, space), state: 'offline', message, steps: 0 }
+  }
+
+  private label(space: SpaceRow): string {
+    return `${this.cache.organization(space.orgId)?.title ?? space.orgId}/${space.title}`
+  }
+
+  /**
+   * `<workspace>/<organization>/<space>`: names chosen once, stored, and kept when the organization or
+   * space is renamed; unique among their siblings (case and Unicode folding included).
+   */
+  private folderFor(space: SpaceRow): string {
+    const org = this.cache.organization(space.orgId)
+    if (!org) throw new Error(`space ${space.id} belongs to an organization Quire has not seen`)
+    if (!org.folder) {
+      const names = new FolderNameRegistry()
+      for (const other of this.cache.organizations(org.accountId)) if (other.folder) names.claim(other.folder, other.id)
+      this.cache.setOrganizationFolder(org.id, names.claim(org.title, org.id))
+    }
+    if (!space.folder) {
+      const names = new FolderNameRegistry()
+      for (const other of this.cache.spaces(org.id)) if (other.folder) names.claim(other.folder, other.id)
+      this.cache.setSpaceFolder(space.id, names.claim(space.title, space.id))
+    }
+    const folder = spaceFolderPath(this.cache, this.options.workspace, this.cache.space(space.id) ?? space)
+    if (!folder) throw new Error(`no folder could be named for space ${space.id}`)
+    return folder
+  }
+}
+
+/** Where a space's folder is, once a pass has named it; undefined before its first pass. */
+export function spaceFolderPath(cache: CacheRepository, workspace: string, space: SpaceRow): string | undefined {
+  const org = cache.organization(space.orgId)
+  if (!org?.folder || !space.folder) return undefined
+  return path.join(workspace, org.folder, space.folder)
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof GitBookAPIError) return `the service answered HTTP ${error.code}: ${error.errorMessage}`
+  return error instanceof Error ? error.message : String(error)
+}

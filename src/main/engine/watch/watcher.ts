@@ -1,0 +1,111 @@
+import path from 'node:path'
+import { watch, type FSWatcher } from 'chokidar'
+import { isIgnoredName } from './ignore'
+
+export interface WatchedSpace {
+  spaceId: string
+  /** Absolute folder. */
+  folder: string
+}
+
+export interface WorkspaceWatcherOptions {
+  /** The folders to watch, one per space. */
+  spaces: readonly WatchedSpace[]
+  /** Quiet time after a file's last event before its space is told (editors write in several steps). */
+  debounceMs?: number
+  /**
+   * A removed file waits longer: a rename or move shows up as a removal and a creation, and both must
+   * reach the same push so the push sees a move, not a deletion.
+   */
+  renameWindowMs?: number
+  /** Called once per burst: the space and the relative paths that changed. */
+  onChange: (spaceId: string, paths: string[]) => void
+  onError?: (error: unknown) => void
+  usePolling?: boolean
+}
+
+export const DEFAULT_DEBOUNCE_MS = 300
+export const DEFAULT_RENAME_WINDOW_MS = 1000
+
+/**
+ * chokidar over the space folders. It only says which space changed; whether anything is an edit is
+ * decided by the push planner from content hashes against the merge base, so Quire's own writes (sync
+ * down, marker removal, conflict copies) cause a push that finds nothing to send. Editors' swap, backup
+ * and temp files, `.git` and Quire's temp files are ignored; chokidar's `atomic` mode folds the
+ * delete-then-create of editors that save through a temp file and a rename into one change.
+ */
+export class WorkspaceWatcher {
+  private watcher?: FSWatcher
+  private readonly timers = new Map<string, { spaceId: string; timer: NodeJS.Timeout }>()
+  private readonly dirty = new Map<string, Set<string>>()
+  private readonly debounceMs: number
+  private readonly renameWindowMs: number
+
+  constructor(private readonly options: WorkspaceWatcherOptions) {
+    this.debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS
+    this.renameWindowMs = Math.max(options.renameWindowMs ?? DEFAULT_RENAME_WINDOW_MS, this.debounceMs)
+  }
+
+  /** Resolves once the initial scan is done (events from then on are edits). */
+  start(): Promise<void> {
+    const folders = this.options.spaces.map((s) => s.folder)
+    this.watcher = watch(folders, {
+      ignoreInitial: true,
+      persistent: true,
+      usePolling: this.options.usePolling ?? false,
+      atomic: true,
+      ignored: (p: string) => this.ignored(p),
+    })
+    this.watcher.on('all', (event, p) => {
+      if (event === 'add' || event === 'change' || event === 'unlink' || event === 'unlinkDir') this.touched(p, event === 'unlink' || event === 'unlinkDir')
+    })
+    this.watcher.on('error', (error) => this.options.onError?.(error))
+    const watcher = this.watcher
+    return new Promise((resolve) => watcher.once('ready', () => resolve()))
+  }
+
+  async close(): Promise<void> {
+    for (const { timer } of this.timers.values()) clearTimeout(timer)
+    this.timers.clear()
+    this.dirty.clear()
+    await this.watcher?.close()
+    this.watcher = undefined
+  }
+
+  private ignored(full: string): boolean {
+    const space = this.spaceOf(full)
+    if (!space) return false // the folders themselves and their parents
+    const relative = path.relative(space.folder, full)
+    if (relative === '') return false
+    const segments = relative.split(path.sep)
+    if (segments.some((s) => isIgnoredName(s))) return true
+    // Hidden folders other than .gitbook hold no content.
+    return segments.slice(0, -1).some((s, i) => s.startsWith('.') && !(i === 0 && s === '.gitbook'))
+  }
+
+  private spaceOf(full: string): WatchedSpace | undefined {
+    return this.options.spaces.find((s) => full === s.folder || full.startsWith(s.folder + path.sep))
+  }
+
+  private touched(full: string, removed: boolean) {
+    const space = this.spaceOf(full)
+    if (!space) return
+    const relative = path.relative(space.folder, full).split(path.sep).join('/')
+    const pending = this.timers.get(full)
+    if (pending) clearTimeout(pending.timer)
+    const delay = removed ? this.renameWindowMs : this.debounceMs
+    const timer = setTimeout(() => this.settled(full, space.spaceId, relative), delay)
+    this.timers.set(full, { spaceId: space.spaceId, timer })
+  }
+
+  /** A file is quiet: once no file of its space is still settling, the space is told. */
+  private settled(full: string, spaceId: string, relative: string) {
+    this.timers.delete(full)
+    const paths = this.dirty.get(spaceId) ?? new Set<string>()
+    paths.add(relative)
+    this.dirty.set(spaceId, paths)
+    for (const pending of this.timers.values()) if (pending.spaceId === spaceId) return
+    this.dirty.delete(spaceId)
+    this.options.onChange(spaceId, [...paths].sort())
+  }
+}

@@ -1,0 +1,56 @@
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { QuireBackend } from '../app/backend'
+import type { CliIo } from '../cli/io'
+import { DEFAULT_RENDERER_OUT, ensureRendererBuild } from './renderer-build'
+import { startHeadlessServer } from './server'
+
+export const serveUsage = `quire serve [--port N] [--data DIR] [--renderer DIR]
+
+Runs Quire without the desktop shell: the sync engine and the app's interface, served on 127.0.0.1 for
+a browser on this computer. The first line printed is the URL to open; it carries a one-time secret that
+the browser trades for a session cookie. Stop with Ctrl-C.
+
+  --port N        port to listen on (default: any free port)
+  --data DIR      data folder (cache, demo service, logs); default: the per-user data folder
+  --renderer DIR  a built renderer to serve; default: ${path.relative(process.cwd(), DEFAULT_RENDERER_OUT) || DEFAULT_RENDERER_OUT},
+                  built on first run (and again when its sources change) with Vite`
+
+export async function serveCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string', default: '0' },
+      data: { type: 'string' },
+      renderer: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  })
+  if (values.help) {
+    io.out(serveUsage)
+    return 0
+  }
+  const port = Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${values.port}"`)
+
+  const rendererDir = values.renderer ? path.resolve(values.renderer) : await ensureRendererBuild(DEFAULT_RENDERER_OUT, (line) => io.err(line))
+  const backend = await QuireBackend.open({ dataDir: values.data ? path.resolve(values.data) : undefined })
+  let server
+  try {
+    server = await startHeadlessServer({ backend, rendererDir, port, log: (line) => io.err(line) })
+  } catch (error) {
+    await backend.close()
+    throw error
+  }
+  io.out(server.url)
+  io.err(`data: ${path.dirname(backend.dataPaths.cacheFile)}  log: ${backend.dataPaths.logFile}`)
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve())
+    process.once('SIGTERM', () => resolve())
+  })
+  await server.close()
+  await backend.close()
+  io.err('stopped')
+  return 0
+}

@@ -1,0 +1,25 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+/**
+ * The main process's own log (startup, backend restarts, update checks, refused requests), appended to
+ * `<logs>/main.log` without blocking: writes are chained, never synchronous. Tokens never reach it:
+ * nothing here is given one.
+ */
+export function shellLog(dir: string, echo: (line: string) => void = (line) => console.error(line)): (message: string) => void {
+  const file = path.join(dir, 'main.log')
+  let chain: Promise<unknown> = Promise.resolve()
+  let made = false
+  return (message: string) => {
+    const line = `${new Date().toISOString()} ${message}`
+    echo(`quire: ${message}`)
+    chain = chain
+      .then(async () => {
+        if (!made) await fs.mkdir(dir, { recursive: true })
+        made = true
+        await fs.appendFile(file, `${line}\n`, { mode: 0o600 })
+      })
+      // A log that cannot be written must not take the app down; the line still went to stderr.
+      .catch(() => undefined)
+  }
+}

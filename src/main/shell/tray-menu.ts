@@ -1,0 +1,86 @@
+import type { MenuItemConstructorOptions } from 'electron'
+import type { SessionInfo, StatusSnapshot } from '../../shared/contract'
+import { trayStateFrom, type TrayState } from './tray-state'
+
+/** What the tray menu can do; the shell wires each to the backend or to a window. */
+export interface TrayActions {
+  syncNow(): void
+  setPaused(paused: boolean): void
+  openWorkspaceFolder(): void
+  openInBrowser(url: string): void
+  showBrokenLinks(): void
+  openQuire(): void
+  quit(): void
+}
+
+export interface TrayView {
+  status?: StatusSnapshot
+  session?: SessionInfo
+  /** The shell's own trouble (the sync engine would not start): shown as an error, in these words. */
+  problem?: string
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/** One line saying what the icon means, for the tooltip and the menu's first (disabled) item. */
+export function trayStateLabel(view: TrayView): string {
+  if (view.problem) return view.problem
+  if (view.session && !view.session.signedIn) return 'Signed out'
+  const status = view.status
+  if (!status) return 'Starting…'
+  const state: TrayState = trayStateFrom(status)
+  const selected = status.spaces.filter((s) => s.selected)
+  const count = (st: string) => selected.filter((s) => s.state === st).length
+  switch (state) {
+    case 'error':
+      return `Error in ${plural(Math.max(1, count('error')), 'space')}`
+    case 'conflict':
+      return status.conflicts.length > 0 ? plural(status.conflicts.length, 'conflict') : 'Conflict'
+    case 'offline':
+      return 'Offline: the service cannot be reached'
+    case 'syncing':
+      return `Syncing ${plural(Math.max(1, count('syncing')), 'space')}…`
+    case 'paused':
+      return 'Paused'
+    case 'synced':
+      return selected.length === 0 ? 'No spaces selected' : 'Everything is up to date'
+  }
+}
+
+function browserItem(view: TrayView, actions: TrayActions): MenuItemConstructorOptions {
+  const spaces = (view.status?.spaces ?? []).filter((s) => s.selected && s.appUrl)
+  if (spaces.length === 0) return { id: 'open-in-browser', label: 'Open in browser', enabled: false }
+  if (spaces.length === 1) {
+    const url = spaces[0].appUrl!
+    return { id: 'open-in-browser', label: 'Open in browser', click: () => actions.openInBrowser(url) }
+  }
+  return {
+    id: 'open-in-browser',
+    label: 'Open in browser',
+    submenu: spaces.map((s) => ({ id: `open-in-browser:${s.id}`, label: s.title, click: () => actions.openInBrowser(s.appUrl!) })),
+  }
+}
+
+/**
+ * The tray menu for the current state, as a template for Menu.buildFromTemplate. Pure: the same view
+ * always gives the same items, so the menu is rebuilt on every status change and unit-tested as data.
+ */
+export function trayMenuTemplate(view: TrayView, actions: TrayActions): MenuItemConstructorOptions[] {
+  const signedIn = view.session?.signedIn ?? view.status !== undefined
+  const paused = view.status?.paused ?? false
+  const broken = view.status?.brokenLinks ?? 0
+  return [
+    { id: 'state', label: trayStateLabel(view), enabled: false },
+    { type: 'separator' },
+    // "Sync now" works while paused: users asked for one pass without resuming the schedule.
+    { id: 'sync-now', label: 'Sync now', enabled: signedIn, click: () => actions.syncNow() },
+    { id: 'pause', label: paused ? 'Resume' : 'Pause', enabled: signedIn, click: () => actions.setPaused(!paused) },
+    { type: 'separator' },
+    { id: 'open-folder', label: 'Open workspace folder', click: () => actions.openWorkspaceFolder() },
+    browserItem(view, actions),
+    { id: 'broken-links', label: `Broken links: ${broken}`, enabled: broken > 0, click: () => actions.showBrokenLinks() },
+    { type: 'separator' },
+    { id: 'open-quire', label: 'Open Quire', click: () => actions.openQuire() },
+    { id: 'quit', label: 'Quit', click: () => actions.quit() },
+  ]
+}

@@ -1,0 +1,33 @@
+import type { OverallState, SpaceState, StatusSnapshot } from '../../shared/contract'
+
+export const TRAY_STATES = ['synced', 'syncing', 'paused', 'offline', 'error', 'conflict'] as const
+export type TrayState = (typeof TRAY_STATES)[number]
+
+// Worst first. An error needs the user most; a conflict means their own edit waits for them; offline is
+// the service's fault and mends itself; syncing and paused are normal life.
+const SEVERITY: readonly TrayState[] = ['error', 'conflict', 'offline', 'syncing', 'paused', 'synced']
+
+/** The worse of the given states (`synced` for none). */
+export function worstOf(states: Iterable<TrayState>): TrayState {
+  let worst = SEVERITY.length - 1
+  for (const state of states) worst = Math.min(worst, SEVERITY.indexOf(state))
+  return SEVERITY[worst]
+}
+
+// A space that has not had its first pass yet has nothing wrong with it.
+const fromSpace = (state: SpaceState): TrayState => (state === 'idle' ? 'synced' : state)
+// Signed out, nothing is connected: the tray says so with the offline icon (the menu says why).
+const fromOverall = (overall: OverallState): TrayState => (overall === 'signed-out' ? 'offline' : overall)
+
+/**
+ * The tray's state: the worst of the selected spaces, any conflict copy, the pause switch and the
+ * backend's own overall verdict. Unselected spaces do not count: a stale error in a space the user stopped
+ * syncing is not their problem any more.
+ */
+export function trayStateFrom(status: StatusSnapshot): TrayState {
+  const states: TrayState[] = [fromOverall(status.overall)]
+  for (const space of status.spaces) if (space.selected) states.push(fromSpace(space.state))
+  if (status.conflicts.length > 0) states.push('conflict')
+  if (status.paused) states.push('paused')
+  return worstOf(states)
+}

@@ -1,0 +1,126 @@
+import { useEffect, useRef, useState } from 'react'
+import type { SessionInfo, StatusSnapshot } from '../../shared/contract'
+import { useBridge } from './bridge'
+import { StateBadge } from './components/StateBadge'
+import { ErrorNotice } from './components/Notice'
+import { errorText, useAction } from './hooks'
+import { ActivityScreen } from './screens/ActivityScreen'
+import { ChangeRequestsScreen } from './screens/ChangeRequestsScreen'
+import { CommentsScreen } from './screens/CommentsScreen'
+import { LinksScreen } from './screens/LinksScreen'
+import { SettingsScreen } from './screens/SettingsScreen'
+import { SignInScreen } from './screens/SignInScreen'
+import { SpacesScreen } from './screens/SpacesScreen'
+import { useTheme, type ThemeChoice } from './theme'
+
+const SCREENS = [
+  { id: 'spaces', label: 'Spaces' },
+  { id: 'change-requests', label: 'Change requests' },
+  { id: 'comments', label: 'Comments' },
+  { id: 'links', label: 'Link report' },
+  { id: 'activity', label: 'Activity' },
+  { id: 'settings', label: 'Settings' },
+] as const
+
+export type ScreenId = (typeof SCREENS)[number]['id']
+
+const NEXT_THEME: Record<ThemeChoice, ThemeChoice> = { system: 'light', light: 'dark', dark: 'system' }
+
+export function App() {
+  const bridge = useBridge()
+  const [session, setSession] = useState<SessionInfo>()
+  const [status, setStatus] = useState<StatusSnapshot>()
+  const [loadError, setLoadError] = useState<string>()
+  const [screen, setScreen] = useState<ScreenId>('spaces')
+  /** Counts finished sync passes, so screens showing remote data refresh after one. */
+  const [passes, setPasses] = useState(0)
+  const lastOverall = useRef<string | undefined>(undefined)
+  const [theme, setTheme] = useTheme()
+  const action = useAction()
+  const mainRef = useRef<HTMLElement>(null)
+
+  useEffect(() => {
+    const onStatus = (next: StatusSnapshot) => {
+      if (lastOverall.current === 'syncing' && next.overall !== 'syncing') setPasses((n) => n + 1)
+      lastOverall.current = next.overall
+      setStatus(next)
+    }
+    const off = bridge.onEvent((event) => {
+      if (event.type === 'status') onStatus(event.status)
+      else if (event.type === 'session') setSession(event.session)
+    })
+    bridge.getSession().then(setSession, (e: unknown) => setLoadError(errorText(e)))
+    bridge.getStatus().then(onStatus, () => undefined)
+    return off
+  }, [bridge])
+
+  const show = (id: ScreenId) => {
+    setScreen(id)
+    // Moving focus to the new screen's heading tells keyboard and screen reader users where they are.
+    requestAnimationFrame(() => mainRef.current?.querySelector<HTMLElement>('h1')?.focus())
+  }
+
+  if (!session) {
+    return (
+      <main className="centered">
+        {loadError ? <ErrorNotice message={`Quire's engine cannot be reached: ${loadError}`} /> : <p role="status">Starting Quire…</p>}
+      </main>
+    )
+  }
+  if (!session.signedIn) return <SignInScreen onSignedIn={setSession} />
+
+  const paused = status?.paused ?? false
+  return (
+    <div className="app">
+      <header className="topbar">
+        <span className="brand" aria-hidden="true">
+          Quire
+        </span>
+        <div className="overall" aria-live="polite">
+          <span className="sr-only">Overall state: </span>
+          <StateBadge state={status?.overall ?? 'synced'} />
+          {status && status.brokenLinks > 0 ? (
+            <button type="button" className="link-button" onClick={() => show('links')}>
+              Broken links: {status.brokenLinks}
+            </button>
+          ) : null}
+        </div>
+        <div className="toolbar">
+          <button type="button" onClick={() => void action.run('sync', () => bridge.syncNow())} disabled={action.busy === 'sync'}>
+            Sync now
+          </button>
+          <button type="button" aria-pressed={paused} onClick={() => void action.run('pause', () => bridge.setPaused(!paused))}>
+            {paused ? 'Resume' : 'Pause'}
+          </button>
+          <button type="button" onClick={() => setTheme(NEXT_THEME[theme])} aria-label={`Theme: ${theme}. Switch to ${NEXT_THEME[theme]}`}>
+            Theme: {theme}
+          </button>
+        </div>
+      </header>
+      <nav className="sidebar" aria-label="Sections">
+        <ul>
+          {SCREENS.map((s) => (
+            <li key={s.id}>
+              <button type="button" className="nav-item" aria-current={screen === s.id ? 'page' : undefined} onClick={() => show(s.id)}>
+                {s.label}
+              </button>
+            </li>
+          ))}
+        </ul>
+        <p className="who muted">
+          {session.user?.displayName}
+          {session.demo ? ' (demo service)' : ''}
+        </p>
+      </nav>
+      <main className="content" ref={mainRef}>
+        <ErrorNotice message={action.error} />
+        {screen === 'spaces' && <SpacesScreen status={status} />}
+        {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} />}
+        {screen === 'comments' && <CommentsScreen status={status} />}
+        {screen === 'links' && <LinksScreen passes={passes} />}
+        {screen === 'activity' && <ActivityScreen />}
+        {screen === 'settings' && <SettingsScreen session={session} onSession={setSession} />}
+      </main>
+    </div>
+  )
+}

@@ -1,0 +1,63 @@
+import type { BrokenLink } from '../../../shared/contract'
+import { useBridge } from '../bridge'
+import { ErrorNotice, Loading } from '../components/Notice'
+import { useAction, useLoad } from '../hooks'
+
+function fileLabel(link: BrokenLink): string {
+  if (!link.file) return ''
+  const name = link.file.split(/[\\/]/).slice(-2).join('/')
+  return link.line ? `${name}:${link.line}` : name
+}
+
+export function LinksScreen({ passes }: { passes: number }) {
+  const bridge = useBridge()
+  const links = useLoad(() => bridge.listBrokenLinks(), [passes])
+  const action = useAction()
+
+  const groups = new Map<string, { space: string; page: string; links: BrokenLink[] }>()
+  for (const link of links.data ?? []) {
+    const key = `${link.spaceId}\u0000${link.pageId ?? link.pageTitle}`
+    const group = groups.get(key) ?? { space: link.spaceTitle, page: link.pageTitle, links: [] }
+    group.links.push(link)
+    groups.set(key, group)
+  }
+
+  return (
+    <section aria-labelledby="links-title">
+      <div className="screen-head">
+        <h1 id="links-title" tabIndex={-1}>
+          Link report
+        </h1>
+        <button type="button" onClick={links.reload} disabled={links.loading}>
+          Refresh
+        </button>
+      </div>
+      <p className="muted">Broken links in the spaces you sync, by page. Choose one to open its file at the line in your editor.</p>
+      <ErrorNotice message={links.error ?? action.error} />
+      {links.loading && !links.data ? <Loading what="the link report" /> : null}
+      {links.data?.length === 0 ? <p>No broken links. Well done.</p> : null}
+      {[...groups.entries()].map(([key, group]) => (
+        <section key={key} className="card page-group" aria-label={`Broken links on ${group.page}`}>
+          <h2>
+            {group.page} <span className="muted small">in {group.space}</span>
+          </h2>
+          <ul className="link-list">
+            {group.links.map((link, index) => (
+              <li key={`${link.target}-${link.line ?? index}`}>
+                {link.file ? (
+                  <button type="button" className="link-button" onClick={() => void action.run('open', () => bridge.openLocalFile({ file: link.file!, ...(link.line ? { line: link.line } : {}) }))}>
+                    <code>{link.target}</code> <span className="muted">in {fileLabel(link)}</span>
+                  </button>
+                ) : (
+                  <span>
+                    <code>{link.target}</code> <span className="muted">(not synced to a local file yet)</span>
+                  </span>
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ))}
+    </section>
+  )
+}

@@ -1,0 +1,142 @@
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import readline from 'node:readline'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { main } from '../../src/main/cli/main'
+import { createProgress } from '../../src/main/cli/progress'
+import type { SyncProgressEvent } from '../../src/main/engine/sync/sync-engine'
+import { startTestService, type TestService } from '../support/service'
+
+let t: TestService
+let home: string
+let workspace: string
+beforeAll(async () => {
+  t = await startTestService({ demo: true })
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-cli-sync-'))
+  workspace = path.join(home, 'docs')
+  process.env.QUIRE_HOME = home
+  process.env.QUIRE_TOKEN_STORE = 'file'
+})
+afterAll(async () => {
+  await t.close().catch(() => undefined)
+  fs.rmSync(home, { recursive: true, force: true })
+  delete process.env.QUIRE_HOME
+  delete process.env.QUIRE_TOKEN_STORE
+})
+
+async function quire(...args: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+describe('quire sync / status / links', () => {
+  it('refuses to sync before login, and without a selection', async () => {
+    expect(await quire('sync', '--once')).toMatchObject({ code: 1, err: expect.stringMatching(/not signed in/) })
+    expect((await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)).code).toBe(0)
+    expect(await quire('sync', '--once', '--workspace', workspace)).toMatchObject({ code: 2, err: expect.stringMatching(/nothing selected/) })
+  })
+
+  it('sync --once --all mirrors every space, exits 0, and remembers the selection and workspace', async () => {
+    const run = await quire('sync', '--once', '--all')
+    expect(run.code).toBe(0)
+    expect(run.out).toContain(`workspace: ${workspace}`)
+    expect(run.out).toMatch(/^ok {6}Quire Demo\/User Guide {2}-> .*User Guide$/m)
+    // Not a terminal: plain progress lines, no bar.
+    expect(run.err).toMatch(/Quire Demo\/User Guide: \d+ steps to do/)
+    expect(run.err).not.toContain('\r')
+    expect(fs.readdirSync(path.join(workspace, 'Quire Demo')).sort()).toEqual(['API Reference', 'Engineering Handbook', 'User Guide'])
+
+    const again = await quire('sync', '--once')
+    expect(again.code).toBe(0)
+    expect(again.out.match(/^ok /gm)).toHaveLength(3)
+  })
+
+  it('status reads the cache: state, revision, pages, last sync, pending work', async () => {
+    const text = await quire('status')
+    expect(text.code).toBe(0)
+    expect(text.out).toMatch(/Quire Demo\/User Guide: synced\n {2}revision \w+, 47 pages, last sync \d{4}-/)
+    const json = JSON.parse((await quire('status', '--json')).out) as { spaces: Array<{ title: string; state: string; pages: number; revision: string; pending: { steps: number } }> }
+    expect(json.spaces.map((s) => [s.title, s.state])).toEqual([
+      ['API Reference', 'synced'],
+      ['Engineering Handbook', 'synced'],
+      ['User Guide', 'synced'],
+    ])
+    expect(json.spaces.find((s) => s.title === 'User Guide')).toMatchObject({ pages: 47, pending: { steps: 0 } })
+  })
+
+  it('links --broken maps each broken link to the local file and line that holds it', async () => {
+    const json = JSON.parse((await quire('links', '--broken', '--json')).out) as {
+      spaces: Array<{ space: string; folder: string; links: Array<{ status: string; target: string; localFile: string; line: number }> }>
+    }
+    const guide = json.spaces.find((s) => s.space === 'Quire Demo/User Guide')!
+    expect(guide.links.map((l) => l.target).sort()).toEqual(['.gitbook/assets/missing-diagram.png', 'getting-started/legacy-setup.md', 'guides/conflicts.md'])
+    for (const link of guide.links) {
+      expect(link.status).toBe('broken')
+      const line = fs.readFileSync(path.join(guide.folder, link.localFile), 'utf8').split('\n')[link.line - 1]
+      expect(line, `${link.localFile}:${link.line}`).toContain(path.basename(link.target))
+    }
+    const text = await quire('links', '--broken')
+    expect(text.out).toMatch(/Quire Demo\/User Guide: 3 broken links/)
+    expect(text.out).toMatch(/^ {2}\S+\.md:\d+ {2}broken {2}guides\/conflicts\.md$/m)
+  })
+
+  it('without --once, passes repeat at the interval until SIGINT', async () => {
+    const child = spawn(process.execPath, [path.resolve(__dirname, '../../bin/quire.mjs'), 'sync', '--interval', '1'], {
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    let passes = 0
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.startsWith('ok      Quire Demo/User Guide') && ++passes === 2) child.kill('SIGINT')
+    })
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+    expect(passes).toBe(2)
+    expect(code).toBe(0)
+  }, 30_000)
+
+  it('offline: a clear message and a non-zero exit; status still answers from the cache', async () => {
+    await t.close()
+    const run = await quire('sync', '--once')
+    expect(run.code).toBe(1)
+    expect(run.err).toMatch(/offline: the service cannot be reached; 3 spaces not synced \(the folders are untouched; the next pass resumes\)/)
+    const status = JSON.parse((await quire('status', '--json')).out) as { spaces: Array<{ state: string }> }
+    expect(status.spaces.map((s) => s.state)).toEqual(['offline', 'offline', 'offline'])
+    expect((await quire('links', '--broken')).out).toMatch(/3 broken links/)
+  }, 30_000)
+})
+
+describe('progress', () => {
+  const events = (label: string, total: number): SyncProgressEvent[] => [
+    { type: 'space-started', spaceId: 's', label },
+    { type: 'space-planned', spaceId: 's', label, total },
+    ...Array.from({ length: total }, (_, i): SyncProgressEvent => ({
+      type: 'step',
+      spaceId: 's',
+      label,
+      step: { action: { type: 'download', id: `p${i}`, kind: 'page', path: `p${i}.md`, oid: 'x' }, outcome: 'done', index: i + 1, total },
+    })),
+    { type: 'space-finished', spaceId: 's', label, state: 'synced' },
+  ]
+
+  it('draws one bar in place on a terminal', () => {
+    let written = ''
+    let clock = 0
+    const render = createProgress({ isTTY: true, write: (s) => (written += s), line: () => {}, now: () => (clock += 100) })
+    for (const e of events('Org/Space', 4)) render(e)
+    expect(written).toContain('\r\x1b[2K[######------------------] 1/4 Org/Space  p0.md')
+    expect(written).toContain('[########################] 4/4 Org/Space  p3.md')
+    expect(written.endsWith('\r\x1b[2K')).toBe(true)
+    expect(written).not.toContain('\n')
+  })
+
+  it('prints a few plain lines otherwise', () => {
+    const lines: string[] = []
+    const render = createProgress({ isTTY: false, write: () => {}, line: (l) => lines.push(l) })
+    for (const e of events('Org/Space', 40)) render(e)
+    expect(lines).toEqual(['Org/Space: checking', 'Org/Space: 40 steps to do', 'Org/Space: 10/40', 'Org/Space: 20/40', 'Org/Space: 30/40'])
+  })
+})

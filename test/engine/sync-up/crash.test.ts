@@ -1,0 +1,184 @@
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import readline from 'node:readline'
+import type { Comment } from '@gitbook/api'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestService, type TestService } from '../../support/service'
+import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, PNG, remoteOf, seedSpace, SEED_PAGES, tempDir, Workstation, type SeededSpace } from './support/workspace'
+
+const child = path.resolve(__dirname, 'support/push-child.ts')
+const seed = Number(process.env.QUIRE_CRASH_SEED ?? Date.now() % 1_000_000)
+
+function rng(state: number) {
+  return () => {
+    state = (state + 0x6d2b79f5) | 0
+    let x = Math.imul(state ^ (state >>> 15), 1 | state)
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Runs the writer's Quire as a process; kills it with SIGKILL right after its `killAt`-th HTTP answer arrives. */
+function runChild(args: unknown, killAt: number | undefined): Promise<{ killed: boolean; answers: number; done: boolean }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', child, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let answers = 0
+    let done = false
+    let killed = false
+    let stderr = ''
+    proc.stderr.on('data', (d) => (stderr += String(d)))
+    readline.createInterface({ input: proc.stdout }).on('line', (line) => {
+      if (line.startsWith('answer ')) {
+        answers++
+        if (killAt !== undefined && answers >= killAt && !killed) {
+          killed = true
+          proc.kill('SIGKILL')
+        }
+      }
+      if (line.startsWith('done ')) done = true
+    })
+    proc.once('error', reject)
+    proc.once('exit', (code, signal) => {
+      if (signal !== 'SIGKILL' && code !== 0) reject(new Error(`child exited with ${code}: ${stderr.slice(-2000)}`))
+      else resolve({ killed, answers, done })
+    })
+  })
+}
+
+let t: TestService
+beforeAll(async () => {
+  t = await startTestService()
+})
+afterAll(async () => {
+  await t.close()
+})
+
+describe('crash safety of sync up', () => {
+  it(`SIGKILL at random points of uploads, 20 times: one change request, each comment once, content right (seed ${seed})`, { timeout: 180_000 }, async () => {
+    const random = rng(seed)
+    const dir = tempDir('quire-crash-')
+    const seeded: SeededSpace = await seedSpace(t)
+    const main = await mainRevision(t.api, seeded.spaceId)
+    const idOf = (p: string) => [...pagesOf(main)].find(([, page]) => page.path === p)![0]
+    const setup = new Workstation(t, seeded, dir)
+    await setup.pull()
+
+    // What the writer does, in rounds; each round's upload is killed a few times.
+    const expected = new Map<string, string>()
+    const comments: Array<{ page: string; text: string }> = []
+    const rounds: Array<(ws: Workstation) => void> = [
+      (ws) => {
+        ws.write('guide/install.md', '# Install\n\nRun the installer, then restart.\n')
+        ws.write('guide/upgrade.md', '# Upgrade\n\nFrom v1 to v2.\n')
+        ws.write('.gitbook/assets/diagram.png', Buffer.concat([PNG, Buffer.from('diagram')]))
+        ws.write('faq.md', `${SEED_PAGES.faq}\n![Diagram](.gitbook/assets/diagram.png)\n\n<!-- comment: Is the FAQ complete? -->\n`)
+        fs.renameSync(ws.file('getting-started.md'), ws.file('start-here.md'))
+        comments.push({ page: idOf('faq.md'), text: 'Is the FAQ complete?' })
+      },
+      (ws) => {
+        ws.write('guide/configure.md', `${SEED_PAGES.configure}\nMore settings.\n\n<!-- comment: Which settings matter most? -->\n`)
+        ws.write('README.md', `${SEED_PAGES.home}\n<!-- comment: Welcome text too short? -->\n`)
+        comments.push({ page: idOf('guide/configure.md'), text: 'Which settings matter most?' }, { page: idOf('README.md'), text: 'Welcome text too short?' })
+      },
+      (ws) => {
+        ws.write('guide/install.md', '# Install\n\nRun the installer, then restart. Check the logs.\n')
+        ws.write('start-here.md', `${SEED_PAGES.start}\nAnd then some.\n\n<!-- comment: Rename this page? -->\n`)
+        comments.push({ page: idOf('getting-started.md'), text: 'Rename this page?' })
+      },
+      (ws) => {
+        ws.write('guide/upgrade.md', '# Upgrade\n\nFrom v1 to v2, and v3.\n\n<!-- comment: Mention v4? -->\n')
+        fs.rmSync(ws.file('guide/configure.md'))
+        comments.push({ page: 'new:guide/upgrade.md', text: 'Mention v4?' })
+      },
+    ]
+    setup.close()
+
+    const args = { remote: remoteOf(t), seeded, dir }
+    let kills = 0
+    const started = Date.now()
+    for (const [index, round] of rounds.entries()) {
+      const ws = new Workstation(t, seeded, dir)
+      round(ws)
+      ws.close()
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const killAt = 1 + Math.floor(random() * 5)
+        const run = await runChild(args, killAt)
+        if (run.killed) kills++
+        if (run.done) break
+      }
+      const finished = await runChild(args, undefined)
+      expect(finished.done, `round ${index} completes after the kills`).toBe(true)
+    }
+    // More kills where the first rounds finished quickly, until 20.
+    for (let extra = 0; kills < 20 && extra < 40; extra++) {
+      const ws = new Workstation(t, seeded, dir)
+      ws.write('faq.md', `${ws.read('faq.md').trimEnd()}\n\nEdit ${extra}.\n\n<!-- comment: Extra question ${extra}? -->\n`)
+      ws.close()
+      comments.push({ page: idOf('faq.md'), text: `Extra question ${extra}?` })
+      const run = await runChild(args, 1 + Math.floor(random() * 4))
+      if (run.killed) kills++
+      expect((await runChild(args, undefined)).done).toBe(true)
+    }
+    expect(kills).toBeGreaterThanOrEqual(20)
+
+    // Exactly one change request.
+    const crs = await openChangeRequests(t.api, seeded.spaceId)
+    expect(crs).toHaveLength(1)
+    const cr = crs[0]
+    const after = await changeRequestRevision(t.api, seeded.spaceId, cr.id)
+    const pages = pagesOf(after)
+
+    // Content right: every local page file is in the change request as it is on disk.
+    const ws = new Workstation(t, seeded, dir)
+    try {
+      expect(ws.outbox.unfinished(seeded.spaceId)).toEqual([])
+      expect(ws.outbox.failures(seeded.spaceId)).toEqual([])
+      for (const [id, page] of pages) {
+        const served = (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id, pageId: id }, query: { format: 'markdown' } })).body.markdown
+        expected.set(page.path, served)
+      }
+      const localPages = listPages(ws.folder)
+      expect([...expected.keys()].sort()).toEqual(localPages.sort())
+      for (const p of localPages) expect(expected.get(p), p).toBe(ws.read(p))
+      const diff = changedPages(main, after)
+      expect(diff.removed).toEqual([idOf('guide/configure.md')])
+      expect(diff.added).toHaveLength(1) // guide/upgrade.md, once
+      expect(pages.get(idOf('getting-started.md'))?.path).toBe('start-here.md')
+      expect(after.files.filter((f) => f.name === 'diagram.png')).toHaveLength(1)
+
+      // Each comment exactly once, and no marker left in any file.
+      const upgrade = [...pages].find(([, p]) => p.path === 'guide/upgrade.md')![0]
+      const posted: Comment[] = []
+      for (const scope of ['space', 'cr'] as const) {
+        const list =
+          scope === 'space'
+            ? await t.api.call('listCommentsInSpace', { params: { spaceId: seeded.spaceId }, query: { limit: 1000 } })
+            : await t.api.call('listCommentsInChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id }, query: { limit: 1000 } })
+        posted.push(...(list.body.items as Comment[]))
+      }
+      const got = posted.map((c) => `${c.target.page?.id}|${(c.body as { markdown: string }).markdown}`).sort()
+      const want = comments.map((c) => `${c.page === 'new:guide/upgrade.md' ? upgrade : c.page}|${c.text}`).sort()
+      expect(got).toEqual(want)
+      for (const p of localPages) expect(ws.read(p), p).not.toMatch(/<!-- (comment|reply)/)
+    } finally {
+      ws.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+    console.log(`crash test: seed ${seed}, ${kills} kills, ${Date.now() - started} ms`)
+  })
+})
+
+function listPages(root: string): string[] {
+  const out: string[] = []
+  const walk = (dir: string, rel: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${entry.name}` : entry.name
+      if (entry.isDirectory()) {
+        if (!entry.name.startsWith('.')) walk(path.join(dir, entry.name), r)
+      } else if (entry.name.endsWith('.md') && r !== 'SUMMARY.md') out.push(r)
+    }
+  }
+  walk(root, '')
+  return out
+}

@@ -1,0 +1,177 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { ChangeRequest, Revision, RevisionPage } from '@gitbook/api'
+import { CacheRepository } from '../../../../src/main/engine/cache/cache-repository'
+import { openCacheDatabase } from '../../../../src/main/engine/cache/open-cache'
+import { CommentsRepository } from '../../../../src/main/engine/comments/comments-repository'
+import { ApiGateway } from '../../../../src/main/engine/gateway/api-gateway'
+import { OutboxRepository } from '../../../../src/main/engine/outbox/outbox-repository'
+import { SpacePusher } from '../../../../src/main/engine/push/space-pusher'
+import { pullSpace } from '../../../../src/main/engine/watch/pull'
+import { OrganizationsRepository } from '../../../../src/main/service/store/organizations'
+import type { ApiClient, TestService } from '../../../support/service'
+
+/** A small space with a tree worth editing: a home page, a leaf, a page with subpages, an image. */
+export const SEED_PAGES = {
+  home: '# Home\n\nWelcome to the guide.\n',
+  start: '# Getting started\n\nRead this first.\n',
+  guide: '# Guide\n\nThe guide.\n',
+  install: '# Install\n\nRun the installer.\n',
+  configure: '# Configure\n\nEdit the settings.\n\n![Logo](../.gitbook/assets/logo.png)\n',
+  faq: '# FAQ\n\nQuestions.\n',
+}
+
+/** A 1x1 PNG. */
+export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+
+export interface SeededSpace {
+  orgId: string
+  spaceId: string
+}
+
+/** Creates an organization and a space through the API and fills it through a merged change request. */
+export async function seedSpace(t: TestService, title = 'Docs'): Promise<SeededSpace> {
+  const orgId = t.service.store.repo(OrganizationsRepository).create({ title: 'Acme', owner: t.service.ownerId }).id
+  const space = (await t.api.call('createSpace', { params: { organizationId: orgId }, body: { title } })).body as { id: string }
+  const spaceId = space.id
+  const first = (await t.api.call('getCurrentRevision', { params: { spaceId } })).body as Revision
+  const cr = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Seed' } })).body as ChangeRequest
+  await t.api.call('updateChangeRequestContent', {
+    params: { spaceId, changeRequestId: cr.id },
+    body: {
+      changes: [
+        { operation: 'update_page', page: first.pages[0].id, document: { markdown: SEED_PAGES.home }, slug: 'home' },
+        { operation: 'insert_files', files: [{ ref: 'logo', name: 'logo.png', base64: PNG.toString('base64') }] },
+        { operation: 'insert_page', document: { markdown: SEED_PAGES.start }, slug: 'getting-started' },
+        { operation: 'insert_page', document: { markdown: SEED_PAGES.guide }, slug: 'guide', ref: 'guide' },
+        { operation: 'insert_page', document: { markdown: SEED_PAGES.install }, slug: 'install', into: 'guide' },
+        { operation: 'insert_page', document: { markdown: SEED_PAGES.configure.replace('../.gitbook/assets/logo.png', './logo') }, slug: 'configure', into: 'guide' },
+        { operation: 'insert_page', document: { markdown: SEED_PAGES.faq }, slug: 'faq' },
+      ],
+    },
+  })
+  const merged = await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+  if (merged.body.result !== 'merge') throw new Error(`seeding did not merge: ${JSON.stringify(merged.body)}`)
+  return { orgId, spaceId }
+}
+
+/** A writer's machine: a cache, a gateway, a space folder, and the engine over them. */
+/** Where a workstation's service is and who the writer is. */
+export interface Remote {
+  origin: string
+  token: string
+  userId: string
+}
+
+export const remoteOf = (t: TestService, token = t.service.token, userId = t.service.ownerId): Remote => ({ origin: t.service.origin, token, userId })
+
+export class Workstation {
+  readonly cache: CacheRepository
+  readonly outbox: OutboxRepository
+  readonly comments: CommentsRepository
+  readonly gateway: ApiGateway
+  readonly pusher: SpacePusher
+  private readonly db
+
+  constructor(
+    remote: Remote | TestService,
+    readonly seeded: SeededSpace,
+    readonly dir: string,
+    options: { gateway?: Partial<ConstructorParameters<typeof ApiGateway>[0]> } = {},
+  ) {
+    const r = 'service' in remote ? remoteOf(remote) : remote
+    this.db = openCacheDatabase(path.join(dir, 'cache.db'))
+    this.cache = new CacheRepository(this.db)
+    this.outbox = new OutboxRepository(this.db)
+    this.comments = new CommentsRepository(this.db)
+    const userId = r.userId
+    const account = this.cache.saveAccount({ id: `acct-${userId}`, endpoint: r.origin, userId, displayName: 'Writer', tokenStore: 'file' })
+    this.cache.upsertOrganization({ id: seeded.orgId, accountId: account.id, title: 'Acme' })
+    this.cache.upsertSpace({ id: seeded.spaceId, orgId: seeded.orgId, title: 'Docs' })
+    this.gateway = new ApiGateway({ endpoint: r.origin, token: r.token, maxAttempts: 2, backoff: { baseMs: 5, capMs: 20 }, ...options.gateway })
+    this.pusher = new SpacePusher({
+      gateway: this.gateway,
+      cache: this.cache,
+      outbox: this.outbox,
+      comments: this.comments,
+      spaceId: seeded.spaceId,
+      folder: this.folder,
+      userId,
+    })
+  }
+
+  get folder() {
+    return path.join(this.dir, 'workspace', 'Acme', 'Docs')
+  }
+
+  file(relative: string) {
+    return path.join(this.folder, ...relative.split('/'))
+  }
+
+  read(relative: string) {
+    return fs.readFileSync(this.file(relative), 'utf8')
+  }
+
+  write(relative: string, content: string | Buffer) {
+    fs.mkdirSync(path.dirname(this.file(relative)), { recursive: true })
+    fs.writeFileSync(this.file(relative), content)
+  }
+
+  /** A sync down pass (the sync-down engine's), holding the pages the change request moves or deletes. */
+  async pull() {
+    return pullSpace({ gateway: this.gateway, cache: this.cache, outbox: this.outbox, spaceId: this.seeded.spaceId, folder: this.folder, refreshLinks: false })
+  }
+
+  async push() {
+    return this.pusher.push()
+  }
+
+  close() {
+    this.db.close()
+  }
+}
+
+export function tempDir(prefix = 'quire-up-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+}
+
+/** Every document page of a revision: id -> {title, path, oid, parent}. */
+export function pagesOf(revision: Revision): Map<string, { title: string; path: string; oid: string; parent?: string; slug?: string }> {
+  const out = new Map<string, { title: string; path: string; oid: string; parent?: string; slug?: string }>()
+  const visit = (pages: readonly RevisionPage[], parent?: string) => {
+    for (const p of pages) {
+      if ('git' in p && p.git) out.set(p.id, { title: p.title, path: p.git.path, oid: p.git.oid, parent, slug: 'slug' in p ? p.slug : undefined })
+      if ('pages' in p && Array.isArray(p.pages)) visit(p.pages, p.id)
+    }
+  }
+  visit(revision.pages)
+  return out
+}
+
+export async function mainRevision(api: ApiClient, spaceId: string): Promise<Revision> {
+  return (await api.call('getCurrentRevision', { params: { spaceId } })).body as Revision
+}
+
+export async function changeRequestRevision(api: ApiClient, spaceId: string, changeRequestId: string): Promise<Revision> {
+  return (await api.call('getRevisionOfChangeRequestById', { params: { spaceId, changeRequestId } })).body as Revision
+}
+
+/** Pages whose content or place differs between two revisions (by id), plus pages only one side has. */
+export function changedPages(before: Revision, after: Revision): { changed: string[]; added: string[]; removed: string[] } {
+  const a = pagesOf(before)
+  const b = pagesOf(after)
+  const changed = [...b].filter(([id, p]) => a.has(id) && (a.get(id)!.oid !== p.oid || a.get(id)!.path !== p.path)).map(([id]) => id)
+  const added = [...b.keys()].filter((id) => !a.has(id))
+  const removed = [...a.keys()].filter((id) => !b.has(id))
+  return { changed, added, removed }
+}
+
+export async function openChangeRequests(api: ApiClient, spaceId: string): Promise<ChangeRequest[]> {
+  const out: ChangeRequest[] = []
+  for (const status of ['draft', 'open']) {
+    const res = await api.call('listChangeRequestsForSpace', { params: { spaceId }, query: { status } })
+    out.push(...(res.body.items as ChangeRequest[]))
+  }
+  return out
+}

@@ -1,0 +1,217 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FileTokenStore } from '../../src/main/engine/account/token-store'
+import { buildRenderer } from '../../src/main/headless/renderer-build'
+import { ApiClient } from '../support/service'
+import { hasChromium, launchBrowser, screenshots, SCREENSHOTS, startServe, type ServeProcess } from './support'
+
+/**
+ * The real renderer, built with Vite, served by the real `quire serve` (a child process running
+ * bin/quire.mjs), driven in Debian's Chromium, against the embedded demo service that "Use the demo
+ * service" starts. Screenshots of every screen, light and dark, go to test-output/screenshots/.
+ */
+describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-ui-'))
+  const workspace = path.join(tmp, 'workspace')
+  const opened = path.join(tmp, 'opened.jsonl')
+  let serve: ServeProcess
+  let browser: Awaited<ReturnType<typeof launchBrowser>>
+  let page: Page
+
+  beforeAll(async () => {
+    const rendererDir = path.join(tmp, 'renderer')
+    await buildRenderer(rendererDir)
+    // The editor Quire opens files with: a script that writes down what it was asked to open.
+    const recorder = path.join(tmp, 'record-open.mjs')
+    fs.writeFileSync(recorder, `import fs from 'node:fs'\nfs.appendFileSync(${JSON.stringify(opened)}, JSON.stringify(process.argv.slice(2)) + '\\n')\n`)
+    serve = await startServe(['--port', '0', '--data', path.join(tmp, 'data'), '--renderer', rendererDir], {
+      QUIRE_EDITOR: `${process.execPath} ${recorder} {file} {line}`,
+      QUIRE_TOKEN_STORE: 'file',
+    })
+    browser = await launchBrowser()
+    page = browser.page
+  }, 90_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await serve?.stop()
+    fs.rmSync(tmp, { recursive: true, force: true })
+  })
+
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name, exact: true }).click()
+
+  /** The demo service's API as the signed-in owner (its origin and token are the app's own). */
+  const serviceApi = async (): Promise<ApiClient> => {
+    const session = await page.evaluate(() => window.quire!.getSession())
+    const token = await new FileTokenStore(path.join(tmp, 'data', 'credentials')).get('demo')
+    return new ApiClient(`${session.endpoint}/v1`, token!)
+  }
+
+  it('trades the secret for a cookie and shows the sign-in screen', async () => {
+    await page.goto(serve.url)
+    expect(new URL(page.url()).search).toBe('') // the secret left the address bar
+    await page.getByRole('heading', { name: 'Sign in to Quire' }).waitFor()
+    const cookies = await browser.context.cookies()
+    expect(cookies).toHaveLength(1)
+    expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' })
+    await screenshots(page, '01-sign-in')
+  })
+
+  it('uses the demo service and picks a space; the progress bar runs to the end', async () => {
+    await page.getByRole('button', { name: 'Use the demo service' }).click()
+    await page.getByRole('heading', { name: 'Spaces' }).waitFor()
+    await page.getByText('Quire Demo').first().waitFor()
+
+    // Sync into a folder of this test, set through the Settings screen.
+    await nav('Settings')
+    const folder = page.getByLabel('Workspace folder')
+    await folder.fill(workspace)
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByText('Saved.').waitFor()
+
+    await nav('Spaces')
+    // Record every progress value the page shows while the pass runs.
+    await page.evaluate(() => {
+      const seen: number[] = []
+      ;(window as unknown as { progressSeen: number[] }).progressSeen = seen
+      new MutationObserver(() => {
+        for (const bar of document.querySelectorAll('progress')) seen.push(Number((bar as HTMLProgressElement).value))
+      }).observe(document.body, { subtree: true, childList: true, attributes: true })
+    })
+    // A controlled checkbox: it shows checked once the backend has the new selection.
+    const box = page.getByRole('checkbox', { name: 'User Guide' })
+    await box.click()
+    await expect.poll(() => box.isChecked()).toBe(true)
+    const row = page.locator('li.space-row', { hasText: 'User Guide' })
+    await row.getByText('In sync').waitFor({ timeout: 60_000 })
+    const seen = await page.evaluate(() => (window as unknown as { progressSeen: number[] }).progressSeen)
+    expect(seen.length).toBeGreaterThan(0)
+    expect(Math.max(...seen)).toBeGreaterThan(0)
+    await expect(row.locator('progress').count()).resolves.toBe(0) // finished: the bar is gone
+    await expect(row.getByText(/Revision/).textContent()).resolves.toMatch(/Revision \S+/)
+    await expect(row.getByText(/\d+ pages/).textContent()).resolves.toMatch(/4\d pages/)
+    const spaceFolder = path.join(workspace, 'Quire Demo', 'User Guide')
+    expect(fs.existsSync(path.join(spaceFolder, 'SUMMARY.md'))).toBe(true)
+    await screenshots(page, '02-spaces')
+  }, 90_000)
+
+  it('turns an edit on disk into a change request, and merges it', async () => {
+    const api = await serviceApi()
+    const orgId = (await api.call('listOrganizationsForAuthenticatedUser')).body.items[0].id
+    const guide = (await api.call('listSpacesInOrganizationById', { params: { organizationId: orgId } })).body.items.find((s: { title: string }) => s.title === 'User Guide')
+    const quickStart = (await api.call('listPages', { params: { spaceId: guide.id } })).body.pages
+      .flatMap(function flat(p: { pages?: unknown[] }): any[] { return [p, ...((p.pages ?? []) as any[]).flatMap(flat)] })
+      .find((p: { title: string }) => p.title === 'Quick start')
+    const file = path.join(workspace, 'Quire Demo', 'User Guide', quickStart.git.path)
+    fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8')}\nEdited on disk by the UI test.\n`)
+
+    // The sync-up engine sends it on the next pass; Sync now starts one.
+    await page.getByRole('button', { name: 'Sync now' }).click()
+    await nav('Change requests')
+    await page.getByRole('button', { name: 'Mine', exact: true }).click()
+    const card = page.locator('li.cr', { hasText: 'Mine' })
+    await expect.poll(async () => {
+      if ((await card.count()) === 0) await page.getByRole('button', { name: 'Refresh' }).click()
+      return card.count()
+    }, { timeout: 30_000 }).toBe(1)
+    await expect(card.locator('.badge').first().textContent()).resolves.toMatch(/^(open|draft)$/)
+    const number = Number((await card.locator('.cr-subject .muted').textContent())?.replace('#', ''))
+    const [cr] = (await api.call('listChangeRequestsForSpace', { params: { spaceId: guide.id }, query: { status: 'draft' } })).body.items
+      .concat((await api.call('listChangeRequestsForSpace', { params: { spaceId: guide.id }, query: { status: 'open' } })).body.items)
+      .filter((c: { number: number }) => c.number === number)
+    const content = (await api.call('getPageInChangeRequestById', { params: { spaceId: guide.id, changeRequestId: cr.id, pageId: quickStart.id }, query: { format: 'markdown' } })).body
+    expect(content.markdown).toContain('Edited on disk by the UI test.')
+
+    // Grace's demo change request is among the space's.
+    await page.getByRole('button', { name: 'All in my spaces' }).click()
+    await page.locator('li.cr', { hasText: 'Simplify the quick start' }).waitFor()
+    await screenshots(page, '03-change-requests')
+
+    await page.locator('li.cr', { hasText: 'Mine' }).getByRole('button', { name: 'Merge' }).click()
+    await page.getByText(`Merged #${number}.`).waitFor()
+    expect((await api.call('getChangeRequestById', { params: { spaceId: guide.id, changeRequestId: cr.id } })).body.status).toBe('merged')
+    await expect.poll(() => page.locator('li.cr', { hasText: 'Mine' }).count()).toBe(0)
+    // Main moved on: Grace's change request is now behind it.
+    const grace = page.locator('li.cr', { hasText: 'Simplify the quick start' })
+    await grace.getByText('Outdated').waitFor()
+    await screenshots(page, '03b-change-requests-outdated')
+    await grace.getByRole('button', { name: 'Update from main' }).click()
+    await page.getByText(/#\d+ (is up to date with main|still differs from main)/).waitFor()
+    // Main now has the edit, and the workspace keeps it.
+    const merged = (await api.call('getPageById', { params: { spaceId: guide.id, pageId: quickStart.id }, query: { format: 'markdown' } })).body
+    expect(merged.markdown).toContain('Edited on disk by the UI test.')
+    expect(fs.readFileSync(file, 'utf8')).toContain('Edited on disk by the UI test.')
+  }, 60_000)
+
+  it('finds a broken link in the link report and opens its file', async () => {
+    await nav('Link report')
+    const legacy = page.getByRole('button', { name: /legacy-setup\.md/ })
+    await legacy.first().waitFor()
+    await expect(legacy.first().textContent()).resolves.toMatch(/\.md:\d+/)
+    await screenshots(page, '04-link-report')
+    await legacy.first().click()
+    await expect.poll(() => (fs.existsSync(opened) ? fs.readFileSync(opened, 'utf8') : ''), { timeout: 10_000 }).not.toBe('')
+    const [file, line] = JSON.parse(fs.readFileSync(opened, 'utf8').trim().split('\n')[0]) as [string, string]
+    expect(file.startsWith(fs.realpathSync(workspace))).toBe(true)
+    const text = fs.readFileSync(file, 'utf8').split('\n')
+    expect(text[Number(line) - 1]).toContain('legacy-setup.md')
+  })
+
+  it('shows comment threads by page, and posts a reply', async () => {
+    await nav('Comments')
+    const thread = page.locator('li.thread').first()
+    await thread.waitFor()
+    const reply = thread.getByRole('textbox')
+    await reply.fill('Answered from the UI test.')
+    await thread.getByRole('button', { name: 'Reply' }).click()
+    await page.getByText('Answered from the UI test.').waitFor()
+    await screenshots(page, '05-comments')
+  })
+
+  it('shows the activity log and the settings', async () => {
+    await nav('Activity')
+    await page.getByText(/Merged #\d+/).first().waitFor()
+    await page.getByText(/Sent 1 local change of User Guide to change request #\d+/).first().waitFor()
+    await screenshots(page, '06-activity')
+    await nav('Settings')
+    await page.getByLabel('Workspace folder').waitFor()
+    await screenshots(page, '07-settings')
+  })
+
+  it('is usable from the keyboard: tab order runs through the toolbar, then the sections', async () => {
+    await page.reload()
+    await page.getByRole('heading', { name: 'Spaces' }).waitFor()
+    const stops: string[] = []
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Tab')
+      stops.push((await page.evaluate(() => document.activeElement?.textContent)) ?? '')
+    }
+    const order = ['Sync now', 'Pause', 'Theme: system', 'Spaces', 'Change requests', 'Comments', 'Link report', 'Activity', 'Settings']
+    expect(stops.filter((s) => order.includes(s))).toEqual(order)
+    // The focused control shows a focus ring.
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle)
+    expect(outline).not.toBe('none')
+    // Enter on a focused section button opens it.
+    await page.getByRole('button', { name: 'Activity', exact: true }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Activity' }).waitFor()
+  })
+
+  it('has a theme toggle that wins over the system setting, and remembers it', async () => {
+    await page.emulateMedia({ colorScheme: 'light' })
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    const light = await background()
+    await page.getByRole('button', { name: /^Theme: system/ }).click() // -> light
+    await page.getByRole('button', { name: /^Theme: light/ }).click() // -> dark
+    await page.getByRole('button', { name: /^Theme: dark/ }).waitFor()
+    expect(await background()).not.toBe(light)
+    fs.mkdirSync(SCREENSHOTS, { recursive: true })
+    await page.screenshot({ path: path.join(SCREENSHOTS, '08-theme-toggle-dark-on-light-system.png') })
+    await page.reload()
+    await page.getByRole('button', { name: /^Theme: dark/ }).waitFor()
+    expect(await background()).not.toBe(light)
+  })
+})

@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const hasChromium = fs.existsSync(CHROMIUM)
+export const SCREENSHOTS = path.resolve('test-output/screenshots')
+
+const repo = path.resolve(__dirname, '../..')
+
+export interface ServeProcess {
+  url: string
+  origin: string
+  child: ChildProcess
+  stderr: () => string
+  stop(): Promise<void>
+}
+
+/** Runs the real `quire serve` (bin/quire.mjs) and waits for the URL it prints first. */
+export async function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [path.join(repo, 'bin/quire.mjs'), 'serve', ...args], {
+    cwd: repo,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`quire serve printed no URL in 60 s:\n${err}`)), 60_000)
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const line = out.split('\n').find((l) => l.startsWith('http://'))
+      if (line) {
+        clearTimeout(timer)
+        resolve(line.trim())
+      }
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`quire serve exited with ${code}:\n${err}`))
+    })
+  })
+  return {
+    url,
+    origin: new URL(url).origin,
+    child,
+    stderr: () => err,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
+      }),
+  }
+}
+
+/** Debian's Chromium through playwright-core, with a fresh profile. */
+export async function launchBrowser(): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-chromium-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1200, height: 860 },
+  })
+  const page = context.pages()[0] ?? (await context.newPage())
+  return {
+    context,
+    page,
+    async close() {
+      await context.close()
+      fs.rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A light and a dark screenshot of what the page shows now. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true })
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme })
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${scheme}.png`), fullPage: false })
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+}
