@@ -37,6 +37,8 @@ interface ChildReport {
   requests: Record<string, number>
   pages: number
   bytes: number
+  /** Response bytes (Content-Length) of every request. */
+  received: number
 }
 
 interface SyncJob {
@@ -47,6 +49,8 @@ interface SyncJob {
 
 interface FloorJob {
   baseUrl: string
+  /** SUMMARY.md, rendered beforehand. */
+  summary: string
   spaceId: string
   orgId: string
   dir: string
@@ -55,17 +59,20 @@ interface FloorJob {
 /* ---------- children ---------- */
 
 /** Counts every request the process makes, the same way in both children. */
-function countRequests(): Record<string, number> {
+function countRequests(): { counts: Record<string, number>; received: () => number } {
   const counts: Record<string, number> = {}
+  let received = 0
   const original = globalThis.fetch
-  globalThis.fetch = (input, init) => {
+  globalThis.fetch = async (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
     const key = `${method} ${url.pathname}${url.search}`
     counts[key] = (counts[key] ?? 0) + 1
-    return original(input, init)
+    const response = await original(input, init)
+    received += Number(response.headers.get('content-length') ?? 0)
+    return response
   }
-  return counts
+  return { counts, received: () => received }
 }
 
 function cpuMs(since: NodeJS.CpuUsage): number {
@@ -81,6 +88,9 @@ function report(result: ChildReport) {
 async function syncChild(job: SyncJob) {
   process.env.QUIRE_HOME = job.home
   const requests = countRequests()
+  // Everything `quire` loads (bin/quire.mjs imports the CLI's main module with every command), so the
+  // process holds what a user's does.
+  await import('../src/main/cli/main')
   const { openCache, quirePaths, signedIn } = await import('../src/main/engine/account/account')
   const { workspaceFolder } = await import('../src/main/cli/sync-command')
   const { createProgress } = await import('../src/main/cli/progress')
@@ -111,7 +121,7 @@ async function syncChild(job: SyncJob) {
   }
   const workMs = performance.now() - started
   if (!inSync) process.exit(1)
-  report({ workMs, cpuMs: cpuMs(cpu), maxRssKb: process.resourceUsage().maxRSS, requests, pages: 0, bytes: 0 })
+  report({ workMs, cpuMs: cpuMs(cpu), maxRssKb: process.resourceUsage().maxRSS, requests: requests.counts, received: requests.received(), pages: 0, bytes: 0 })
 }
 
 interface WirePage {
@@ -124,11 +134,13 @@ interface WirePage {
   pages?: WirePage[]
 }
 
-/** The same GETs as the engine's first `quire sync --once --space ID`, the same bytes written, nothing else. */
+/**
+ * The same GETs as the engine's first `quire sync --once --space ID`, the same bytes written, nothing
+ * else: SUMMARY.md comes ready made (rendered before the clock starts), so not even that is computed.
+ */
 async function floorChild(job: FloorJob) {
   const requests = countRequests()
-  const { renderSummary } = await import('../src/main/content')
-  type SummaryTree = Parameters<typeof renderSummary>[0]
+  const summary = fs.readFileSync(job.summary)
 
   const started = performance.now()
   const cpu = process.cpuUsage()
@@ -154,14 +166,13 @@ async function floorChild(job: FloorJob) {
   await getJson(`${job.baseUrl}/spaces/${job.spaceId}`)
   await getJson(`${job.baseUrl}/orgs/${job.orgId}`)
   await getJson(`${job.baseUrl}/spaces/${job.spaceId}`)
-  const revision = await getJson<{ id: string; pages: WirePage[]; files: Array<{ id: string; downloadURL: string; git: { path: string } }> }>(`${job.baseUrl}/spaces/${job.spaceId}/content`)
-
-  const pages: WirePage[] = []
-  const walk = (list: WirePage[]) => list.forEach((p) => (pages.push(p), walk(p.pages ?? [])))
-  walk(revision.pages)
-  const documents = pages.filter((p) => p.git)
-  type Job = { kind: 'page'; page: WirePage } | { kind: 'file'; url: string; path: string }
-  const jobs: Job[] = [...documents.map((page): Job => ({ kind: 'page', page })), ...revision.files.map((f): Job => ({ kind: 'file', url: f.downloadURL, path: f.git.path }))]
+  const revision = await getJson<WireRevision>(`${job.baseUrl}/spaces/${job.spaceId}/content`)
+  const documents = documentPages(revision.pages)
+  type Job = { kind: 'page'; id: string; path: string } | { kind: 'file'; url: string; path: string }
+  const jobs: Job[] = [
+    ...documents.map((p): Job => ({ kind: 'page', id: p.id, path: p.git!.path })),
+    ...revision.files.map((f): Job => ({ kind: 'file', url: f.downloadURL, path: f.git.path })),
+  ]
   let next = 0
   // Writes are not awaited by the workers: four requests are in flight at all times.
   await Promise.all(
@@ -169,8 +180,8 @@ async function floorChild(job: FloorJob) {
       while (next < jobs.length) {
         const item = jobs[next++]
         if (item.kind === 'page') {
-          const page = await getJson<{ markdown: string }>(`${job.baseUrl}/spaces/${job.spaceId}/revisions/${revision.id}/page/${item.page.id}?format=markdown`)
-          write(item.page.git!.path, page.markdown)
+          const page = await getJson<{ markdown: string }>(`${job.baseUrl}/spaces/${job.spaceId}/revisions/${revision.id}/page/${item.id}?format=markdown`)
+          write(item.path, page.markdown)
         } else {
           const res = await fetch(item.url)
           if (!res.ok) throw new Error(`${item.url} answered ${res.status}`)
@@ -179,6 +190,45 @@ async function floorChild(job: FloorJob) {
       }
     }),
   )
+  write('SUMMARY.md', summary)
+  await Promise.all(writes)
+  let page: string | undefined
+  do {
+    const links: { next?: { page: string } } = await getJson(`${job.baseUrl}/spaces/${job.spaceId}/links?limit=1000${page ? `&page=${encodeURIComponent(page)}` : ''}`)
+    page = links.next?.page
+  } while (page)
+  const workMs = performance.now() - started
+  report({ workMs, cpuMs: cpuMs(cpu), maxRssKb: process.resourceUsage().maxRSS, requests: requests.counts, received: requests.received(), pages: documents.length, bytes })
+}
+
+interface WirePage {
+  id: string
+  type: string
+  title: string
+  slug?: string
+  href?: string
+  git?: { path: string }
+  pages?: WirePage[]
+}
+
+interface WireRevision {
+  id: string
+  pages: WirePage[]
+  files: Array<{ id: string; downloadURL: string; git: { path: string } }>
+}
+
+function documentPages(list: WirePage[], out: WirePage[] = []): WirePage[] {
+  for (const page of list) {
+    if (page.git) out.push(page)
+    documentPages(page.pages ?? [], out)
+  }
+  return out
+}
+
+/** SUMMARY.md of the space as Git Sync writes it, rendered once before the runs for the floor. */
+async function renderSummaryOf(revision: WireRevision): Promise<string> {
+  const { renderSummary } = await import('../src/main/content')
+  type SummaryTree = Parameters<typeof renderSummary>[0]
   const treeOf = (list: WirePage[]): SummaryTree['pages'] =>
     list.map((p) => ({
       id: p.id,
@@ -191,15 +241,7 @@ async function floorChild(job: FloorJob) {
       updatedAt: '',
       pages: treeOf(p.pages ?? []),
     }))
-  write('SUMMARY.md', renderSummary({ pages: treeOf(revision.pages), files: [] }, new Map(documents.map((p) => [p.id, p.git!.path]))))
-  await Promise.all(writes)
-  let page: string | undefined
-  do {
-    const links: { next?: { page: string } } = await getJson(`${job.baseUrl}/spaces/${job.spaceId}/links?limit=1000${page ? `&page=${encodeURIComponent(page)}` : ''}`)
-    page = links.next?.page
-  } while (page)
-  const workMs = performance.now() - started
-  report({ workMs, cpuMs: cpuMs(cpu), maxRssKb: process.resourceUsage().maxRSS, requests, pages: documents.length, bytes })
+  return renderSummary({ pages: treeOf(revision.pages), files: [] }, new Map(documentPages(revision.pages).map((p) => [p.id, p.git!.path])))
 }
 
 /* ---------- the generated space ---------- */
@@ -362,6 +404,7 @@ function runChild(role: 'sync' | 'floor', job: SyncJob | FloorJob, token: string
       const line = out.trim().split('\n').pop() ?? ''
       if (code !== 0 || !line.startsWith('{')) reject(new Error(`${role} child failed (exit ${code}):\n${err}\n${out}`))
       else resolve({ ...(JSON.parse(line) as ChildReport), processMs })
+      if (process.env.BENCH_TRACE) process.stderr.write(err.split('\n').filter((l) => l.startsWith('TRACE')).join(' ') + '\n')
     })
   })
 }
@@ -415,7 +458,10 @@ async function main() {
     const { login, quirePaths } = await import('../src/main/engine/account/account')
     const { CacheRepository } = await import('../src/main/engine/cache/cache-repository')
     const { openCacheDatabase } = await import('../src/main/engine/cache/open-cache')
-    const floorJob = (dir: string): FloorJob => ({ baseUrl: service.baseUrl, spaceId: seed.spaceId, orgId: seed.orgId, dir })
+    const content = await fetch(`${service.baseUrl}/spaces/${seed.spaceId}/content`, { headers: { Authorization: `Bearer ${token}` } })
+    const summary = path.join(scratch, 'SUMMARY.md')
+    fs.writeFileSync(summary, await renderSummaryOf((await content.json()) as WireRevision))
+    const floorJob = (dir: string): FloorJob => ({ baseUrl: service.baseUrl, summary, spaceId: seed.spaceId, orgId: seed.orgId, dir })
     const syncJob = async (round: string): Promise<SyncJob> => {
       const home = path.join(scratch, `home-${round}`)
       const paths = quirePaths({ QUIRE_HOME: home })
@@ -457,6 +503,7 @@ async function main() {
     const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
     console.log('')
     console.log(`space: ${pages} pages, ${FILES} files, ${((floorRuns[0].bytes) / 1e6).toFixed(1)} MB written; concurrency ${CONCURRENCY}; ${ROUNDS} rounds alternating, medians`)
+    console.log(`received: ${(floorRuns[0].received / 1e6).toFixed(1)} MB (floor), ${(syncRuns[0].received / 1e6).toFixed(1)} MB (sync)`)
     console.log(`same requests: ${requestDiff ? `NO (${requestDiff})` : `yes, ${gets} GETs each`}; same files and bytes: ${folderDiff ? `NO (${folderDiff})` : 'yes'}`)
     console.log(`sync   quire sync --once (engine)  ${s.toFixed(0)} ms   ${((pages * 1000) / s).toFixed(0)} pages/s   process ${median(syncRuns.map((r) => r.processMs)).toFixed(0)} ms with module loading`)
     console.log(`floor  same GETs + plain writes    ${f.toFixed(0)} ms   ${((pages * 1000) / f).toFixed(0)} pages/s   process ${median(floorRuns.map((r) => r.processMs)).toFixed(0)} ms with module loading`)

@@ -63,6 +63,36 @@ describe('sync up against the real local service', () => {
     expect((await ws.push()).planned).toBe(0)
   })
 
+  it('front matter and the H1 reach the service as metadata and title; GitBook blocks go byte for byte', async () => {
+    const text = [
+      '---',
+      'description: How to install it',
+      '---',
+      '',
+      '# Installing',
+      '',
+      '{% hint style="info" %}',
+      'Use *v2* or later_ok_ \\{% raw %}.',
+      '{% endhint %}',
+      '',
+      '{% tabs %}',
+      '{% tab title="macOS" %}',
+      '* brew install',
+      '{% endtab %}',
+      '{% endtabs %}',
+      '',
+    ].join('\n')
+    ws.write('guide/install.md', text)
+    await ws.push()
+    const [cr] = await openChangeRequests(t.api, ws.seeded.spaceId)
+    const id = await idOfPath('guide/install.md')
+    const page = (await t.api.call('getPageInChangeRequestById', { params: { spaceId: ws.seeded.spaceId, changeRequestId: cr.id, pageId: id }, query: { format: 'markdown' } })).body
+    expect(page.markdown).toBe(text)
+    expect(page.title).toBe('Installing')
+    expect(page.description).toBe('How to install it')
+    expect(page.markdown.match(/# Installing/g)).toHaveLength(1)
+  })
+
   it('a new page goes into the page its folder names, where SUMMARY.md lists it', async () => {
     const main = await mainRevision(t.api, ws.seeded.spaceId)
     ws.write('guide/upgrade.md', '# Upgrade\n\nFrom v1 to v2.\n')
@@ -89,6 +119,20 @@ describe('sync up against the real local service', () => {
     // Sync down does not bring the file back while the change request carries the deletion.
     await ws.pull()
     expect(fs.existsSync(ws.file('faq.md'))).toBe(false)
+  })
+
+  it('deleting a page file whose subpages stay deletes only that page: the subpages move out first', async () => {
+    const guide = await idOfPath('guide/README.md')
+    const install = await idOfPath('guide/install.md')
+    fs.rmSync(ws.file('guide/README.md'))
+    const result = await ws.push()
+    expect(result.failures).toEqual([])
+    const [cr] = await openChangeRequests(t.api, ws.seeded.spaceId)
+    const after = await changeRequestRevision(t.api, ws.seeded.spaceId, cr.id)
+    const pages = pagesOf(after)
+    expect(pages.has(guide)).toBe(false)
+    expect(pages.get(install)).toMatchObject({ parent: undefined, path: 'install.md' })
+    expect(changedPages(await mainRevision(t.api, ws.seeded.spaceId), after).removed).toEqual([guide])
   })
 
   it('a rename changes the slug, a move changes the parent; neither makes a new page', async () => {

@@ -119,10 +119,19 @@ function parseIssues(data: unknown): SpaceIssue[] {
 }
 
 export class CacheRepository {
+  /** Statements run once per synced file, compiled once. */
+  private readonly statements = new Map<string, Database.Statement>()
+
   constructor(
     private readonly db: Database.Database,
     private readonly now: () => string = () => new Date().toISOString(),
   ) {}
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql)
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)))
+    return statement
+  }
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn)()
@@ -451,25 +460,21 @@ export class CacheRepository {
     this.transaction(() => {
       // Whoever was last written at a path owns it; an older claim (a file the user removed) is dropped.
       for (const t of ['pages', 'files'] as const) {
-        this.db.prepare(`UPDATE ${t} SET local_path = NULL WHERE space_id = ? AND local_path = ? AND id != ?`).run(spaceId, entry.path, entry.id)
+        this.statement(`UPDATE ${t} SET local_path = NULL WHERE space_id = ? AND local_path = ? AND id != ?`).run(spaceId, entry.path, entry.id)
       }
       const params = { spaceId, id: entry.id, path: entry.path, oid: entry.oid, hash: entry.baseHash }
       if (table === 'pages') {
-        this.db
-          .prepare(
-            `INSERT INTO pages (space_id, id, position, kind, title, local_path, synced_oid, base_hash)
-             VALUES (@spaceId, @id, 0, 'document', '', @path, @oid, @hash)
-             ON CONFLICT(space_id, id) DO UPDATE SET local_path = excluded.local_path, synced_oid = excluded.synced_oid, base_hash = excluded.base_hash`,
-          )
-          .run(params)
+        this.statement(
+          `INSERT INTO pages (space_id, id, position, kind, title, local_path, synced_oid, base_hash)
+           VALUES (@spaceId, @id, 0, 'document', '', @path, @oid, @hash)
+           ON CONFLICT(space_id, id) DO UPDATE SET local_path = excluded.local_path, synced_oid = excluded.synced_oid, base_hash = excluded.base_hash`,
+        ).run(params)
       } else {
-        this.db
-          .prepare(
-            `INSERT INTO files (space_id, id, name, local_path, synced_oid, base_hash)
-             VALUES (@spaceId, @id, @name, @path, @oid, @hash)
-             ON CONFLICT(space_id, id) DO UPDATE SET local_path = excluded.local_path, synced_oid = excluded.synced_oid, base_hash = excluded.base_hash`,
-          )
-          .run({ ...params, name: entry.path.split('/').pop() ?? entry.path })
+        this.statement(
+          `INSERT INTO files (space_id, id, name, local_path, synced_oid, base_hash)
+           VALUES (@spaceId, @id, @name, @path, @oid, @hash)
+           ON CONFLICT(space_id, id) DO UPDATE SET local_path = excluded.local_path, synced_oid = excluded.synced_oid, base_hash = excluded.base_hash`,
+        ).run({ ...params, name: entry.path.split('/').pop() ?? entry.path })
       }
     })
   }
@@ -495,8 +500,8 @@ export class CacheRepository {
       .run(spaceId, targetRevision, this.now(), total)
   }
 
-  stepRun(spaceId: string) {
-    this.db.prepare('UPDATE sync_runs SET completed = completed + 1 WHERE space_id = ?').run(spaceId)
+  stepRun(spaceId: string, steps = 1) {
+    this.statement('UPDATE sync_runs SET completed = completed + ? WHERE space_id = ?').run(steps, spaceId)
   }
 
   finishRun(spaceId: string) {

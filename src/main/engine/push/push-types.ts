@@ -51,7 +51,6 @@ export interface PushInput {
   /** SUMMARY.md as the writer left it: where it lists a new page is where the page goes. */
   summary?: string
   pushed: readonly PushedEntry[]
-  conflicts: readonly OpenConflict[]
   /** Marker keys already posted or waiting in the outbox. */
   posted: ReadonlySet<string>
   /** Keys of changes the service refused for good (sent again only once the file changes). */

@@ -144,7 +144,6 @@ export class SpacePusher {
       local: scan.files,
       summary: scan.summary,
       pushed,
-      conflicts: outbox.conflicts(spaceId),
       posted: outbox.markerKeys(spaceId),
       refused: outbox.refusedKeys(spaceId),
       stamp: stampOf(this.now()),

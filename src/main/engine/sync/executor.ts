@@ -6,10 +6,14 @@ import type { EntryKind, JournalEntry, SyncAction, SyncPlan } from './plan-types
 export interface SpaceFiles {
   /** Git blob id of the file at `path`; undefined when there is none. */
   hash(path: string): Promise<string | undefined>
+  /** Whether nothing at all is at `path`: what `hash` says by answering undefined, without reading a file. */
+  isAbsent?(path: string): Promise<boolean>
   /** Atomic: readers see the old or the new content, never a mix. */
   write(path: string, data: Uint8Array): Promise<void>
   rename(from: string, to: string): Promise<void>
   remove(path: string): Promise<void>
+  /** Makes every `write` so far durable (their folders synced); the journal is told of them only after. */
+  flush?(): Promise<void>
 }
 
 /** Where remote content comes from (the gateway in the app, a map in tests). */
@@ -18,10 +22,12 @@ export interface ContentSource {
   file(id: string, url: string): Promise<Uint8Array>
 }
 
-/** Progress is recorded after each step, so a killed pass resumes where it stopped. */
+/** Progress is recorded as steps finish, so a killed pass resumes where it stopped. */
 export interface JournalWriter {
   record(entry: JournalEntry): void
   forget(id: string, kind: EntryKind): void
+  /** Runs `work` (several records) as one transaction. */
+  commit?(work: () => void): void
 }
 
 export interface StepEvent {
@@ -51,18 +57,27 @@ export interface ExecutionResult {
 
 const utf8 = new TextEncoder()
 
+/** Downloads journaled together: one folder sync per folder and one transaction per batch, not per file. */
+const BATCH_SIZE = 128
+const BATCH_MS = 1000
+
 class StaleLocalFile extends Error {}
 
 /**
  * Performs a plan. Every step first re-checks the file it touches (the user may have edited it since the
- * plan was made), writes atomically, and records the result in the journal before the next step. A step
- * that fails is reported and the others go on; an unreachable service stops the pass (offline).
+ * plan was made) and writes atomically. Renames and deletions are journaled one by one, as they happen;
+ * downloads in batches, each once its files are durable, and whatever is pending when the pass stops for
+ * any reason. A pass killed before a batch is journaled leaves complete files that the journal does not
+ * know: the next plan adopts each one that holds the remote content, without downloading it again. A
+ * step that fails is reported and the others go on; an unreachable service stops the pass (offline).
  */
 export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Promise<ExecutionResult> {
   const { files, source, journal } = options
   const result: ExecutionResult = { done: 0, skipped: [], failed: [] }
   const total = plan.actions.length
   let index = 0
+  const commit = (work: () => void) => (journal.commit ? journal.commit(work) : work())
+  const batch = new DownloadBatch(files, (entries) => commit(() => entries.forEach((e) => journal.record(e))))
 
   const finish = (action: SyncAction, outcome: StepEvent['outcome']) => {
     index++
@@ -113,7 +128,7 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         if (action.oid !== '' && hash !== action.oid) throw new Error(`the service sent content for ${action.path} that does not match its oid`)
         await expectHash(action.path, action.expect)
         await files.write(action.path, bytes)
-        journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash })
+        batch.add({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash })
         return
       }
     }
@@ -126,6 +141,7 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   }
 
   const expectHash = async (path: string, expected: string | undefined) => {
+    if (expected === undefined && files.isAbsent && (await files.isAbsent(path))) return
     const actual = await files.hash(path)
     if (actual !== expected) {
       throw new StaleLocalFile(expected === undefined ? `${path} appeared locally` : actual === undefined ? `${path} disappeared locally` : `${path} changed locally`)
@@ -137,22 +153,79 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   const sequential = plan.actions.filter((a) => a.type !== 'download')
   const parallel = plan.actions.filter((a) => a.type === 'download' && a.kind !== 'summary')
   const last = plan.actions.filter((a) => a.type === 'download' && a.kind === 'summary')
-  for (const action of sequential) await perform(action)
+  let stopped: { error: unknown } | undefined
+  try {
+    for (const action of sequential) await perform(action)
 
-  let next = 0
-  let abort: { error: unknown } | undefined
-  const worker = async () => {
-    while (!abort && next < parallel.length) {
-      const action = parallel[next++]
-      try {
-        await perform(action)
-      } catch (error) {
-        abort ??= { error }
+    let next = 0
+    let abort: { error: unknown } | undefined
+    const worker = async () => {
+      while (!abort && next < parallel.length) {
+        const action = parallel[next++]
+        try {
+          await perform(action)
+        } catch (error) {
+          abort ??= { error }
+        }
       }
     }
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker))
+    if (abort) throw abort.error
+    for (const action of last) await perform(action)
+  } catch (error) {
+    stopped = { error }
   }
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker))
-  if (abort) throw abort.error
-  for (const action of last) await perform(action)
+  // However the pass ends (offline, a crash in a callback), what was written is journaled.
+  try {
+    await batch.close()
+  } catch (error) {
+    stopped ??= { error }
+  }
+  if (stopped) throw stopped.error
   return result
+}
+
+/**
+ * Journal entries of finished downloads, committed in batches: first the files are made durable
+ * (`flush`), then the batch goes into the journal in one transaction. A batch is committed once it is
+ * large or old enough, in the background; one commit runs at a time.
+ */
+class DownloadBatch {
+  private pending: JournalEntry[] = []
+  private startedAt = 0
+  private committing: Promise<void> = Promise.resolve()
+  private failure: { error: unknown } | undefined
+
+  constructor(
+    private readonly files: SpaceFiles,
+    private readonly record: (entries: JournalEntry[]) => void,
+  ) {}
+
+  add(entry: JournalEntry) {
+    if (this.pending.length === 0) this.startedAt = Date.now()
+    this.pending.push(entry)
+    if (this.pending.length >= BATCH_SIZE || Date.now() - this.startedAt >= BATCH_MS) this.commit()
+  }
+
+  /** Commits what is pending and waits for every commit; rethrows a commit's failure. */
+  async close(): Promise<void> {
+    this.commit()
+    await this.committing
+    if (this.failure) throw this.failure.error
+  }
+
+  private commit() {
+    if (this.pending.length === 0) return
+    const entries = this.pending
+    this.pending = []
+    this.committing = this.committing.then(async () => {
+      if (this.failure) return
+      try {
+        await this.files.flush?.()
+        this.record(entries)
+      } catch (error) {
+        this.failure = { error }
+      }
+    })
+  }
 }

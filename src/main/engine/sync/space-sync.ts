@@ -6,6 +6,7 @@ import { SpaceFolder } from '../workspace/space-folder'
 import { executePlan, type StepEvent } from './executor'
 import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
+import type { RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
 import { buildRemoteSnapshot, remoteRows } from './remote-snapshot'
 
@@ -32,7 +33,7 @@ export interface SpaceOutcome extends FolderStatus {
 
 /**
  * One pass over one space: a single request when the revision is unchanged; otherwise the tree, a
- * plan, and only the steps it asks for. Progress is journaled after every step.
+ * plan, and only the steps it asks for. Progress is journaled as the steps finish (see executePlan).
  */
 export async function syncSpace(space: SpaceRow, folder: string, options: SpacePassOptions): Promise<SpaceOutcome> {
   const { cache, gateway } = options
@@ -47,13 +48,8 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
     return { ...status, spaceId: space.id, revision: remote.revision, steps: 0 }
   }
 
-  const { data: revision } = await gateway.client.spaces.getCurrentRevision(space.id)
-  cache.recordRevision(space.id, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
-  const rows = remoteRows(revision)
-  cache.replaceRemoteTree(space.id, rows.pages, rows.files)
   const held = options.hold ?? new Set<string>()
-  const full = buildRemoteSnapshot(revision)
-  const snapshot = held.size === 0 ? full : { ...full, entries: full.entries.filter((e) => !(e.kind === 'page' && held.has(e.id))) }
+  const { revisionId, snapshot } = await readRemoteTree(space, held, options)
 
   const files = new SpaceFolder(folder)
   await fs.mkdir(files.root, { recursive: true })
@@ -64,26 +60,37 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const planned = folderStatus({ type: 'planned', plan })
   if (plan.blocked) {
     cache.setSpaceState(space.id, planned.state, { lastError: planned.message ?? null, issues: planned.issues })
-    return { ...planned, spaceId: space.id, revision: revision.id, steps: 0 }
+    return { ...planned, spaceId: space.id, revision: revisionId, steps: 0 }
   }
 
-  cache.startRun(space.id, revision.id, plan.actions.length)
+  cache.startRun(space.id, revisionId, plan.actions.length)
   cache.setSpaceState(space.id, 'syncing')
   options.onPlanned?.(plan.actions.length)
+  // Steps done since the last journal commit: counted for `quire status` in the same transaction.
+  let steps = 0
   const result = await executePlan(plan, {
     files,
-    source: new GatewayContentSource(gateway, space.id, revision.id),
-    journal: { record: (entry) => cache.recordJournal(space.id, entry), forget: (id, kind) => cache.forgetJournal(space.id, id, kind) },
+    source: new GatewayContentSource(gateway, space.id, revisionId),
+    journal: {
+      record: (entry) => cache.recordJournal(space.id, entry),
+      forget: (id, kind) => cache.forgetJournal(space.id, id, kind),
+      commit: (work) =>
+        cache.transaction(() => {
+          work()
+          cache.stepRun(space.id, steps)
+          steps = 0
+        }),
+    },
     concurrency: options.concurrency,
     onStep: (event) => {
-      cache.stepRun(space.id)
+      steps++
       options.onStep?.(event)
     },
   })
   cache.finishRun(space.id)
 
-  if (options.refreshLinks !== false && cache.linkReport(space.id)?.revisionId !== revision.id) {
-    await refreshLinkReport(cache, gateway, space.id, revision.id)
+  if (options.refreshLinks !== false && cache.linkReport(space.id)?.revisionId !== revisionId) {
+    await refreshLinkReport(cache, gateway, space.id, revisionId)
   }
 
   const status = folderStatus({ type: 'executed', plan, result })
@@ -93,7 +100,23 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
     lastSyncAt: now(),
     ...(status.syncedRevision ? { syncedRevision: status.syncedRevision } : {}),
   })
-  return { ...status, spaceId: space.id, revision: revision.id, steps: result.done }
+  return { ...status, spaceId: space.id, revision: revisionId, steps: result.done }
+}
+
+/**
+ * The current revision's tree, stored in the cache, and the files it wants (less the held pages). The
+ * response carries every page's markdown; nothing of it is kept past this function, so a large space's
+ * revision is not held in memory while its pages download.
+ */
+async function readRemoteTree(space: SpaceRow, held: ReadonlySet<string>, options: SpacePassOptions): Promise<{ revisionId: string; snapshot: RemoteSnapshot }> {
+  const { cache, gateway } = options
+  const { data: revision } = await gateway.client.spaces.getCurrentRevision(space.id)
+  cache.recordRevision(space.id, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
+  const rows = remoteRows(revision)
+  cache.replaceRemoteTree(space.id, rows.pages, rows.files)
+  const full = buildRemoteSnapshot(revision)
+  const snapshot = held.size === 0 ? full : { ...full, entries: full.entries.filter((e) => !(e.kind === 'page' && held.has(e.id))) }
+  return { revisionId: revision.id, snapshot }
 }
 
 async function folderExists(folder: string): Promise<boolean> {

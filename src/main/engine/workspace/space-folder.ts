@@ -1,9 +1,10 @@
+import { lstatSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
 import type { SpaceFiles } from '../sync/executor'
 import type { LocalState } from '../sync/plan-types'
-import { TEMP_MARK, writeFileAtomic } from './atomic-write'
+import { syncFolder, TEMP_MARK, writeFileAtomic } from './atomic-write'
 import { confinedPath, PathEscapeError } from './safe-names'
 
 /** Stands for a folder where a file should be: it is never our content, so nothing overwrites it. */
@@ -15,6 +16,8 @@ const FOLDER_HASH = 'folder'
  */
 export class SpaceFolder implements SpaceFiles {
   readonly root: string
+  /** Folders that received files since the last `flush`. */
+  private readonly unsynced = new Set<string>()
 
   constructor(root: string) {
     this.root = path.resolve(root)
@@ -38,8 +41,38 @@ export class SpaceFolder implements SpaceFiles {
     }
   }
 
+  /**
+   * Nothing at all at `relative` (no file, folder or link). A synchronous lstat: a few microseconds,
+   * where a failed read costs a round trip through the thread pool and an exception.
+   */
+  async isAbsent(relative: string): Promise<boolean> {
+    const full = this.resolve(relative)
+    try {
+      return lstatSync(full, { throwIfNoEntry: false }) === undefined
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOTDIR'
+    }
+  }
+
+  /** Atomic; durable once `flush` has run (the folder sync is shared by every file written to it). */
   async write(relative: string, data: Uint8Array): Promise<void> {
-    await writeFileAtomic(this.resolve(relative), data)
+    const full = this.resolve(relative)
+    await writeFileAtomic(full, data, { syncFolder: false })
+    this.unsynced.add(path.dirname(full))
+  }
+
+  /** Makes every write so far durable: one sync per folder written to. */
+  async flush(): Promise<void> {
+    const folders = [...this.unsynced]
+    this.unsynced.clear()
+    await Promise.all(
+      folders.map((dir) =>
+        syncFolder(dir).catch((error: NodeJS.ErrnoException) => {
+          // Removed meanwhile (by the user): none of its files is there to keep.
+          if (error.code !== 'ENOENT') throw error
+        }),
+      ),
+    )
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -64,6 +97,7 @@ export class SpaceFolder implements SpaceFiles {
     const worker = async () => {
       while (next < list.length) {
         const relative = list[next++]
+        if (await this.isAbsent(relative)) continue
         const hash = await this.hash(relative)
         if (hash !== undefined) state.set(relative, hash)
       }

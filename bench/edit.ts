@@ -1,0 +1,154 @@
+/**
+ * Sync up latency and the watcher's idle cost.
+ *
+ * 1. Save-to-service latency: `quire watch`'s engine (WatchLoop, default debounce) runs over the demo
+ *    "User Guide" space of a real `quire service` in its own process. Each round appends a line to a page
+ *    file and polls the change request's copy of that page (GET .../content/page/{id}?format=markdown)
+ *    until it holds the line. Prints p50 and p95 (target: p50 at most 1 s).
+ * 2. Idle cost: chokidar over a folder of 20,000 files, once ready: CPU used over an idle window and RSS.
+ *
+ * BENCH_ROUNDS (default 25), BENCH_IDLE_SECONDS (default 10), BENCH_FILES (default 20000).
+ * Run as `node --expose-gc --import tsx bench/edit.ts` (what `npm run bench:edit` should run).
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import readline from 'node:readline'
+import type { ChangeRequest } from '@gitbook/api'
+import { CacheRepository } from '../src/main/engine/cache/cache-repository'
+import { openCacheDatabase } from '../src/main/engine/cache/open-cache'
+import { CommentsRepository } from '../src/main/engine/comments/comments-repository'
+import { ApiGateway } from '../src/main/engine/gateway/api-gateway'
+import { OutboxRepository } from '../src/main/engine/outbox/outbox-repository'
+import { pullSpace } from '../src/main/engine/watch/pull'
+import { WatchLoop } from '../src/main/engine/watch/watch-loop'
+import { WorkspaceWatcher } from '../src/main/engine/watch/watcher'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 25)
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
+const FILES = Number(process.env.BENCH_FILES ?? 20_000)
+
+async function startService() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-edit-svc-'))
+  const child = spawn(process.execPath, [path.resolve('bin/quire.mjs'), 'service', '--port', '0', '--data', dataDir, '--demo'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const first = await new Promise<string>((resolve) => readline.createInterface({ input: child.stdout }).once('line', resolve))
+  const [baseUrl, token] = first.split(' token=')
+  return {
+    origin: baseUrl.replace(/\/v1$/, ''),
+    token,
+    stop: () => {
+      child.kill('SIGTERM')
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+
+async function latency() {
+  const service = await startService()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-edit-'))
+  const db = openCacheDatabase(path.join(dir, 'cache.db'))
+  try {
+    const cache = new CacheRepository(db)
+    const outbox = new OutboxRepository(db)
+    const comments = new CommentsRepository(db)
+    const gateway = new ApiGateway({ endpoint: service.origin, token: service.token })
+    const user = (await gateway.client.user.getAuthenticatedUser()).data
+    const org = (await gateway.client.orgs.listOrganizationsForAuthenticatedUser()).data.items[0]
+    const spaces = (await gateway.client.orgs.listSpacesInOrganizationById(org.id)).data.items
+    const space = spaces.find((s) => s.title === 'User Guide') ?? spaces[0]
+    const account = cache.saveAccount({ id: 'bench', endpoint: service.origin, userId: user.id, displayName: user.displayName, tokenStore: 'file' })
+    cache.upsertOrganization({ id: org.id, accountId: account.id, title: org.title })
+    cache.upsertSpace({ id: space.id, orgId: org.id, title: space.title })
+    cache.setSelection({ spaces: [space.id] })
+    cache.setOrganizationFolder(org.id, 'org')
+    cache.setSpaceFolder(space.id, 'space')
+    const workspace = path.join(dir, 'workspace')
+    const folder = path.join(workspace, 'org', 'space')
+    const loop = new WatchLoop({
+      cache,
+      outbox,
+      comments,
+      gateway,
+      userId: user.id,
+      workspace,
+      intervalMs: 3_600_000,
+      pass: async () => {
+        await pullSpace({ gateway, cache, outbox, spaceId: space.id, folder, refreshLinks: false })
+      },
+    })
+    await loop.start()
+    const pages = cache.journal(space.id).filter((j) => j.kind === 'page')
+    console.log(`space "${space.title}": ${pages.length} pages mirrored; ${ROUNDS} saves, default debounce`)
+    const samples: number[] = []
+    let changeRequestId: string | undefined
+    for (let round = 0; round < ROUNDS; round++) {
+      const page = pages[round % pages.length]
+      const file = path.join(folder, ...page.path.split('/'))
+      const marker = `Bench line ${round} ${Date.now()}.`
+      const started = performance.now()
+      fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8').trimEnd()}\n\n${marker}\n`)
+      for (;;) {
+        if (!changeRequestId) {
+          const open = (await gateway.client.spaces.listChangeRequestsForSpace(space.id, { creator: user.id, status: 'draft' as ChangeRequest['status'] } as never)).data.items
+          changeRequestId = open[0]?.id
+        }
+        if (changeRequestId) {
+          const res = await gateway.client.spaces.getPageInChangeRequestById(space.id, changeRequestId, page.id, { format: 'markdown' }).catch(() => undefined)
+          const markdown = res && 'markdown' in res.data ? String(res.data.markdown) : ''
+          if (markdown.includes(marker)) break
+        }
+        if (performance.now() - started > 30_000) throw new Error(`round ${round}: the edit never reached the change request`)
+        await sleep(10)
+      }
+      samples.push(performance.now() - started)
+      await sleep(100)
+    }
+    await loop.stop()
+    samples.sort((a, b) => a - b)
+    console.log(`save -> change request content: p50 ${percentile(samples, 50).toFixed(0)} ms, p95 ${percentile(samples, 95).toFixed(0)} ms, min ${samples[0].toFixed(0)} ms, max ${samples[samples.length - 1].toFixed(0)} ms`)
+  } finally {
+    db.close()
+    service.stop()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function idle() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-watch-'))
+  try {
+    const perFolder = 100
+    for (let i = 0; i < FILES; i++) {
+      const dir = path.join(root, `section-${Math.floor(i / perFolder)}`)
+      if (i % perFolder === 0) fs.mkdirSync(dir, { recursive: true })
+      fs.writeFileSync(path.join(dir, `page-${i}.md`), `# Page ${i}\n\nText.\n`)
+    }
+    // With --expose-gc the figures leave out garbage of the setup.
+    const gc = (globalThis as { gc?: () => void }).gc
+    gc?.()
+    const before = process.memoryUsage().rss
+    const started = performance.now()
+    let events = 0
+    const watcher = new WorkspaceWatcher({ spaces: [{ spaceId: 'bench', folder: root }], onChange: () => events++ })
+    await watcher.start()
+    const ready = performance.now() - started
+    await sleep(1000)
+    gc?.()
+    const cpu = process.cpuUsage()
+    const t0 = performance.now()
+    await sleep(IDLE_SECONDS * 1000)
+    const used = process.cpuUsage(cpu)
+    const wall = performance.now() - t0
+    const rss = process.memoryUsage().rss
+    await watcher.close()
+    console.log(`watcher over ${FILES} files: ready in ${ready.toFixed(0)} ms; idle ${IDLE_SECONDS} s: CPU ${(((used.user + used.system) / 1000 / wall) * 100).toFixed(2)}%, RSS ${(rss / 1048576).toFixed(0)} MB (${((rss - before) / 1048576).toFixed(0)} MB for the watcher); ${events} spurious events`)
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+}
+
+await latency()
+await idle()
