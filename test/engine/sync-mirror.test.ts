@@ -186,7 +186,7 @@ describe('sync down: the demo organization', () => {
     ])
     const report = await h.engine().pass()
     const entry = report.spaces.find((s) => s.spaceId === guide.id)!
-    expect(entry.state).toBe('error')
+    expect(entry.state).toBe('conflict')
     expect(entry.message).toMatch(/1 remote change held back/)
     expect(report.inSync).toBe(false)
     expect(fs.readFileSync(path.join(root, 'guides/using-blocks/hints.md'), 'utf8')).toBe(mine)

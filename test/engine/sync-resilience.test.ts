@@ -134,7 +134,7 @@ describe('sync down: offline, interruption, resume', () => {
     expect(fs.readFileSync(path.join(root, 'faq.md'), 'utf8')).toBe('# My own FAQ\n')
     expect(pageGets(seen)).toHaveLength(46)
     const space = h.cache.selectedSpaces()[0]
-    expect(space.state).toBe('error')
+    expect(space.state).toBe('conflict')
     expect(space.issues).toEqual([{ kind: 'path-occupied', path: 'faq.md', message: 'faq.md: a local file that Quire did not write is in the way; not overwritten' }])
   })
 })

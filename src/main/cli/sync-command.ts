@@ -1,7 +1,10 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { openCache, quirePaths, signedIn } from '../engine/account/account'
-import type { CacheRepository } from '../engine/cache/cache-repository'
+import { quirePaths, signedIn } from '../engine/account/account'
+import { CacheRepository } from '../engine/cache/cache-repository'
+import { openCacheDatabase } from '../engine/cache/open-cache'
+import { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { workspaceHold } from '../engine/push/hold'
 import type { PassReport, SyncEngine } from '../engine/sync/sync-engine'
 import { SyncEngine as Engine } from '../engine/sync/sync-engine'
 import type { CliIo } from './io'
@@ -52,7 +55,8 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
   if (values.all && picks.spaces.length + picks.organizations.length + picks.collections.length > 0) throw new Error('--all cannot be combined with --space, --org or --collection')
 
   const paths = quirePaths()
-  const cache = openCache(paths)
+  const db = openCacheDatabase(paths.cacheFile)
+  const cache = new CacheRepository(db)
   try {
     const { account, gateway } = await signedIn(cache, paths)
     const workspace = workspaceFolder(cache, values.workspace)
@@ -62,6 +66,8 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
       gateway,
       workspace,
       allowMassDelete: values['allow-mass-delete'],
+      // Renames and deletions the writer made but has not pushed yet stay as they are.
+      hold: workspaceHold(cache, new OutboxRepository(db), workspace),
       onProgress: createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns }),
     })
     await applySelection(engine, cache, account.id, values.all, picks)

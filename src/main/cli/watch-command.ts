@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { holdOf } from '../engine/push/hold'
+import { workspaceHold } from '../engine/push/hold'
 import { SyncEngine } from '../engine/sync/sync-engine'
 import { DEFAULT_DEBOUNCE_MS, DEFAULT_RENAME_WINDOW_MS } from '../engine/watch/watcher'
 import { WatchLoop } from '../engine/watch/watch-loop'
@@ -43,11 +43,7 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
       io.err('quire watch: nothing selected; choose spaces with quire sync --space ID (or --org, --collection, --all) first')
       return 2
     }
-    const engine = new SyncEngine({ cache: ctx.cache, account, gateway, workspace: ctx.workspace, hold: (spaceId) => {
-        const space = ctx.cache.space(spaceId)
-        return holdOf(ctx.cache, ctx.outbox, spaceId, space && ctx.folderOf(space))
-      },
-    })
+    const engine = new SyncEngine({ cache: ctx.cache, account, gateway, workspace: ctx.workspace, hold: workspaceHold(ctx.cache, ctx.outbox, ctx.workspace) })
     const loop = new WatchLoop({
       cache: ctx.cache,
       outbox: ctx.outbox,

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import path from 'node:path'
 import type { JournalEntry } from '../sync/plan-types'
 import { confinedPath } from '../workspace/safe-names'
 import type { PushedEntry } from './push-types'
@@ -39,5 +40,22 @@ function exists(folder: string, relative: string): boolean {
     return fs.existsSync(confinedPath(folder, relative))
   } catch {
     return true // a path that cannot be in the folder is not the writer's to have removed
+  }
+}
+
+/**
+ * The hold of every space of a workspace, for a sync-down engine run outside `quire watch` (plain
+ * `quire sync`, the app): without it a pass would bring back files the writer renamed or deleted.
+ */
+export function workspaceHold(
+  cache: { journal(spaceId: string): JournalEntry[]; space(id: string): { orgId: string; folder?: string | null } | undefined; organization(id: string): { folder?: string | null } | undefined },
+  outbox: { entries(spaceId: string): PushedEntry[] },
+  workspace: string,
+): (spaceId: string) => Set<string> {
+  return (spaceId) => {
+    const space = cache.space(spaceId)
+    const org = space && cache.organization(space.orgId)
+    const folder = org?.folder && space?.folder ? path.join(workspace, org.folder, space.folder) : undefined
+    return holdOf(cache, outbox, spaceId, folder)
   }
 }

@@ -48,7 +48,8 @@ export function folderStatus(event: FolderEvent): FolderStatus {
       const held = issues.filter((i) => i.kind !== 'failed').length
       const failed = issues.length - held
       const parts = [held > 0 ? `${held} remote change${held === 1 ? '' : 's'} held back by local files` : '', failed > 0 ? `${failed} step${failed === 1 ? '' : 's'} failed` : '']
-      return { state: 'error', message: parts.filter(Boolean).join(', '), issues }
+      // Remote changes held back by local edits are a conflict for sync up to resolve, not a failure.
+      return { state: failed > 0 ? 'error' : 'conflict', message: parts.filter(Boolean).join(', '), issues }
     }
   }
 }
