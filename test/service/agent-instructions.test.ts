@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AgentInstructionsRepository } from '../../src/main/service/store/agent-instructions'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
-import { startTestService, type ApiClient, type TestService } from '../support/service'
-
-interface Person {
-  id: string
-  token: string
-  api: ApiClient
-}
+import { arrangeOrg, person, type Person } from '../support/fixtures'
+import { startTestService, type TestService } from '../support/service'
 
 const paragraph = (text: string) => ({
   object: 'document',
@@ -23,23 +18,15 @@ describe('agent instructions', () => {
   let guest: Person
   let stranger: Person
 
-  const person = (name: string): Person => {
-    const user = t.service.createUser({ displayName: name, email: `${name.toLowerCase()}@example.com` })
-    return { ...user, api: t.api.as(user.token) }
-  }
   const params = () => ({ organizationId: orgId })
 
   beforeAll(async () => {
     t = await startTestService()
-    const orgs = t.service.store.repo(OrganizationsRepository)
-    const org = orgs.create({ title: 'Agent Org', owner: t.service.ownerId })
-    orgId = org.id
-    orgCreatedAt = org.createdAt
-    member = person('Mia')
-    guest = person('Gus')
-    stranger = person('Stan')
-    orgs.setMember(orgId, member.id, 'edit')
-    orgs.setMember(orgId, guest.id, null)
+    member = person(t, 'Mia')
+    guest = person(t, 'Gus')
+    stranger = person(t, 'Stan')
+    orgId = arrangeOrg(t, [[member, 'edit'], [guest, null]], 'Agent Org')
+    orgCreatedAt = t.service.store.repo(OrganizationsRepository).get(orgId)!.createdAt
   })
   afterAll(() => t.close())
 

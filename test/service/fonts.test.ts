@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CustomFontsRepository } from '../../src/main/service/store/fonts'
-import { OrganizationsRepository } from '../../src/main/service/store/organizations'
-import { startTestService, type ApiClient, type TestService } from '../support/service'
-
-interface Person {
-  id: string
-  token: string
-  api: ApiClient
-}
+import { arrangeOrg, person, type Person } from '../support/fixtures'
+import { startTestService, type TestService } from '../support/service'
 
 const faces = [
   { weight: 400, storageKey: 'fonts/inter/regular.woff2' },
@@ -20,10 +14,6 @@ describe('custom fonts', () => {
   let member: Person
   let stranger: Person
 
-  const person = (name: string): Person => {
-    const user = t.service.createUser({ displayName: name, email: `${name.toLowerCase()}@example.com` })
-    return { ...user, api: t.api.as(user.token) }
-  }
   const params = (extra: Record<string, string> = {}) => ({ organizationId: orgId, ...extra })
   const stored = () => t.service.store.repo(CustomFontsRepository).listByOrg(orgId)
   const createFont = async (fontFamily = 'Inter') => {
@@ -34,11 +24,9 @@ describe('custom fonts', () => {
 
   beforeAll(async () => {
     t = await startTestService()
-    const orgs = t.service.store.repo(OrganizationsRepository)
-    orgId = orgs.create({ title: 'Fonts Org', owner: t.service.ownerId }).id
-    member = person('Mia')
-    stranger = person('Stan')
-    orgs.setMember(orgId, member.id, 'edit')
+    member = person(t, 'Mia')
+    stranger = person(t, 'Stan')
+    orgId = arrangeOrg(t, [[member, 'edit']], 'Fonts Org')
   })
   afterAll(() => t.close())
 

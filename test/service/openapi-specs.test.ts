@@ -4,14 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_OPENAPI_SLUG, seedOpenApiDemo } from '../../src/main/service/demo/openapi'
 import { configureOpenApiProcessing } from '../../src/main/service/openapi/processing'
 import { OpenApiSpecsRepository } from '../../src/main/service/store/openapi-specs'
-import { OrganizationsRepository } from '../../src/main/service/store/organizations'
+import { arrangeOrg, person, type Person } from '../support/fixtures'
 import { startTestService, type ApiClient, type TestService } from '../support/service'
-
-interface Person {
-  id: string
-  token: string
-  api: ApiClient
-}
 
 const PETS_JSON = JSON.stringify({
   openapi: '3.0.3',
@@ -88,10 +82,6 @@ describe('OpenAPI specs', () => {
   let guest: Person // organization guest (null role)
   let stranger: Person // not in the organization
 
-  const person = (name: string): Person => {
-    const user = t.service.createUser({ displayName: name, email: `${name.toLowerCase()}@example.com` })
-    return { ...user, api: t.api.as(user.token) }
-  }
   const params = (extra: Record<string, string> = {}) => ({ organizationId: orgId, ...extra })
   const specCount = () => t.service.store.repo(OpenApiSpecsRepository).listByOrg(orgId).length
 
@@ -115,16 +105,12 @@ describe('OpenAPI specs', () => {
     t = await startTestService()
     specs = await startSpecServer()
     configureOpenApiProcessing(t.service.store, { timeoutMs: 300 })
-    const orgs = t.service.store.repo(OrganizationsRepository)
-    orgId = orgs.create({ title: 'Specs Org', owner: t.service.ownerId }).id
-    otherOrgId = orgs.create({ title: 'Other Org', owner: t.service.ownerId }).id
-    creator = person('Cleo')
-    editor = person('Eddie')
-    guest = person('Gina')
-    stranger = person('Stu')
-    orgs.setMember(orgId, creator.id, 'create')
-    orgs.setMember(orgId, editor.id, 'edit')
-    orgs.setMember(orgId, guest.id, null)
+    creator = person(t, 'Cleo')
+    editor = person(t, 'Eddie')
+    guest = person(t, 'Gina')
+    stranger = person(t, 'Stu')
+    orgId = arrangeOrg(t, [[creator, 'create'], [editor, 'edit'], [guest, null]], 'Specs Org')
+    otherOrgId = arrangeOrg(t, [], 'Other Org')
   })
   afterAll(async () => {
     await t.close()

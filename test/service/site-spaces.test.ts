@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { RevisionsRepository } from '../../src/main/service/store/revisions'
 import { SiteStructureRepository } from '../../src/main/service/store/site-structure'
 import { SpacesRepository } from '../../src/main/service/store/spaces'
-import { startTestService, type ApiClient, type TestService } from '../support/service'
+import { arrangeOrg, createSpaces, errorBody, person, type Person } from '../support/fixtures'
+import { startTestService, type TestService } from '../support/service'
 
-interface Person {
-  id: string
-  token: string
-  api: ApiClient
-}
-
-const errorBody = (code: number) => ({ error: { code, message: expect.any(String) } })
 
 describe('site spaces', () => {
   let t: TestService
@@ -19,14 +12,10 @@ describe('site spaces', () => {
   let member: Person // organization role `edit`
   let stranger: Person // not in the organization
   let siteId: string
-  const spaceIds: Record<string, string> = {}
+  let spaceIds: Record<string, string>
   const params = (extra: Record<string, string> = {}) => ({ organizationId: orgId, siteId, ...extra })
   const structure = () => t.service.store.repo(SiteStructureRepository)
 
-  const person = (name: string): Person => {
-    const user = t.service.createUser({ displayName: name, email: `${name.toLowerCase()}@example.com` })
-    return { ...user, api: t.api.as(user.token) }
-  }
   const list = async (query: Record<string, string | number | boolean> = {}) =>
     (await t.api.call('listSiteSpaces', { params: params(), query: { limit: 100, ...query } })).body.items
   const add = async (body: Record<string, unknown>) => {
@@ -44,14 +33,10 @@ describe('site spaces', () => {
 
   beforeAll(async () => {
     t = await startTestService()
-    const orgs = t.service.store.repo(OrganizationsRepository)
-    orgId = orgs.create({ title: 'Site Spaces Org', owner: t.service.ownerId }).id
-    member = person('Mia')
-    stranger = person('Stan')
-    orgs.setMember(orgId, member.id, 'edit')
-    for (const title of ['Guide', 'API', 'Changelog', 'Blog']) {
-      spaceIds[title] = (await t.api.call('createSpace', { params: { organizationId: orgId }, body: { title } })).body.id
-    }
+    member = person(t, 'Mia')
+    stranger = person(t, 'Stan')
+    orgId = arrangeOrg(t, [[member, 'edit']], 'Site Spaces Org')
+    spaceIds = await createSpaces(t, orgId, ['Guide', 'API', 'Changelog', 'Blog'])
   })
   beforeEach(async () => {
     siteId = (await t.api.call('createSite', { params: { organizationId: orgId }, body: { title: 'Docs', spaces: [spaceIds.Guide] } })).body.id

@@ -3,13 +3,8 @@ import { OrganizationsRepository } from '../../src/main/service/store/organizati
 import { SamlProvidersRepository } from '../../src/main/service/store/saml-providers'
 import { SpacesRepository } from '../../src/main/service/store/spaces'
 import { TeamsRepository } from '../../src/main/service/store/teams'
-import { startTestService, type ApiClient, type TestService } from '../support/service'
-
-interface Person {
-  id: string
-  token: string
-  api: ApiClient
-}
+import { arrangeOrg, person, type Person } from '../support/fixtures'
+import { startTestService, type TestService } from '../support/service'
 
 describe('teams', () => {
   let t: TestService
@@ -18,10 +13,6 @@ describe('teams', () => {
   let guest: Person // organization guest (null role)
   let stranger: Person // not in the organization
 
-  const person = (name: string): Person => {
-    const user = t.service.createUser({ displayName: name, email: `${name.toLowerCase()}@example.com` })
-    return { ...user, api: t.api.as(user.token) }
-  }
   const params = (extra: Record<string, string> = {}) => ({ organizationId: orgId, ...extra })
   const teamCount = () => t.service.store.repo(TeamsRepository).listByOrg(orgId).length
   const createTeam = async (title: string, members: string[] = []) => {
@@ -32,13 +23,10 @@ describe('teams', () => {
 
   beforeAll(async () => {
     t = await startTestService()
-    const orgs = t.service.store.repo(OrganizationsRepository)
-    orgId = orgs.create({ title: 'Teams Org', owner: t.service.ownerId }).id
-    member = person('Mia')
-    guest = person('Gus')
-    stranger = person('Stan')
-    orgs.setMember(orgId, member.id, 'edit')
-    orgs.setMember(orgId, guest.id, null)
+    member = person(t, 'Mia')
+    guest = person(t, 'Gus')
+    stranger = person(t, 'Stan')
+    orgId = arrangeOrg(t, [[member, 'edit'], [guest, null]], 'Teams Org')
   })
   afterAll(() => t.close())
 
@@ -252,7 +240,7 @@ describe('teams', () => {
     })
 
     it('drops team memberships when someone leaves the organization', async () => {
-      const leaver = person('Lea')
+      const leaver = person(t, 'Lea')
       const orgs = t.service.store.repo(OrganizationsRepository)
       orgs.setMember(orgId, leaver.id, 'read')
       const team = await createTeam('Transient', [leaver.id])

@@ -33,6 +33,13 @@ export function arrangeOrg(t: TestService, members: Array<[Person, Role | null]>
   return orgId
 }
 
+/** Spaces created over HTTP in the organization, one after the other; their ids by title. */
+export async function createSpaces(t: TestService, orgId: string, titles: readonly string[]): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {}
+  for (const title of titles) ids[title] = (await t.api.call('createSpace', { params: { organizationId: orgId }, body: { title } })).body.id
+  return ids
+}
+
 /**
  * Every row of every table, to show that a rejected request wrote nothing. Test-only: it reads the
  * SQLite file directly because no repository has (or should have) a "dump everything" query.

@@ -4,7 +4,7 @@ import type { Thread } from '../engine/comments/comments-repository'
 import { refreshPageThreads } from '../engine/comments/threads'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import { OutboxSender } from '../engine/outbox/outbox-sender'
-import type { NewOutboxOp } from '../engine/outbox/outbox-types'
+import type { NewOutboxOp, PayloadOf } from '../engine/outbox/outbox-types'
 import type { CliIo } from './io'
 import { SyncUpContext } from './sync-up-context'
 
@@ -73,15 +73,7 @@ export async function commentCommand(args: string[], io: CliIo): Promise<number>
   try {
     const { space, relative } = ctx.locate(positionals[0])
     const { pageId, inMain } = ctx.pageOf(space.id, relative)
-    const { account } = await ctx.signedIn()
-    const session = ctx.outbox.ensureSession(space.id, account.userId)
-    return await send(ctx, io, {
-      spaceId: space.id,
-      generation: session.generation,
-      kind: 'comment',
-      key: `cli:${randomUUID()}`,
-      payload: { pageId, text: positionals[1].trim(), target: inMain ? 'space' : 'change-request', userId: account.userId },
-    })
+    return await post(ctx, io, space.id, 'comment', (userId) => ({ pageId, text: positionals[1].trim(), target: inMain ? 'space' : 'change-request', userId }))
   } finally {
     ctx.close()
   }
@@ -94,15 +86,7 @@ export async function replyCommand(args: string[], io: CliIo): Promise<number> {
   const ctx = SyncUpContext.open()
   try {
     const { spaceId, changeRequestId } = threadScope(ctx, positionals[0], values.space)
-    const { account } = await ctx.signedIn()
-    const session = ctx.outbox.ensureSession(spaceId, account.userId)
-    return await send(ctx, io, {
-      spaceId,
-      generation: session.generation,
-      kind: 'reply',
-      key: `cli:${randomUUID()}`,
-      payload: { commentId: positionals[0], text: positionals[1].trim(), userId: account.userId, ...(changeRequestId ? { changeRequestId } : {}) },
-    })
+    return await post(ctx, io, spaceId, 'reply', (userId) => ({ commentId: positionals[0], text: positionals[1].trim(), userId, ...(changeRequestId ? { changeRequestId } : {}) }))
   } finally {
     ctx.close()
   }
@@ -115,15 +99,7 @@ export async function resolveCommand(args: string[], io: CliIo): Promise<number>
   const ctx = SyncUpContext.open()
   try {
     const { spaceId, changeRequestId } = threadScope(ctx, positionals[0], values.space)
-    const { account } = await ctx.signedIn()
-    const session = ctx.outbox.ensureSession(spaceId, account.userId)
-    return await send(ctx, io, {
-      spaceId,
-      generation: session.generation,
-      kind: 'resolve',
-      key: `cli:${randomUUID()}`,
-      payload: { commentId: positionals[0], ...(changeRequestId ? { changeRequestId } : {}) },
-    })
+    return await post(ctx, io, spaceId, 'resolve', () => ({ commentId: positionals[0], ...(changeRequestId ? { changeRequestId } : {}) }))
   } finally {
     ctx.close()
   }
@@ -135,6 +111,19 @@ function threadScope(ctx: SyncUpContext, commentId: string, space?: string): { s
   if (thread) return { spaceId: thread.spaceId, changeRequestId: thread.changeRequestId }
   if (space) return { spaceId: space }
   throw new Error(`comment ${commentId} is not known here: list the page's threads with quire comments <file> first, or pass --space ID`)
+}
+
+/** Queues the op in the space's current push session, as the signed-in writer, and sends it. */
+async function post<K extends 'comment' | 'reply' | 'resolve'>(
+  ctx: SyncUpContext,
+  io: CliIo,
+  spaceId: string,
+  kind: K,
+  payload: (userId: string) => PayloadOf[K],
+): Promise<number> {
+  const { account } = await ctx.signedIn()
+  const session = ctx.outbox.ensureSession(spaceId, account.userId)
+  return await send(ctx, io, { spaceId, generation: session.generation, kind, key: `cli:${randomUUID()}`, payload: payload(account.userId) })
 }
 
 /** Writes the op to the outbox, then sends the space's outbox: offline, it waits for quire watch. */

@@ -29,6 +29,13 @@ export function workspaceFolder(cache: CacheRepository, requested?: string): str
   return cache.setting(WORKSPACE_SETTING) ?? quirePaths().defaultWorkspace
 }
 
+/** `--interval SECONDS` of quire sync and quire watch: how long between sync-down passes. */
+export function intervalSeconds(text: string): number {
+  const interval = Number(text)
+  if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds (at least 1), got "${text}"`)
+  return interval
+}
+
 export async function syncCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -49,8 +56,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     io.out(syncUsage)
     return 0
   }
-  const interval = Number(values.interval)
-  if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds (at least 1), got "${values.interval}"`)
+  const interval = intervalSeconds(values.interval)
   const picks = { spaces: values.space ?? [], organizations: values.org ?? [], collections: values.collection ?? [] }
   if (values.all && picks.spaces.length + picks.organizations.length + picks.collections.length > 0) throw new Error('--all cannot be combined with --space, --org or --collection')
 

@@ -4,6 +4,7 @@ import { SyncEngine } from '../engine/sync/sync-engine'
 import { DEFAULT_DEBOUNCE_MS, DEFAULT_RENAME_WINDOW_MS } from '../engine/watch/watcher'
 import { WatchLoop } from '../engine/watch/watch-loop'
 import type { CliIo } from './io'
+import { intervalSeconds } from './sync-command'
 import { SyncUpContext } from './sync-up-context'
 
 export const watchUsage = `quire watch [--workspace DIR] [--interval SECONDS] [--debounce MS] [--once]
@@ -31,8 +32,7 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
     io.out(watchUsage)
     return 0
   }
-  const interval = Number(values.interval)
-  if (!Number.isFinite(interval) || interval < 1) throw new Error(`--interval must be a number of seconds (at least 1), got "${values.interval}"`)
+  const interval = intervalSeconds(values.interval)
   const debounce = Number(values.debounce)
   if (!Number.isInteger(debounce) || debounce < 0 || debounce > 60_000) throw new Error(`--debounce must be 0..60000 milliseconds, got "${values.debounce}"`)
 

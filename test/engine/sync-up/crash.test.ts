@@ -3,21 +3,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import readline from 'node:readline'
 import type { Comment } from '@gitbook/api'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestService, type TestService } from '../../support/service'
+import { describe, expect, it } from 'vitest'
+import { serviceForFile } from './support/hooks'
+import { rng } from './support/rng'
 import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, PNG, remoteOf, seedSpace, SEED_PAGES, tempDir, Workstation, type SeededSpace } from './support/workspace'
 
 const child = path.resolve(__dirname, 'support/push-child.ts')
 const seed = Number(process.env.QUIRE_CRASH_SEED ?? Date.now() % 1_000_000)
-
-function rng(state: number) {
-  return () => {
-    state = (state + 0x6d2b79f5) | 0
-    let x = Math.imul(state ^ (state >>> 15), 1 | state)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Runs the writer's Quire as a process; kills it with SIGKILL right after its `killAt`-th HTTP answer arrives. */
 function runChild(args: unknown, killAt: number | undefined): Promise<{ killed: boolean; answers: number; done: boolean }> {
@@ -46,17 +38,11 @@ function runChild(args: unknown, killAt: number | undefined): Promise<{ killed: 
   })
 }
 
-let t: TestService
-beforeAll(async () => {
-  t = await startTestService()
-})
-afterAll(async () => {
-  await t.close()
-})
+const t = serviceForFile()
 
 describe('crash safety of sync up', () => {
   it(`SIGKILL at random points of uploads, 20 times: one change request, each comment once, content right (seed ${seed})`, { timeout: 180_000 }, async () => {
-    const random = rng(seed)
+    const random = rng(seed).next
     const dir = tempDir('quire-crash-')
     const seeded: SeededSpace = await seedSpace(t)
     const main = await mainRevision(t.api, seeded.spaceId)

@@ -1,30 +1,20 @@
 import fs from 'node:fs'
 import type { ChangeRequest } from '@gitbook/api'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { gitBlobOid } from '../../../src/main/content'
 import { startLocalService } from '../../../src/main/service/local-service'
-import { ApiClient, startTestService, type TestService } from '../../support/service'
+import { ApiClient, type TestService } from '../../support/service'
+import { removeWorkstation, seededWorkstation, serviceForFile } from './support/hooks'
 import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, seedSpace, SEED_PAGES, tempDir, Workstation } from './support/workspace'
 
-let t: TestService
-beforeAll(async () => {
-  t = await startTestService()
-})
-afterAll(async () => {
-  await t.close()
-})
+const t = serviceForFile()
 
 let ws: Workstation
-let dir: string
 beforeEach(async () => {
-  dir = tempDir()
-  ws = new Workstation(t, await seedSpace(t), dir)
+  ws = await seededWorkstation(t)
   await ws.pull()
 })
-afterEach(() => {
-  ws.close()
-  fs.rmSync(dir, { recursive: true, force: true })
-})
+afterEach(() => removeWorkstation(ws))
 
 const spaceId = () => ws.seeded.spaceId
 const idOfPath = async (p: string) => [...pagesOf(await mainRevision(t.api, spaceId()))].find(([, page]) => page.path === p)![0]
@@ -173,7 +163,7 @@ describe('restarts and outages', () => {
     await ws.push()
     ws.write('getting-started.md', `${SEED_PAGES.start}\n<!-- comment: Once only -->\n`)
     ws.close()
-    const again = new Workstation(t, ws.seeded, dir)
+    const again = new Workstation(t, ws.seeded, ws.dir)
     try {
       await again.push()
       await again.push()
@@ -181,7 +171,7 @@ describe('restarts and outages', () => {
       expect(again.read('getting-started.md')).toBe(SEED_PAGES.start)
     } finally {
       again.close()
-      ws = new Workstation(t, ws.seeded, dir)
+      ws = new Workstation(t, ws.seeded, ws.dir)
     }
   })
 })

@@ -5,6 +5,7 @@ import { findMarkers, stripMarkers } from '../../../src/main/engine/comments/mar
 import { isPageFile, planPush } from '../../../src/main/engine/push/push-planner'
 import type { EntryUpdate, LocalFile, PushedEntry, PushInput, PushPlan } from '../../../src/main/engine/push/push-types'
 import type { JournalEntry } from '../../../src/main/engine/sync/plan-types'
+import { rng, type Rng } from './support/rng'
 
 /**
  * The push planner on generated cases: a small synced space (the merge base), random remote changes,
@@ -18,18 +19,6 @@ import type { JournalEntry } from '../../../src/main/engine/sync/plan-types'
 
 const CASES = Number(process.env.QUIRE_PLAN_CASES ?? 100_000)
 const SEED = Number(process.env.QUIRE_PLAN_SEED ?? Date.now() % 1_000_000)
-
-function rng(seed: number) {
-  let state = seed
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0
-    let x = Math.imul(state ^ (state >>> 15), 1 | state)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)], chance: (p: number) => next() < p }
-}
-type Rng = ReturnType<typeof rng>
 
 interface World {
   journal: JournalEntry[]

@@ -1,27 +1,16 @@
 import fs from 'node:fs'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startTestService, type TestService } from '../../support/service'
-import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, PNG, seedSpace, SEED_PAGES, tempDir, Workstation } from './support/workspace'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { removeWorkstation, seededWorkstation, serviceForFile } from './support/hooks'
+import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, PNG, SEED_PAGES, Workstation } from './support/workspace'
 
-let t: TestService
-beforeAll(async () => {
-  t = await startTestService()
-})
-afterAll(async () => {
-  await t.close()
-})
+const t = serviceForFile()
 
 let ws: Workstation
-let dir: string
 beforeEach(async () => {
-  dir = tempDir()
-  ws = new Workstation(t, await seedSpace(t), dir)
+  ws = await seededWorkstation(t)
   await ws.pull()
 })
-afterEach(() => {
-  ws.close()
-  fs.rmSync(dir, { recursive: true, force: true })
-})
+afterEach(() => removeWorkstation(ws))
 
 const idOfPath = async (path: string) => [...pagesOf(await mainRevision(t.api, ws.seeded.spaceId))].find(([, p]) => p.path === path)![0]
 

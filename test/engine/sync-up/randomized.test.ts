@@ -1,9 +1,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { ChangeRequest, Comment } from '@gitbook/api'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { isPageFile } from '../../../src/main/engine/push/push-planner'
-import { startTestService, type TestService } from '../../support/service'
+import { serviceForFile } from './support/hooks'
+import { rng, type Rng } from './support/rng'
 import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
 
 /**
@@ -16,18 +17,6 @@ import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, Workstat
 
 const SEQUENCES = Number(process.env.QUIRE_FUZZ_SEQUENCES ?? 200)
 const BASE_SEED = Number(process.env.QUIRE_FUZZ_SEED ?? Date.now() % 1_000_000)
-
-function rng(seed: number) {
-  let state = seed
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0
-    let x = Math.imul(state ^ (state >>> 15), 1 | state)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)], chance: (p: number) => next() < p }
-}
-type Rng = ReturnType<typeof rng>
 
 /** The network between the writer's Quire and the service, misbehaving on purpose. */
 class Faults {
@@ -57,13 +46,7 @@ class Faults {
   }
 }
 
-let t: TestService
-beforeAll(async () => {
-  t = await startTestService()
-})
-afterAll(async () => {
-  await t.close()
-})
+const t = serviceForFile()
 
 interface Run {
   seeded: SeededSpace

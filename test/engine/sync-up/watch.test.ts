@@ -1,27 +1,19 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PushResult } from '../../../src/main/engine/push/space-pusher'
 import { WatchLoop } from '../../../src/main/engine/watch/watch-loop'
-import { startTestService, type TestService } from '../../support/service'
-import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, seedSpace, SEED_PAGES, tempDir, Workstation } from './support/workspace'
+import { removeWorkstation, seededWorkstation, serviceForFile } from './support/hooks'
+import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, SEED_PAGES, Workstation } from './support/workspace'
 
-let t: TestService
-beforeAll(async () => {
-  t = await startTestService()
-})
-afterAll(async () => {
-  await t.close()
-})
+const t = serviceForFile()
 
 let ws: Workstation
-let dir: string
 let loop: WatchLoop
 let pushes: PushResult[]
 let passes: number
 beforeEach(async () => {
-  dir = tempDir('quire-watch-')
-  ws = new Workstation(t, await seedSpace(t), dir)
+  ws = await seededWorkstation(t, 'quire-watch-')
   ws.cache.setSelection({ spaces: [ws.seeded.spaceId] })
   ws.cache.setOrganizationFolder(ws.seeded.orgId, 'Acme')
   ws.cache.setSpaceFolder(ws.seeded.spaceId, 'Docs')
@@ -33,7 +25,7 @@ beforeEach(async () => {
     comments: ws.comments,
     gateway: ws.gateway,
     userId: t.service.ownerId,
-    workspace: path.join(dir, 'workspace'),
+    workspace: path.join(ws.dir, 'workspace'),
     pass: async () => {
       passes++
       await ws.pull()
@@ -47,8 +39,7 @@ beforeEach(async () => {
 })
 afterEach(async () => {
   await loop.stop()
-  ws.close()
-  fs.rmSync(dir, { recursive: true, force: true })
+  removeWorkstation(ws)
 })
 
 /** Waits (without asserting on time) until the change request's content satisfies `check`. */

@@ -1,4 +1,4 @@
-import { created, ok, noContent, type RequestContext, type Route } from '../http/context'
+import { created, ok, type RequestContext, type Route } from '../http/context'
 import { badRequest, conflict, forbidden, notFound } from '../http/errors'
 import { paginate } from '../http/pagination'
 import { newProcessToken, processTextSpec, processUrlSpec } from '../openapi/processing'
@@ -6,6 +6,7 @@ import { OpenApiSpecsRepository, type OpenApiSource, type OpenApiSpec, type Open
 import { openApiSpecContentJson, openApiSpecJson, openApiSpecRawContentJson, openApiSpecVersionJson } from './serializers/openapi-spec'
 import { organizationPermissions } from './serializers/organization'
 import { orgForMember, type OrgCaller } from './serializers/org-admin-access'
+import { deleteIfFound } from './delete-if-found'
 
 /** Spec `OpenAPISpecSlug`; the PUT path parameter is a plain string in the spec, so it is checked here. */
 const SLUG_PATTERN = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/
@@ -20,8 +21,10 @@ function editor(ctx: RequestContext): OrgCaller {
   return caller
 }
 
+const findSpec = (ctx: RequestContext, caller: OrgCaller) => ctx.store.repo(OpenApiSpecsRepository).bySlug(caller.org.id, ctx.params.specSlug)
+
 function specOr404(ctx: RequestContext, caller: OrgCaller): OpenApiSpec {
-  const spec = ctx.store.repo(OpenApiSpecsRepository).bySlug(caller.org.id, ctx.params.specSlug)
+  const spec = findSpec(ctx, caller)
   if (!spec) throw notFound(`No OpenAPI specification ${ctx.params.specSlug} in this organization`)
   return spec
 }
@@ -130,12 +133,7 @@ export const openApiSpecRoutes: Route[] = [
     operationId: 'deleteOpenAPISpecBySlug',
     handler: (ctx) => {
       const caller = editor(ctx)
-      const repo = ctx.store.repo(OpenApiSpecsRepository)
-      const spec = repo.bySlug(caller.org.id, ctx.params.specSlug)
-      // The published spec names both outcomes: 204 "did not exist", 205 "has been deleted".
-      if (!spec) return noContent()
-      repo.delete(spec.id)
-      return { status: 205 }
+      return deleteIfFound(findSpec(ctx, caller), (spec) => ctx.store.repo(OpenApiSpecsRepository).delete(spec.id))
     },
   },
   {

@@ -25,6 +25,36 @@ function requireRoleField(body: { role?: Role | null }): Role | null {
   return body.role
 }
 
+/** Explicit grants to users and to teams work alike; only the repository methods and the words differ. */
+interface Grantee {
+  noun: 'User' | 'Team'
+  param: 'userId' | 'teamId'
+  role(spaces: SpacesRepository, spaceId: string, id: string): Role | null | undefined
+  set(spaces: SpacesRepository, spaceId: string, id: string, role: Role): void
+  remove(spaces: SpacesRepository, spaceId: string, id: string): boolean
+}
+
+const USER: Grantee = {
+  noun: 'User',
+  param: 'userId',
+  role: (spaces, spaceId, id) => spaces.userRole(spaceId, id),
+  set: (spaces, spaceId, id, role) => spaces.setUserRole(spaceId, id, role),
+  remove: (spaces, spaceId, id) => spaces.removeUser(spaceId, id),
+}
+
+const TEAM: Grantee = {
+  noun: 'Team',
+  param: 'teamId',
+  role: (spaces, spaceId, id) => spaces.teamRole(spaceId, id),
+  set: (spaces, spaceId, id, role) => spaces.setTeamRole(spaceId, id, role),
+  remove: (spaces, spaceId, id) => spaces.removeTeam(spaceId, id),
+}
+
+function grant(spaces: SpacesRepository, grantee: Grantee, spaceId: string, id: string, role: Role | null) {
+  if (role === null) grantee.remove(spaces, spaceId, id)
+  else grantee.set(spaces, spaceId, id, role)
+}
+
 interface InviteBody {
   role: Role | null
   users?: string[]
@@ -45,14 +75,8 @@ function inviteToSpace(ctx: RequestContext): HandlerResult {
     if (!teams.inOrg(space.orgId, id)) throw notFound(`body/teams/${i}: no team ${id} in the space's organization`)
   })
   const spaces = ctx.store.repo(SpacesRepository)
-  for (const id of new Set(body.users)) {
-    if (body.role === null) spaces.removeUser(space.id, id)
-    else spaces.setUserRole(space.id, id, body.role)
-  }
-  for (const id of new Set(body.teams)) {
-    if (body.role === null) spaces.removeTeam(space.id, id)
-    else spaces.setTeamRole(space.id, id, body.role)
-  }
+  for (const id of new Set(body.users)) grant(spaces, USER, space.id, id, body.role)
+  for (const id of new Set(body.teams)) grant(spaces, TEAM, space.id, id, body.role)
   return noContent()
 }
 
@@ -69,21 +93,24 @@ function listUserPermissions(ctx: RequestContext) {
   return ok(paginate(items, ctx.query))
 }
 
-function updateUserPermission(ctx: RequestContext): HandlerResult {
-  const { space } = requireSpace(ctx, ctx.params.spaceId, 'admin')
-  const role = requireRoleField(ctx.body as { role?: Role | null })
-  const spaces = ctx.store.repo(SpacesRepository)
-  const userId = ctx.params.userId
-  if (!spaces.userRole(space.id, userId)) throw notFound(`User ${userId} was not found in the space`)
-  if (role === null) spaces.removeUser(space.id, userId)
-  else spaces.setUserRole(space.id, userId, role)
-  return noContent()
+function updatePermission(grantee: Grantee) {
+  return (ctx: RequestContext): HandlerResult => {
+    const { space } = requireSpace(ctx, ctx.params.spaceId, 'admin')
+    const role = requireRoleField(ctx.body as { role?: Role | null })
+    const spaces = ctx.store.repo(SpacesRepository)
+    const id = ctx.params[grantee.param]
+    if (!grantee.role(spaces, space.id, id)) throw notFound(`${grantee.noun} ${id} was not found in the space`)
+    grant(spaces, grantee, space.id, id, role)
+    return noContent()
+  }
 }
 
-/** The spec's outcomes: 205 "user has been removed", 204 "user was not found in the space". */
-function removeUser(ctx: RequestContext): HandlerResult {
-  const { space } = requireSpace(ctx, ctx.params.spaceId, 'admin')
-  return { status: ctx.store.repo(SpacesRepository).removeUser(space.id, ctx.params.userId) ? 205 : 204 }
+/** The spec's outcomes: 205 "user/team has been removed", 204 "user/team was not found in the space". */
+function removeGrantee(grantee: Grantee) {
+  return (ctx: RequestContext): HandlerResult => {
+    const { space } = requireSpace(ctx, ctx.params.spaceId, 'admin')
+    return { status: grantee.remove(ctx.store.repo(SpacesRepository), space.id, ctx.params[grantee.param]) ? 205 : 204 }
+  }
 }
 
 /**
@@ -127,32 +154,15 @@ function listTeamPermissions(ctx: RequestContext) {
   return ok(paginate(items, ctx.query))
 }
 
-function updateTeamPermission(ctx: RequestContext): HandlerResult {
-  const { space } = requireSpace(ctx, ctx.params.spaceId, 'admin')
-  const role = requireRoleField(ctx.body as { role?: Role | null })
-  const spaces = ctx.store.repo(SpacesRepository)
-  const teamId = ctx.params.teamId
-  if (!spaces.teamRole(space.id, teamId)) throw notFound(`Team ${teamId} was not found in the space`)
-  if (role === null) spaces.removeTeam(space.id, teamId)
-  else spaces.setTeamRole(space.id, teamId, role)
-  return noContent()
-}
-
-/** The spec's outcomes: 205 "team has been removed", 204 "team was not found in the space". */
-function removeTeam(ctx: RequestContext): HandlerResult {
-  const { space } = requireSpace(ctx, ctx.params.spaceId, 'admin')
-  return { status: ctx.store.repo(SpacesRepository).removeTeam(space.id, ctx.params.teamId) ? 205 : 204 }
-}
-
 const inTransaction = (handler: (ctx: RequestContext) => HandlerResult) => (ctx: RequestContext) => ctx.store.transaction(() => handler(ctx))
 
 export const spacePermissionRoutes: Route[] = [
   { operationId: 'inviteToSpace', handler: inTransaction(inviteToSpace) },
   { operationId: 'listUserPermissionsInSpace', handler: listUserPermissions },
-  { operationId: 'updateUserPermissionInSpace', handler: inTransaction(updateUserPermission) },
-  { operationId: 'removeUserFromSpace', handler: inTransaction(removeUser) },
+  { operationId: 'updateUserPermissionInSpace', handler: inTransaction(updatePermission(USER)) },
+  { operationId: 'removeUserFromSpace', handler: inTransaction(removeGrantee(USER)) },
   { operationId: 'listPermissionsAggregateInSpace', handler: listAggregate },
   { operationId: 'listTeamPermissionsInSpace', handler: listTeamPermissions },
-  { operationId: 'updateTeamPermissionInSpace', handler: inTransaction(updateTeamPermission) },
-  { operationId: 'removeTeamFromSpace', handler: inTransaction(removeTeam) },
+  { operationId: 'updateTeamPermissionInSpace', handler: inTransaction(updatePermission(TEAM)) },
+  { operationId: 'removeTeamFromSpace', handler: inTransaction(removeGrantee(TEAM)) },
 ]

@@ -7,6 +7,7 @@ import { EMPTY_DOCUMENT, TranslationsRepository, type Translation } from '../sto
 import { requestTranslationRun } from '../translation/runner'
 import { orgForAdmin, orgForMember, type OrgCaller } from './serializers/org-admin-access'
 import { translationJson } from './serializers/translation'
+import { deleteIfFound } from './delete-if-found'
 
 interface CreateTranslationBody {
   source: { space: string; language: string }
@@ -14,8 +15,10 @@ interface CreateTranslationBody {
   instructions?: JSONDocument
 }
 
+const findTranslation = (ctx: RequestContext, caller: OrgCaller) => ctx.store.repo(TranslationsRepository).getInOrg(caller.org.id, ctx.params.translationId)
+
 function translationOr404(ctx: RequestContext, caller: OrgCaller): Translation {
-  const translation = ctx.store.repo(TranslationsRepository).getInOrg(caller.org.id, ctx.params.translationId)
+  const translation = findTranslation(ctx, caller)
   if (!translation) throw notFound(`No translation ${ctx.params.translationId} in this organization`)
   return translation
 }
@@ -76,13 +79,8 @@ export const translationRoutes: Route[] = [
     operationId: 'deleteTranslation',
     handler: (ctx) => {
       const caller = orgForAdmin(ctx)
-      const translations = ctx.store.repo(TranslationsRepository)
-      const translation = translations.getInOrg(caller.org.id, ctx.params.translationId)
-      // The published spec names both outcomes: 204 "did not exist", 205 "has been deleted". The
-      // translated space stays: it is content of its own.
-      if (!translation) return noContent()
-      translations.delete(translation.id)
-      return { status: 205 }
+      // The translated space stays: it is content of its own.
+      return deleteIfFound(findTranslation(ctx, caller), (translation) => ctx.store.repo(TranslationsRepository).delete(translation.id))
     },
   },
   {

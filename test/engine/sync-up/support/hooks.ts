@@ -1,0 +1,43 @@
+import fs from 'node:fs'
+import { afterAll, beforeAll } from 'vitest'
+import { startTestService, type TestService } from '../../../support/service'
+import { seedSpace, tempDir, Workstation } from './workspace'
+
+/**
+ * The real local service for the tests of one file: started before them, closed after them. The object
+ * is returned at once and reads through to the service, so it can be used at the top level of the file.
+ */
+export function serviceForFile(): TestService {
+  let started: TestService | undefined
+  beforeAll(async () => {
+    started = await startTestService()
+  })
+  afterAll(async () => {
+    await started?.close()
+  })
+  const current = (): TestService => {
+    if (!started) throw new Error('the test service is started in beforeAll')
+    return started
+  }
+  return {
+    get service() {
+      return current().service
+    },
+    get api() {
+      return current().api
+    },
+    close: () => current().close(),
+  }
+}
+
+/** A workstation in a new temporary folder, for a newly seeded space (not pulled yet). */
+export async function seededWorkstation(t: TestService, prefix?: string): Promise<Workstation> {
+  const dir = tempDir(prefix)
+  return new Workstation(t, await seedSpace(t), dir)
+}
+
+/** Closes the workstation and removes its folder. */
+export function removeWorkstation(ws: Workstation) {
+  ws.close()
+  fs.rmSync(ws.dir, { recursive: true, force: true })
+}
