@@ -1,30 +1,23 @@
 import { processIo, type CliIo } from './io'
-import { serveCommand } from '../headless/serve-command'
-import { serviceCommand } from './service-command'
-import { loginCommand, logoutCommand } from './account-commands'
-import { syncCommand } from './sync-command'
-import { linksCommand, statusCommand } from './status-command'
-import { watchCommand } from './watch-command'
-import { commentCommand, commentsCommand, replyCommand, resolveCommand } from './comments-command'
-import { crCommand } from './cr-command'
 
 type Command = (args: string[], io: CliIo) => Promise<number>
 
-/** Subcommands by name; later commands (login, sync, watch, status, links, comment, cr, serve) join here. */
-const commands: Record<string, { run: Command; summary: string }> = {
-  service: { run: serviceCommand, summary: 'run the local documentation service (GitBook-compatible API)' },
-  login: { run: loginCommand, summary: 'sign in to a service with an access token (kept in the keychain)' },
-  logout: { run: logoutCommand, summary: 'sign out and remove the stored token' },
-  sync: { run: syncCommand, summary: 'mirror the selected spaces into the workspace (Git Sync layout)' },
-  status: { run: statusCommand, summary: 'per space: state, revision, pages, last sync, pending work' },
-  links: { run: linksCommand, summary: 'link reports of the synced spaces, mapped to local files and lines' },
-  watch: { run: watchCommand, summary: 'sync both ways: edits become change requests, markers become comments' },
-  comments: { run: commentsCommand, summary: "the comment threads of a page's file" },
-  comment: { run: commentCommand, summary: 'post a comment on the page of a file' },
-  reply: { run: replyCommand, summary: 'reply to a comment thread' },
-  resolve: { run: resolveCommand, summary: 'resolve a comment thread' },
-  cr: { run: crCommand, summary: "your change requests: list, show, update, merge, pdf" },
-  serve: { run: serveCommand, summary: 'run Quire headless: the app in a browser on 127.0.0.1' },
+// Commands load on demand: `quire sync` should not pay (in start-up time and memory) for the service,
+// the headless server or the watcher.
+const commands: Record<string, { load: () => Promise<Command>; summary: string }> = {
+  service: { load: async () => (await import('./service-command')).serviceCommand, summary: 'run the local documentation service (GitBook-compatible API)' },
+  login: { load: async () => (await import('./account-commands')).loginCommand, summary: 'sign in to a service with an access token (kept in the keychain)' },
+  logout: { load: async () => (await import('./account-commands')).logoutCommand, summary: 'sign out and remove the stored token' },
+  sync: { load: async () => (await import('./sync-command')).syncCommand, summary: 'mirror the selected spaces into the workspace (Git Sync layout)' },
+  status: { load: async () => (await import('./status-command')).statusCommand, summary: 'per space: state, revision, pages, last sync, pending work' },
+  links: { load: async () => (await import('./status-command')).linksCommand, summary: 'link reports of the synced spaces, mapped to local files and lines' },
+  watch: { load: async () => (await import('./watch-command')).watchCommand, summary: 'sync both ways: edits become change requests, markers become comments' },
+  comments: { load: async () => (await import('./comments-command')).commentsCommand, summary: "the comment threads of a page's file" },
+  comment: { load: async () => (await import('./comments-command')).commentCommand, summary: 'post a comment on the page of a file' },
+  reply: { load: async () => (await import('./comments-command')).replyCommand, summary: 'reply to a comment thread' },
+  resolve: { load: async () => (await import('./comments-command')).resolveCommand, summary: 'resolve a comment thread' },
+  cr: { load: async () => (await import('./cr-command')).crCommand, summary: 'your change requests: list, show, update, merge, pdf' },
+  serve: { load: async () => (await import('../headless/serve-command')).serveCommand, summary: 'run Quire headless: the app in a browser on 127.0.0.1' },
 }
 
 function usage(): string {
@@ -44,7 +37,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 2
   }
   try {
-    return await command.run(rest, io)
+    return await (await command.load())(rest, io)
   } catch (error) {
     io.err(`quire ${name}: ${error instanceof Error ? error.message : String(error)}`)
     return 1

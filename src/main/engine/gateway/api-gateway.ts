@@ -35,9 +35,6 @@ export class ServiceUnreachableError extends Error {
   }
 }
 
-/** Statuses whose responses cannot carry a body (the Response constructor refuses one). */
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304])
-
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 function classifyNetworkError(error: unknown): 'refused' | 'reset' | 'timeout' {
@@ -97,7 +94,7 @@ export class ApiGateway {
       let response: Response | undefined
       let failure: unknown
       try {
-        response = await this.fetchWithin(input, init, this.options.timeoutMs ?? 30_000)
+        response = await this.fetchImpl(input, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000) })
       } catch (error) {
         failure = error
       }
@@ -125,25 +122,6 @@ export class ApiGateway {
       const kind = classifyNetworkError(failure)
       if (attempt + 1 >= maxAttempts || !isRetryable(method, { networkError: kind })) throw new ServiceUnreachableError(url, failure)
       await this.backoff(attempt, backoff, url, kind)
-    }
-  }
-
-  /**
-   * One request, body included, within `timeoutMs`. The body is read here, so the timeout covers it, a
-   * connection lost mid-body is retried like any network error, and the queue slot is held until the
-   * transfer ends. The timer is cleared as soon as the body is in: `AbortSignal.timeout` would keep
-   * every response reachable until its timer fired (its abort listeners hold the request), tens of
-   * megabytes over a large sync.
-   */
-  private async fetchWithin(input: RequestInfo | URL, init: RequestInit, timeoutMs: number): Promise<Response> {
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(new DOMException('the request timed out', 'TimeoutError')), timeoutMs)
-    try {
-      const response = await this.fetchImpl(input, { ...init, signal: controller.signal })
-      const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer()
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
-    } finally {
-      clearTimeout(timer)
     }
   }
 

@@ -8,11 +8,11 @@ export interface SpaceFiles {
   hash(path: string): Promise<string | undefined>
   /** Whether nothing at all is at `path`: what `hash` says by answering undefined, without reading a file. */
   isAbsent?(path: string): Promise<boolean>
-  /** Atomic: readers see the old or the new content, never a mix. */
+  /** Atomic: readers see the old or the new content, never a mix. Durable once `flush` has run, when there is one. */
   write(path: string, data: Uint8Array): Promise<void>
   rename(from: string, to: string): Promise<void>
   remove(path: string): Promise<void>
-  /** Makes every `write` so far durable (their folders synced); the journal is told of them only after. */
+  /** Makes every `write` so far durable (the folders' entries synced, one sync per folder). */
   flush?(): Promise<void>
 }
 
@@ -22,11 +22,11 @@ export interface ContentSource {
   file(id: string, url: string): Promise<Uint8Array>
 }
 
-/** Progress is recorded as steps finish, so a killed pass resumes where it stopped. */
+/** Progress is recorded after each step, so a killed pass resumes where it stopped. */
 export interface JournalWriter {
   record(entry: JournalEntry): void
   forget(id: string, kind: EntryKind): void
-  /** Runs `work` (several records) as one transaction. */
+  /** Runs `work` (a step's records) as one transaction, with whatever the writer keeps beside them. */
   commit?(work: () => void): void
 }
 
@@ -57,19 +57,18 @@ export interface ExecutionResult {
 
 const utf8 = new TextEncoder()
 
-/** Downloads journaled together: one folder sync per folder and one transaction per batch, not per file. */
-const BATCH_SIZE = 128
-const BATCH_MS = 1000
+/** Folders that received files are synced this often (and when the pass ends), not once per file. */
+const FOLDER_SYNC_MS = 1000
 
 class StaleLocalFile extends Error {}
 
 /**
  * Performs a plan. Every step first re-checks the file it touches (the user may have edited it since the
- * plan was made) and writes atomically. Renames and deletions are journaled one by one, as they happen;
- * downloads in batches, each once its files are durable, and whatever is pending when the pass stops for
- * any reason. A pass killed before a batch is journaled leaves complete files that the journal does not
- * know: the next plan adopts each one that holds the remote content, without downloading it again. A
- * step that fails is reported and the others go on; an unreachable service stops the pass (offline).
+ * plan was made), writes atomically, and records the result in the journal at once, in the same turn as
+ * the rename: a killed pass leaves no file the journal does not know (sync up would take one for a new
+ * page). The folders' own entries are synced in rounds, one sync per folder, and all before the pass
+ * ends. A step that fails is reported and the others go on; an unreachable service stops the pass
+ * (offline).
  */
 export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Promise<ExecutionResult> {
   const { files, source, journal } = options
@@ -77,7 +76,7 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   const total = plan.actions.length
   let index = 0
   const commit = (work: () => void) => (journal.commit ? journal.commit(work) : work())
-  const batch = new DownloadBatch(files, (entries) => commit(() => entries.forEach((e) => journal.record(e))))
+  const folderSyncs = new FolderSyncs(files)
 
   const finish = (action: SyncAction, outcome: StepEvent['outcome']) => {
     index++
@@ -105,22 +104,22 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   const apply = async (action: SyncAction): Promise<void> => {
     switch (action.type) {
       case 'forget':
-        journal.forget(action.id, action.kind)
+        commit(() => journal.forget(action.id, action.kind))
         return
       case 'delete':
         await expectHash(action.path, action.baseHash)
         await files.remove(action.path)
-        journal.forget(action.id, action.kind)
+        commit(() => journal.forget(action.id, action.kind))
         return
       case 'move':
         await expectHash(action.from, action.baseHash)
         await expectHash(action.to, undefined)
         await files.rename(action.from, action.to)
-        journal.record({ id: action.id, kind: action.kind, path: action.to, oid: action.oid, baseHash: action.baseHash })
+        commit(() => journal.record({ id: action.id, kind: action.kind, path: action.to, oid: action.oid, baseHash: action.baseHash }))
         return
       case 'adopt':
         await expectHash(action.path, action.oid)
-        journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: action.oid })
+        commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: action.oid }))
         return
       case 'download': {
         const bytes = await content(action)
@@ -128,7 +127,8 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         if (action.oid !== '' && hash !== action.oid) throw new Error(`the service sent content for ${action.path} that does not match its oid`)
         await expectHash(action.path, action.expect)
         await files.write(action.path, bytes)
-        batch.add({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash })
+        commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
+        folderSyncs.wrote()
         return
       }
     }
@@ -175,9 +175,9 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   } catch (error) {
     stopped = { error }
   }
-  // However the pass ends (offline, a crash in a callback), what was written is journaled.
+  // However the pass ends (offline, a crash in a callback), what was written is made durable.
   try {
-    await batch.close()
+    await folderSyncs.close()
   } catch (error) {
     stopped ??= { error }
   }
@@ -185,47 +185,33 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   return result
 }
 
-/**
- * Journal entries of finished downloads, committed in batches: first the files are made durable
- * (`flush`), then the batch goes into the journal in one transaction. A batch is committed once it is
- * large or old enough, in the background; one commit runs at a time.
- */
-class DownloadBatch {
-  private pending: JournalEntry[] = []
-  private startedAt = 0
-  private committing: Promise<void> = Promise.resolve()
+/** Syncs the folders written to, in the background, one round at a time, at most every FOLDER_SYNC_MS. */
+class FolderSyncs {
+  private round: Promise<void> = Promise.resolve()
+  private last = Date.now()
   private failure: { error: unknown } | undefined
 
-  constructor(
-    private readonly files: SpaceFiles,
-    private readonly record: (entries: JournalEntry[]) => void,
-  ) {}
+  constructor(private readonly files: SpaceFiles) {}
 
-  add(entry: JournalEntry) {
-    if (this.pending.length === 0) this.startedAt = Date.now()
-    this.pending.push(entry)
-    if (this.pending.length >= BATCH_SIZE || Date.now() - this.startedAt >= BATCH_MS) this.commit()
+  wrote() {
+    if (Date.now() - this.last >= FOLDER_SYNC_MS) this.sync()
   }
 
-  /** Commits what is pending and waits for every commit; rethrows a commit's failure. */
+  /** A last round for every write so far; rethrows a round's failure. */
   async close(): Promise<void> {
-    this.commit()
-    await this.committing
+    this.sync()
+    await this.round
     if (this.failure) throw this.failure.error
   }
 
-  private commit() {
-    if (this.pending.length === 0) return
-    const entries = this.pending
-    this.pending = []
-    this.committing = this.committing.then(async () => {
-      if (this.failure) return
-      try {
-        await this.files.flush?.()
-        this.record(entries)
-      } catch (error) {
-        this.failure = { error }
-      }
-    })
+  private sync() {
+    const flush = this.files.flush
+    if (!flush) return
+    this.last = Date.now()
+    this.round = this.round.then(() =>
+      flush.call(this.files).catch((error: unknown) => {
+        this.failure ??= { error }
+      }),
+    )
   }
 }

@@ -13,6 +13,23 @@ import { PARK_MARK } from './planner'
  * SUMMARY.md is rendered from the tree with those same local paths.
  */
 export function buildRemoteSnapshot(revision: Pick<Revision, 'id' | 'pages' | 'files'>): RemoteSnapshot {
+  return withSummary(placeRemoteTree(revision))
+}
+
+/** The pages and files of a revision at their local paths, and what SUMMARY.md needs; no page content. */
+export interface PlacedTree {
+  revision: string
+  entries: RemoteEntry[]
+  outline: TreePage[]
+  localPaths: Map<string, string>
+}
+
+/**
+ * First half of `buildRemoteSnapshot`. Its result holds nothing of the revision's page markdown, so a
+ * caller can let the response go before the summary is rendered (a large space's response is tens of
+ * megabytes once parsed).
+ */
+export function placeRemoteTree(revision: Pick<Revision, 'id' | 'pages' | 'files'>): PlacedTree {
   const layout = new LocalLayout()
   const entries: RemoteEntry[] = []
   const localPaths = new Map<string, string>()
@@ -29,9 +46,14 @@ export function buildRemoteSnapshot(revision: Pick<Revision, 'id' | 'pages' | 'f
     const path = layout.place(git.path, `file:${file.id}`)
     entries.push({ id: file.id, kind: 'file', path, oid: git.oid, url: file.downloadURL })
   }
-  const summary = renderSummary({ pages: revision.pages.map(treePage), files: [] }, localPaths)
-  entries.push({ id: SUMMARY_ENTRY_ID, kind: 'summary', path: SUMMARY_FILE, oid: gitBlobOid(summary), content: summary })
-  return { revision: revision.id, entries }
+  return { revision: revision.id, entries, outline: revision.pages.map(treePage), localPaths }
+}
+
+/** Second half of `buildRemoteSnapshot`: SUMMARY.md rendered from the tree with the local paths. */
+export function withSummary(placed: PlacedTree): RemoteSnapshot {
+  const summary = renderSummary({ pages: placed.outline, files: [] }, placed.localPaths)
+  const entry: RemoteEntry = { id: SUMMARY_ENTRY_ID, kind: 'summary', path: SUMMARY_FILE, oid: gitBlobOid(summary), content: summary }
+  return { revision: placed.revision, entries: [...placed.entries, entry] }
 }
 
 /** The remote tree as the cache keeps it (titles, order, git paths), for status and link reports. */

@@ -8,7 +8,7 @@ import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
 import type { RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
-import { buildRemoteSnapshot, remoteRows } from './remote-snapshot'
+import { placeRemoteTree, remoteRows, withSummary, type PlacedTree } from './remote-snapshot'
 
 export interface SpacePassOptions {
   cache: CacheRepository
@@ -66,7 +66,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   cache.startRun(space.id, revisionId, plan.actions.length)
   cache.setSpaceState(space.id, 'syncing')
   options.onPlanned?.(plan.actions.length)
-  // Steps done since the last journal commit: counted for `quire status` in the same transaction.
+  // Steps finished since the last journal write: counted for `quire status` in that write's transaction.
   let steps = 0
   const result = await executePlan(plan, {
     files,
@@ -109,14 +109,18 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
  * revision is not held in memory while its pages download.
  */
 async function readRemoteTree(space: SpaceRow, held: ReadonlySet<string>, options: SpacePassOptions): Promise<{ revisionId: string; snapshot: RemoteSnapshot }> {
+  const full = withSummary(await storeRemoteTree(space, options))
+  const snapshot = held.size === 0 ? full : { ...full, entries: full.entries.filter((e) => !(e.kind === 'page' && held.has(e.id))) }
+  return { revisionId: full.revision, snapshot }
+}
+
+async function storeRemoteTree(space: SpaceRow, options: SpacePassOptions): Promise<PlacedTree> {
   const { cache, gateway } = options
   const { data: revision } = await gateway.client.spaces.getCurrentRevision(space.id)
   cache.recordRevision(space.id, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
   const rows = remoteRows(revision)
   cache.replaceRemoteTree(space.id, rows.pages, rows.files)
-  const full = buildRemoteSnapshot(revision)
-  const snapshot = held.size === 0 ? full : { ...full, entries: full.entries.filter((e) => !(e.kind === 'page' && held.has(e.id))) }
-  return { revisionId: revision.id, snapshot }
+  return placeRemoteTree(revision)
 }
 
 async function folderExists(folder: string): Promise<boolean> {
