@@ -11,6 +11,7 @@ import { requireOrg } from './organizations'
 import { collectionJson, collectionRole } from './serializers/collection'
 import { spaceJson } from './serializers/space'
 import { apiUrl } from './urls'
+import { deleted } from './serializers/deleted'
 
 // ---------------------------------------------------------------------------------------------
 // Ordering: spaces and collections sharing a parent (a collection, or the organization's top level
@@ -173,7 +174,7 @@ function deleteCollection(ctx: RequestContext): HandlerResult {
   }
   // Spaces keep no link to a deleted collection (ON DELETE SET NULL): restored, they return to the top level.
   collections.delete(collection.id)
-  return { status: 205 }
+  return deleted(true)
 }
 
 function listSpacesInCollection(ctx: RequestContext) {

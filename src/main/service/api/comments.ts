@@ -13,6 +13,7 @@ import { SpacesRepository, type Space } from '../store/spaces'
 import { UsersRepository } from '../store/users'
 import { CommentSerializer, commentPermissions, type BodyFormat, type CommentScope } from './serializers/comment'
 import { organizationMemberJson } from './serializers/team-member'
+import { deleted } from './serializers/deleted'
 
 /** The spec sets no length limit on comment bodies; this one keeps a single comment a sane size. */
 const MAX_BODY_CHARS = 100_000
@@ -200,7 +201,7 @@ function commentOperations(resolve: ScopeResolver) {
     if (!comment) return noContent()
     if (!commentPermissions(scope.role, comment.postedBy, ctx.user.id).delete) throw forbidden('Only the author or a space admin may delete this comment')
     ctx.store.repo(CommentsRepository).delete(comment.id)
-    return { status: 205 }
+    return deleted(true)
   }
 
   const listReplies: Handler = (ctx) => {
@@ -257,7 +258,7 @@ function commentOperations(resolve: ScopeResolver) {
     if (!comment || !reply) return noContent()
     if (!commentPermissions(scope.role, reply.postedBy, ctx.user.id).delete) throw forbidden('Only the author or a space admin may delete this reply')
     ctx.store.repo(CommentsRepository).deleteReply(comment.id, reply.id)
-    return { status: 205 }
+    return deleted(true)
   }
 
   /**

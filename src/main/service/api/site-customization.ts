@@ -4,6 +4,7 @@ import { SitesRepository, type Site } from '../store/sites'
 import { loadSite, siteSpaceOf } from './site-access'
 import { applyOverridePatch, maskSettings, mergeSettings, type Settings } from './serializers/site-customization'
 import { storedSiteCustomization } from './serializers/site'
+import { deleted } from './serializers/deleted'
 
 /**
  * Settings as a reader gets them: premium settings the site's plan lacks are masked unless the
@@ -49,9 +50,9 @@ function overrideSiteSpaceCustomization(ctx: RequestContext) {
 function deleteSiteSpaceCustomization(ctx: RequestContext) {
   const { tree } = loadSite(ctx, 'admin')
   const siteSpace = siteSpaceOf(tree, ctx.params.siteSpaceId)
-  if (!siteSpace.customization) return { status: 204 }
+  if (!siteSpace.customization) return deleted(false)
   ctx.store.repo(SiteStructureRepository).setSiteSpaceCustomization(siteSpace.id, null)
-  return { status: 205 }
+  return deleted(true)
 }
 
 export const siteCustomizationRoutes: Route[] = [

@@ -9,6 +9,7 @@ import { groupOf, loadSite, reload, sectionOf } from './site-access'
 import { appendToContainer, detachFromContainer, freshTree, moveStructureItem, wrapRootSiteSpaces } from './site-structure-edits'
 import { siteLocation } from './serializers/site'
 import { sectionGroupJson } from './serializers/site-structure'
+import { deleted } from './serializers/deleted'
 
 interface CreateGroupBody {
   title: string
@@ -98,14 +99,14 @@ function updateGroup(ctx: RequestContext) {
 function deleteGroup(ctx: RequestContext) {
   const { tree } = loadSite(ctx, 'admin')
   const group = tree.groupsById.get(ctx.params.siteSectionGroupId)
-  if (!group) return { status: 204 }
+  if (!group) return deleted(false)
   const replaced = tree.items(group.parentId).flatMap((item) => (item.id === group.id ? tree.items(group.id) : [item]))
   ctx.store.transaction(() => {
     const structure = ctx.store.repo(SiteStructureRepository)
     structure.placeItems(group.parentId, replaced)
     structure.deleteGroup(group.id)
   })
-  return { status: 205 }
+  return deleted(true)
 }
 
 function moveGroup(ctx: RequestContext) {

@@ -17,6 +17,7 @@ import {
 } from './site-structure-edits'
 import { siteLocation } from './serializers/site'
 import { sectionJson } from './serializers/site-structure'
+import { deleted } from './serializers/deleted'
 
 interface AddSectionBody {
   spaceId: string | null
@@ -142,7 +143,7 @@ function updateSection(ctx: RequestContext) {
 function deleteSection(ctx: RequestContext) {
   const { tree } = loadSite(ctx, 'admin')
   const section = tree.sectionsById.get(ctx.params.siteSectionId)
-  if (!section) return { status: 204 }
+  if (!section) return deleted(false)
   ctx.store.transaction(() => {
     const structure = ctx.store.repo(SiteStructureRepository)
     structure.deleteSection(section.id)
@@ -151,7 +152,7 @@ function deleteSection(ctx: RequestContext) {
       tree.items(section.groupId).filter((i) => i.id !== section.id),
     )
   })
-  return { status: 205 }
+  return deleted(true)
 }
 
 function moveSection(ctx: RequestContext) {

@@ -11,6 +11,7 @@ import { checkPathSegment } from './site-sections'
 import { checkPageInSpace, insertSiteSpace, spaceForSite } from './site-structure-edits'
 import { siteLocation } from './serializers/site'
 import { siteSpaceJson } from './serializers/site-structure'
+import { deleted } from './serializers/deleted'
 
 interface AddSiteSpaceBody {
   spaceId: string | null
@@ -103,7 +104,7 @@ function updateSiteSpace(ctx: RequestContext) {
 function deleteSiteSpace(ctx: RequestContext) {
   const { tree } = loadSite(ctx, 'admin')
   const siteSpace = tree.siteSpacesById.get(ctx.params.siteSpaceId)
-  if (!siteSpace) return { status: 204 }
+  if (!siteSpace) return deleted(false)
   ctx.store.transaction(() => {
     const structure = ctx.store.repo(SiteStructureRepository)
     structure.deleteSiteSpace(siteSpace.id)
@@ -115,7 +116,7 @@ function deleteSiteSpace(ctx: RequestContext) {
         .map((s) => s.id),
     )
   })
-  return { status: 205 }
+  return deleted(true)
 }
 
 /**

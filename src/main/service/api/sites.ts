@@ -13,6 +13,7 @@ import { boundedTitle, insertSiteSpace, spaceForSite } from './site-structure-ed
 import { mergeSettings, maskSettings, type Settings } from './serializers/site-customization'
 import { siteJson, siteLocation, siteRole, storedSiteCustomization, type SiteView } from './serializers/site'
 import { structureJson } from './serializers/site-structure'
+import { deleted } from './serializers/deleted'
 
 // The document's patterns for fields the published spec's PATCH body does not declare.
 const HOSTNAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/
@@ -150,7 +151,7 @@ function updateSite(ctx: RequestContext) {
 function deleteSite(ctx: RequestContext) {
   const org = memberOrganization(ctx)
   const existing = ctx.store.repo(SitesRepository).getInOrg(org.id, ctx.params.siteId)
-  if (!existing || !atLeast(siteRole(ctx.store, existing, ctx.user.id), 'read')) return { status: 204 }
+  if (!existing || !atLeast(siteRole(ctx.store, existing, ctx.user.id), 'read')) return deleted(false)
   const { site } = loadSite(ctx, 'admin')
   ctx.store.transaction(() => {
     ctx.store.repo(SitesRepository).delete(site.id)
@@ -159,7 +160,7 @@ function deleteSite(ctx: RequestContext) {
     const org = orgs.get(site.orgId)
     if (org?.data.defaultContent?.site === site.id) orgs.update(org.id, { data: { defaultContent: null } })
   })
-  return { status: 205 }
+  return deleted(true)
 }
 
 function setPublished(published: boolean) {

@@ -13,6 +13,7 @@ import { endPosition, planMove, refuseTransferOfSiteSpaces, requireTargetCollect
 import { checkMergeRuleUsers, requireOrg } from './organizations'
 import { spaceJson } from './serializers/space'
 import { apiUrl } from './urls'
+import { deleted } from './serializers/deleted'
 
 export interface SpaceAccess {
   space: Space
@@ -116,7 +117,7 @@ function deleteSpace(ctx: RequestContext): HandlerResult {
   if (!existing || existing.deletedAt || !spaceRole(ctx.store, existing, ctx.user.id)) return noContent()
   const { space } = requireSpace(ctx, existing.id, 'admin')
   spaces.markDeleted(space.id, ctx.store.now())
-  return { status: 205 }
+  return deleted(true)
 }
 
 function restoreSpace(ctx: RequestContext) {
