@@ -1,6 +1,7 @@
 import { GitBookAPI } from '@gitbook/api'
 import PQueue from 'p-queue'
 import { backoffDelay, isRetryable, parseRetryAfter, readRateLimit, type RateLimitState } from './retry-policy'
+import { checkTokenShape, redactSecrets, registerSecret } from './secrets'
 
 export interface GatewayOptions {
   /** API origin without `/v1`, e.g. `https://api.gitbook.com` or the local service's origin. */
@@ -30,12 +31,34 @@ export class ServiceUnreachableError extends Error {
   constructor(
     readonly url: string,
     cause: unknown,
+    /**
+     * True only when no attempt can have reached the service (every one was refused before connecting):
+     * a write may then be sent as new. Otherwise the outcome is unknown (a reset, a timeout, an answer
+     * cut mid-read after the service acted) and the caller must find out before sending it again.
+     */
+    readonly notSent = false,
   ) {
-    super(`the service at ${new URL(url).origin} cannot be reached: ${cause instanceof Error ? cause.message : String(cause)}`)
+    // The cause may quote a header value (undici's "invalid header value"), token and all.
+    super(redactSecrets(`the service at ${new URL(url).origin} cannot be reached: ${cause instanceof Error ? cause.message : String(cause)}`))
   }
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** Statuses whose responses have no body (a Response cannot be built with one). */
+const NULL_BODY_STATUS = new Set([204, 205, 304])
+
+/**
+ * The response with its body read in full. Reading is part of the attempt: a body cut mid-read
+ * (`TypeError: terminated`) or stalled past the timeout is a transport failure to classify and retry
+ * here, not an error surfacing later from inside the API client as if the service had said something.
+ */
+async function readWhole(response: Response): Promise<Response> {
+  const body = await response.arrayBuffer()
+  const whole = new Response(NULL_BODY_STATUS.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers })
+  Object.defineProperty(whole, 'url', { value: response.url })
+  return whole
+}
 
 function classifyNetworkError(error: unknown): 'refused' | 'reset' | 'timeout' {
   const e = error as { name?: string; cause?: { code?: string } }
@@ -59,6 +82,8 @@ export class ApiGateway {
   private pausedUntil = 0
 
   constructor(private readonly options: GatewayOptions) {
+    checkTokenShape(options.token)
+    registerSecret(options.token)
     this.queue = new PQueue({
       concurrency: options.concurrency ?? 4,
       intervalCap: options.intervalCap ?? 50,
@@ -88,6 +113,8 @@ export class ApiGateway {
     const method = (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
     const maxAttempts = this.options.maxAttempts ?? 5
     const backoff = this.options.backoff ?? { baseMs: 250, capMs: 30_000 }
+    // Whether some attempt may have reached the service (anything but a refused connection).
+    let reached = false
     for (let attempt = 0; ; attempt++) {
       const wait = this.pausedUntil - Date.now()
       if (wait > 0) await this.sleep(wait)
@@ -113,14 +140,20 @@ export class ApiGateway {
           return response
         }
         if (response.status >= 500 && attempt + 1 < maxAttempts && isRetryable(method, { status: response.status })) {
+          reached = true
           await response.body?.cancel()
           await this.backoff(attempt, backoff, url, `HTTP ${response.status}`)
           continue
         }
-        return response
+        try {
+          return await readWhole(response)
+        } catch (error) {
+          failure = error
+        }
       }
-      const kind = classifyNetworkError(failure)
-      if (attempt + 1 >= maxAttempts || !isRetryable(method, { networkError: kind })) throw new ServiceUnreachableError(url, failure)
+      const kind = response ? (classifyNetworkError(failure) === 'timeout' ? 'timeout' : 'reset') : classifyNetworkError(failure)
+      if (kind !== 'refused') reached = true
+      if (attempt + 1 >= maxAttempts || !isRetryable(method, { networkError: kind })) throw new ServiceUnreachableError(url, failure, !reached)
       await this.backoff(attempt, backoff, url, kind)
     }
   }

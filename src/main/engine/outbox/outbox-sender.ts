@@ -1,16 +1,15 @@
-import { ChangeRequestOrderBy, ChangeRequestStatus, GitBookAPIError, type ChangeRequest, type ChangeRequestContentChange, type ChangeRequestContentUpdate, type Comment, type CommentReply, type Revision, type RevisionPage } from '@gitbook/api'
-import { rewriteLinks, type ContentChange } from '../../content'
+import { GitBookAPIError, type ChangeRequest, type ChangeRequestContentChange, type ChangeRequestContentUpdate, type Comment, type CommentReply } from '@gitbook/api'
+import type { ContentChange } from '../../content'
 import type { CommentsRepository } from '../comments/comments-repository'
-import { bodyMarkdown, replyOf, threadOf } from '../comments/threads'
-import { paginate, ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
+import { replyOf, threadOf } from '../comments/threads'
+import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
+import { ChangeRequestGoneError, UnsendableError, type ChangeRequestGone, type ContentOutcome } from './outbox-errors'
+import { definedRefs, withKnownRefs } from './known-refs'
 import type { OutboxRepository } from './outbox-repository'
 import type { OutboxOp } from './outbox-types'
 
-/** Clocks of this machine and the service may disagree: reconciling looks this far before an op was written. */
-const CLOCK_SKEW_MS = 10 * 60 * 1000
-
-/** What happened to the change request an op was bound to, when the service refuses the op because of it. */
-export type ChangeRequestGone = { id: string; status: 'merged' | 'archived' | 'missing' }
+export { ChangeRequestGoneError, type ChangeRequestGone } from './outbox-errors'
+import { OutboxReconciler } from './reconciler'
 
 /** Local consequences of an answered op (taking a posted marker out of its file, and so on). */
 export interface SenderEffects {
@@ -21,13 +20,14 @@ export interface DrainResult {
   sent: number
   failed: Array<{ op: OutboxOp; error: string }>
   /** Why draining stopped before the outbox was empty. */
-  stopped?: { reason: 'offline' | 'rate-limited' | 'server-error'; message: string }
+  stopped?: { reason: 'offline' | 'rate-limited' | 'server-error' | 'local-error'; message: string }
   /** The writer's change request was merged or closed under us. */
   gone?: ChangeRequestGone
 }
 
 class Offline extends Error {}
 class Retry extends Error {}
+class LocalFailure extends Error {}
 
 /**
  * Sends the outbox of one space, oldest first, through the gateway. An op is marked `sending` before it
@@ -40,7 +40,16 @@ export class OutboxSender {
     private readonly outbox: OutboxRepository,
     private readonly comments?: CommentsRepository,
     private readonly effects: SenderEffects = {},
-  ) {}
+  ) {
+    this.reconciler = new OutboxReconciler(
+      gateway,
+      outbox,
+      (op) => this.sessionChangeRequest(op),
+      (op) => this.requireOpenChangeRequest(op),
+    )
+  }
+
+  private readonly reconciler: OutboxReconciler
 
   private get spaces() {
     return this.gateway.client.spaces
@@ -62,6 +71,10 @@ export class OutboxSender {
         }
         if (error instanceof Retry) {
           result.stopped = { reason: error.message.startsWith('rate') ? 'rate-limited' : 'server-error', message: error.message }
+          return result
+        }
+        if (error instanceof LocalFailure) {
+          result.stopped = { reason: 'local-error', message: error.message }
           return result
         }
         if (error instanceof ChangeRequestGoneError) {
@@ -110,7 +123,7 @@ export class OutboxSender {
 
   private async process(op: OutboxOp): Promise<void> {
     if (op.state === 'sending') {
-      const found = await this.guard(op, () => this.reconcile(op))
+      const found = await this.guard(op, 'reconcile', () => this.reconciler.reconcile(op))
       if (found !== undefined) {
         await this.finish(op, found)
         return
@@ -118,23 +131,36 @@ export class OutboxSender {
     }
     const context = op.kind === 'content' ? { head: this.outbox.session(op.spaceId)?.headRevision } : undefined
     this.outbox.markSending(op.seq, context)
-    const answer = await this.guard(op, () => this.send(op))
-    await this.finish(op, answer)
+    const answer = await this.guard(op, 'send', () => this.send(op))
+    try {
+      await this.finish(op, answer)
+    } catch (error) {
+      // The service acted; only recording it here failed (a full disk, a locked database). The op stays
+      // as it was recorded (`sending`, or done with an effect left to do): never taken for a refusal.
+      throw new LocalFailure(error instanceof Error ? error.message : String(error))
+    }
   }
 
-  /** Turns transport failures into: stop for now (offline, rate limited, unknown outcome) or refused for good. */
-  private async guard<T>(op: OutboxOp, run: () => Promise<T>): Promise<T> {
+  /**
+   * Turns failures into: stop for now (offline, rate limited, outcome unknown) or refused for good. Only
+   * the service's 4xx answer to the request itself (or a request that cannot be made at all) is a
+   * refusal: a cut or unreadable answer leaves the op `sending`, to be reconciled before it is sent again.
+   * An op whose request certainly never left (refused connection, 429) goes back to `pending`.
+   */
+  private async guard<T>(op: OutboxOp, phase: 'reconcile' | 'send', run: () => Promise<T>): Promise<T> {
     try {
       return await run()
     } catch (error) {
+      if (error instanceof ChangeRequestGoneError || error instanceof UnsendableError) throw error
       if (error instanceof ServiceUnreachableError) {
-        this.outbox.noteError(op.seq, error.message)
+        if (phase === 'send' && error.notSent) this.outbox.markPending(op.seq, error.message)
+        else this.outbox.noteError(op.seq, error.message)
         throw new Offline(error.message)
       }
       if (error instanceof GitBookAPIError) {
         if (error.code === 429) {
-          // A 429 is answered before anything is done: the op is as good as never sent.
-          if (op.state !== 'sending') this.outbox.markPending(op.seq, error.message)
+          // A 429 is answered before anything is done: the request is as good as never sent.
+          if (phase === 'send') this.outbox.markPending(op.seq, error.message)
           throw new Retry(`rate limited: ${error.errorMessage}`)
         }
         if (error.code >= 500) {
@@ -144,7 +170,10 @@ export class OutboxSender {
         await this.checkChangeRequest(op)
         throw new Error(`HTTP ${error.code}: ${error.errorMessage}`)
       }
-      throw error
+      // An answer that could not be read or understood: the service may well have acted on the request.
+      const message = `unreadable answer from the service: ${error instanceof Error ? error.message : String(error)}`
+      this.outbox.noteError(op.seq, message)
+      throw new Retry(message)
     }
   }
 
@@ -186,7 +215,7 @@ export class OutboxSender {
       case 'update-cr':
         return (await this.spaces.updateChangeRequestById(spaceId, this.requireChangeRequest(op), { subject: op.payload.subject })).data
       case 'content': {
-        const changes = this.withKnownRefs(op.spaceId, op.payload.changes, new Set(op.payload.defines.flatMap((d) => d.split(' '))))
+        const changes = withKnownRefs(this.outbox, op.spaceId, op.payload.changes, definedRefs(op.payload.defines))
         const { data } = await this.spaces.updateChangeRequestContent(
           spaceId,
           this.requireChangeRequest(op),
@@ -216,50 +245,10 @@ export class OutboxSender {
   /** A comment on a page that only the change request has goes to the change request (open or not). */
   private requireOpenChangeRequest(op: OutboxOp): string {
     const session = this.outbox.session(op.spaceId)
-    if (!session?.changeRequestId) throw new Error('the page is only in a change request that is not open any more')
+    if (!session?.changeRequestId) throw new UnsendableError('the page is only in a change request that is not open any more')
     return session.changeRequestId
   }
 
-  /**
-   * Refs defined by earlier batches are ids by now: `page`/`into` and `./<ref>` links are rewritten to
-   * the ids (a batch only resolves its own refs).
-   */
-  private withKnownRefs(spaceId: string, changes: ContentChange[], local: ReadonlySet<string>): ContentChange[] {
-    const idOf = (handle: string): string => {
-      if (!handle.startsWith('quire-') || local.has(handle)) return handle
-      const id = this.outbox.idOfRef(spaceId, handle)
-      if (!id) throw new Error(`this batch depends on ${handle}, which the service never created`)
-      return id
-    }
-    const links = (markdown: string) =>
-      rewriteLinks(markdown, (link) => {
-        const match = /^\.\/(quire-[A-Za-z0-9-]+?)(\.md)?(#.*)?$/.exec(link.target)
-        if (!match || local.has(match[1])) return undefined
-        const id = idOf(match[1])
-        return `${match[2] ? '/pages/' : '/files/'}${id}${match[3] ?? ''}`
-      })
-    return changes.map((change) => {
-      switch (change.operation) {
-        case 'insert_page':
-          return {
-            ...change,
-            ...(change.into !== undefined ? { into: idOf(change.into) } : {}),
-            ...('markdown' in change.document && typeof change.document.markdown === 'string' ? { document: { markdown: links(change.document.markdown) } } : {}),
-          }
-        case 'update_page':
-          return {
-            ...change,
-            page: idOf(change.page),
-            ...(typeof change.into === 'string' ? { into: idOf(change.into) } : {}),
-            ...(change.document && 'markdown' in change.document && typeof change.document.markdown === 'string' ? { document: { markdown: links(change.document.markdown) } } : {}),
-          }
-        case 'delete_page':
-          return { ...change, page: idOf(change.page) }
-        default:
-          return change
-      }
-    })
-  }
 
   /* Answers */
 
@@ -320,144 +309,6 @@ export class OutboxSender {
     }
   }
 
-  /* Reconciling: did an op whose answer was lost reach the service? Undefined = no, send it. */
-
-  private async reconcile(op: OutboxOp): Promise<unknown> {
-    switch (op.kind) {
-      case 'create-cr':
-        return this.findChangeRequest(op.spaceId, op.payload.userId, op.payload.subject, op.createdAt)
-      case 'update-cr':
-      case 'resolve':
-        return undefined // idempotent: sending again is the same request
-      case 'content':
-        return this.findBatch(op)
-      case 'comment':
-        return this.findComment(op)
-      case 'reply':
-        return this.findReply(op)
-      case 'merge': {
-        const cr = (await this.spaces.getChangeRequestById(op.spaceId, op.payload.changeRequestId)).data
-        return cr.status === 'merged' ? { revision: cr.revisionMerged, result: 'merge' } : undefined
-      }
-    }
-  }
-
-  /** The writer's change request created after the op was written, with the op's subject. */
-  private async findChangeRequest(spaceId: string, userId: string, subject: string, since: string): Promise<ChangeRequest | undefined> {
-    const after = Date.parse(since) - CLOCK_SKEW_MS
-    for (const status of [ChangeRequestStatus.Draft, ChangeRequestStatus.Open]) {
-      const list = (page: string | undefined) =>
-        this.spaces.listChangeRequestsForSpace(spaceId, { page, status, creator: userId, orderBy: ChangeRequestOrderBy.CreatedAt }).then((r) => r.data)
-      for await (const cr of paginate(list)) {
-        if (cr.subject === subject && Date.parse(cr.createdAt) >= after) return cr
-      }
-    }
-    return undefined
-  }
-
-  /**
-   * A batch is atomic: its change request either moved past the head it was sent against, or not.
-   * When it moved and the batch created pages or files, they are looked up (their ids are needed).
-   */
-  private async findBatch(op: Extract<OutboxOp, { kind: 'content' }>): Promise<ContentOutcome | undefined> {
-    const id = this.sessionChangeRequest(op)
-    if (!id) throw new ChangeRequestGoneError({ id: '', status: 'missing' })
-    const cr = (await this.spaces.getChangeRequestById(op.spaceId, id)).data
-    if (cr.status === 'merged' || cr.status === 'archived') throw new ChangeRequestGoneError({ id, status: cr.status })
-    const sentHead = (op.sentContext as { head?: string } | undefined)?.head
-    if (sentHead !== undefined && cr.revision === sentHead) return undefined
-    const creates = op.payload.changes.filter((c) => c.operation === 'insert_page' || c.operation === 'insert_files')
-    if (creates.length === 0) return sentHead === undefined ? undefined : { refs: {}, head: cr.revision, changeRequest: cr }
-    const revision = (await this.spaces.getRevisionOfChangeRequestById(op.spaceId, id)).data
-    const refs = this.findCreated(op, revision)
-    if (refs === undefined) return undefined
-    return { refs, head: cr.revision, changeRequest: cr }
-  }
-
-  /** Ids of what the batch created, found in the change request's content; undefined when none is there. */
-  private findCreated(op: Extract<OutboxOp, { kind: 'content' }>, revision: Revision): Record<string, string> | undefined {
-    const refs: Record<string, string> = {}
-    const knownIds = new Set<string>()
-    const parents = new Map<string, RevisionPage[]>()
-    const visit = (pages: readonly RevisionPage[], parent: string) => {
-      parents.set(parent, [...pages])
-      for (const p of pages) {
-        knownIds.add(p.id)
-        if ('pages' in p && Array.isArray(p.pages)) visit(p.pages, p.id)
-      }
-    }
-    visit(revision.pages, '')
-    const existing = new Set(this.outbox.entries(op.spaceId).flatMap((e) => (e.pageId ? [e.pageId] : [])))
-    let found = 0
-    let wanted = 0
-    for (const change of op.payload.changes) {
-      if (change.operation === 'insert_files') {
-        for (const file of change.files) {
-          wanted++
-          const match = revision.files.find((f) => f.name === file.name && !existing.has(f.id) && !Object.values(refs).includes(f.id))
-          if (match && file.ref) {
-            refs[file.ref] = match.id
-            found++
-          }
-        }
-      }
-      if (change.operation !== 'insert_page') continue
-      wanted++
-      const parent = change.into === undefined ? '' : (refs[change.into] ?? this.outbox.idOfRef(op.spaceId, change.into) ?? change.into)
-      const siblings = parents.get(parent) ?? []
-      const markdown = 'markdown' in change.document && typeof change.document.markdown === 'string' ? change.document.markdown : ''
-      const match = siblings.find((p) => (change.slug !== undefined ? 'slug' in p && p.slug === change.slug : p.title === titleOf(markdown)) && !existing.has(p.id))
-      if (match && change.ref) {
-        refs[change.ref] = match.id
-        found++
-      }
-    }
-    if (found === 0 && wanted > 0) return undefined
-    return refs
-  }
-
-  private async findComment(op: Extract<OutboxOp, { kind: 'comment' }>): Promise<Comment | undefined> {
-    const after = Date.parse(op.createdAt) - CLOCK_SKEW_MS
-    const { pageId, text, userId, target } = op.payload
-    const list =
-      target === 'space'
-        ? (page: string | undefined) => this.spaces.listCommentsInSpace(op.spaceId, { page, targetPage: pageId, authors: [userId], format: 'markdown' }).then((r) => r.data)
-        : (page: string | undefined) =>
-            this.spaces.listCommentsInChangeRequest(op.spaceId, this.requireOpenChangeRequest(op), { page, targetPage: pageId, authors: [userId], format: 'markdown' }).then((r) => r.data)
-    for await (const comment of paginate(list)) {
-      if (comment.postedBy.id === userId && bodyMarkdown(comment.body) === text && Date.parse(comment.postedAt) >= after) return comment
-    }
-    return undefined
-  }
-
-  private async findReply(op: Extract<OutboxOp, { kind: 'reply' }>): Promise<CommentReply | undefined> {
-    const after = Date.parse(op.createdAt) - CLOCK_SKEW_MS
-    const { commentId, changeRequestId, text, userId } = op.payload
-    const list = changeRequestId
-      ? (page: string | undefined) => this.spaces.listCommentRepliesInChangeRequest(op.spaceId, changeRequestId, commentId, { page, format: 'markdown' }).then((r) => r.data)
-      : (page: string | undefined) => this.spaces.listCommentRepliesInSpace(op.spaceId, commentId, { page, format: 'markdown' }).then((r) => r.data)
-    for await (const reply of paginate(list)) {
-      if (reply.postedBy.id === userId && bodyMarkdown(reply.body) === text && Date.parse(reply.postedAt) >= after) return reply
-    }
-    return undefined
-  }
-}
-
-/** A content batch's outcome as kept: ids of what it created by ref, the change request's new head. */
-interface ContentOutcome {
-  refs: Record<string, string>
-  head?: string
-  changeRequest?: ChangeRequest
-}
-
-export class ChangeRequestGoneError extends Error {
-  constructor(readonly gone: ChangeRequestGone) {
-    super(`change request ${gone.id} is ${gone.status}`)
-  }
-}
-
-function titleOf(markdown: string): string | undefined {
-  return /^(?:---[\s\S]*?\n---\s*\n)?\s*#\s+(.+)$/m.exec(markdown)?.[1]?.trim()
 }
 
 /** Maps the content endpoint's answer to what the outbox keeps. */

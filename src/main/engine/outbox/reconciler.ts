@@ -1,0 +1,151 @@
+import { ChangeRequestOrderBy, ChangeRequestStatus, GitBookAPIError, type ChangeRequest, type Comment, type CommentReply, type Revision, type RevisionPage } from '@gitbook/api'
+import { bodyMarkdown } from '../comments/threads'
+import { paginate, type ApiGateway } from '../gateway/api-gateway'
+import { batchEvidence } from './batch-evidence'
+import { definedRefs, withKnownRefs } from './known-refs'
+import type { OutboxRepository } from './outbox-repository'
+import type { OutboxOp } from './outbox-types'
+import { ChangeRequestGoneError, type ContentOutcome } from './outbox-errors'
+
+/** Clocks of this machine and the service may disagree: reconciling looks this far before an op was written. */
+const CLOCK_SKEW_MS = 10 * 60 * 1000
+
+/**
+ * Did an op whose answer was lost (a crash, a cut answer) reach the service? Each kind is looked for by
+ * what only it can have made: the change request by creator, subject and time, a batch by evidence of
+ * its own content, comments and replies by author and text. Undefined = it did not: send it.
+ */
+export class OutboxReconciler {
+  constructor(
+    private readonly gateway: ApiGateway,
+    private readonly outbox: OutboxRepository,
+    /** The writer's change request an op is bound to (undefined when its generation is over). */
+    private readonly changeRequestOf: (op: OutboxOp) => string | undefined,
+    private readonly openChangeRequestOf: (op: OutboxOp) => string,
+  ) {}
+
+  private get spaces() {
+    return this.gateway.client.spaces
+  }
+
+  async reconcile(op: OutboxOp): Promise<unknown> {
+    switch (op.kind) {
+      case 'create-cr':
+        return this.findChangeRequest(op.spaceId, op.payload.userId, op.payload.subject, op.createdAt)
+      case 'update-cr':
+      case 'resolve':
+        return undefined // idempotent: sending again is the same request
+      case 'content':
+        return this.findBatch(op)
+      case 'comment':
+        return this.findComment(op)
+      case 'reply':
+        return this.findReply(op)
+      case 'merge': {
+        const cr = (await this.spaces.getChangeRequestById(op.spaceId, op.payload.changeRequestId)).data
+        return cr.status === 'merged' ? { revision: cr.revisionMerged, result: 'merge' } : undefined
+      }
+    }
+  }
+
+  /** The writer's change request created after the op was written, with the op's subject. */
+  private async findChangeRequest(spaceId: string, userId: string, subject: string, since: string): Promise<ChangeRequest | undefined> {
+    const after = Date.parse(since) - CLOCK_SKEW_MS
+    for (const status of [ChangeRequestStatus.Draft, ChangeRequestStatus.Open]) {
+      const list = (page: string | undefined) =>
+        this.spaces.listChangeRequestsForSpace(spaceId, { page, status, creator: userId, orderBy: ChangeRequestOrderBy.CreatedAt }).then((r) => r.data)
+      for await (const cr of paginate(list)) {
+        if (cr.subject === subject && Date.parse(cr.createdAt) >= after) return cr
+      }
+    }
+    return undefined
+  }
+
+  /**
+   * Whether a batch whose answer was lost is in the change request, from evidence of its own content
+   * (see batch-evidence.ts). An unmoved head proves it is not: a batch moves the head it is applied to.
+   */
+  private async findBatch(op: Extract<OutboxOp, { kind: 'content' }>): Promise<ContentOutcome | undefined> {
+    const id = this.changeRequestOf(op)
+    if (!id) throw new ChangeRequestGoneError({ id: '', status: 'missing' })
+    const cr = (await this.spaces.getChangeRequestById(op.spaceId, id)).data
+    if (cr.status === 'merged' || cr.status === 'archived') throw new ChangeRequestGoneError({ id, status: cr.status })
+    const sentHead = (op.sentContext as { head?: string } | undefined)?.head
+    if (sentHead !== undefined && cr.revision === sentHead) return undefined
+    const after = (await this.spaces.getRevisionOfChangeRequestById(op.spaceId, id)).data
+    const before = sentHead === undefined ? undefined : await this.revisionIfFound(op.spaceId, sentHead)
+    const markdownOf = await this.pageMarkdown(op, [before, after])
+    const known = new Set(this.outbox.entries(op.spaceId).flatMap((e) => (e.pageId ? [e.pageId] : [])))
+    const evidence = batchEvidence({
+      changes: withKnownRefs(this.outbox, op.spaceId, op.payload.changes, definedRefs(op.payload.defines)),
+      before,
+      after,
+      markdown: markdownOf,
+      known,
+      idOfRef: (ref) => this.outbox.idOfRef(op.spaceId, ref),
+    })
+    return evidence.arrived ? { refs: evidence.refs, head: cr.revision, changeRequest: cr } : undefined
+  }
+
+  private async revisionIfFound(spaceId: string, revisionId: string): Promise<Revision | undefined> {
+    try {
+      return (await this.spaces.getRevisionById(spaceId, revisionId)).data
+    } catch (error) {
+      if (error instanceof GitBookAPIError && error.code === 404) return undefined
+      throw error
+    }
+  }
+
+  /**
+   * Markdown of the pages a batch updates, in each revision: the revision's own copy when it carries
+   * one (the local service's does), otherwise fetched page by page.
+   */
+  private async pageMarkdown(op: Extract<OutboxOp, { kind: 'content' }>, revisions: Array<Revision | undefined>) {
+    const found = new Map<string, string>()
+    const wanted = new Set(op.payload.changes.flatMap((c) => (c.operation === 'update_page' && c.document ? [c.page] : [])))
+    for (const revision of revisions) {
+      if (!revision) continue
+      const visit = async (pages: readonly RevisionPage[]) => {
+        for (const page of pages) {
+          if (wanted.has(page.id)) {
+            let markdown = 'markdown' in page && typeof page.markdown === 'string' ? page.markdown : undefined
+            if (markdown === undefined) {
+              const served = (await this.spaces.getPageInRevisionById(op.spaceId, revision.id, page.id, { format: 'markdown' })).data
+              markdown = 'markdown' in served && typeof served.markdown === 'string' ? served.markdown : undefined
+            }
+            if (markdown !== undefined) found.set(`${revision.id}/${page.id}`, markdown)
+          }
+          if ('pages' in page && Array.isArray(page.pages)) await visit(page.pages)
+        }
+      }
+      await visit(revision.pages)
+    }
+    return (revision: Revision, page: RevisionPage) => found.get(`${revision.id}/${page.id}`)
+  }
+
+  private async findComment(op: Extract<OutboxOp, { kind: 'comment' }>): Promise<Comment | undefined> {
+    const after = Date.parse(op.createdAt) - CLOCK_SKEW_MS
+    const { pageId, text, userId, target } = op.payload
+    const list =
+      target === 'space'
+        ? (page: string | undefined) => this.spaces.listCommentsInSpace(op.spaceId, { page, targetPage: pageId, authors: [userId], format: 'markdown' }).then((r) => r.data)
+        : (page: string | undefined) =>
+            this.spaces.listCommentsInChangeRequest(op.spaceId, this.openChangeRequestOf(op), { page, targetPage: pageId, authors: [userId], format: 'markdown' }).then((r) => r.data)
+    for await (const comment of paginate(list)) {
+      if (comment.postedBy.id === userId && bodyMarkdown(comment.body) === text && Date.parse(comment.postedAt) >= after) return comment
+    }
+    return undefined
+  }
+
+  private async findReply(op: Extract<OutboxOp, { kind: 'reply' }>): Promise<CommentReply | undefined> {
+    const after = Date.parse(op.createdAt) - CLOCK_SKEW_MS
+    const { commentId, changeRequestId, text, userId } = op.payload
+    const list = changeRequestId
+      ? (page: string | undefined) => this.spaces.listCommentRepliesInChangeRequest(op.spaceId, changeRequestId, commentId, { page, format: 'markdown' }).then((r) => r.data)
+      : (page: string | undefined) => this.spaces.listCommentRepliesInSpace(op.spaceId, commentId, { page, format: 'markdown' }).then((r) => r.data)
+    for await (const reply of paginate(list)) {
+      if (reply.postedBy.id === userId && bodyMarkdown(reply.body) === text && Date.parse(reply.postedAt) >= after) return reply
+    }
+    return undefined
+  }
+}
