@@ -1,5 +1,6 @@
 import { gitBlobOid } from '../../content'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
+import { LocalFileChanged } from '../workspace/atomic-write'
 import type { EntryKind, JournalEntry, SyncAction, SyncPlan } from './plan-types'
 
 /** The space folder as the executor needs it; paths relative to the folder. */
@@ -8,10 +9,14 @@ export interface SpaceFiles {
   hash(path: string): Promise<string | undefined>
   /** Whether nothing at all is at `path`: what `hash` says by answering undefined, without reading a file. */
   isAbsent?(path: string): Promise<boolean>
+  // The three steps below happen only if the file still is what the plan saw (`expect`: its hash;
+  // undefined: nothing there), checked right before the step itself; otherwise they throw
+  // `LocalFileChanged` and leave the writer's bytes alone (atomic-write.ts says what window remains).
   /** Atomic: readers see the old or the new content, never a mix. Durable once `flush` has run, when there is one. */
-  write(path: string, data: Uint8Array): Promise<void>
-  rename(from: string, to: string): Promise<void>
-  remove(path: string): Promise<void>
+  write(path: string, data: Uint8Array, expect: string | undefined): Promise<void>
+  /** Nothing may be at `to`. */
+  rename(from: string, to: string, expect: string): Promise<void>
+  remove(path: string, expect: string): Promise<void>
   /** Makes every `write` so far durable (the folders' entries synced, one sync per folder). */
   flush?(): Promise<void>
 }
@@ -60,11 +65,14 @@ const utf8 = new TextEncoder()
 /** Folders that received files are synced this often (and when the pass ends), not once per file. */
 const FOLDER_SYNC_MS = 1000
 
-class StaleLocalFile extends Error {}
+/** A step the writer overtook: skipped, and the file stays a local edit that sync up sends (or keeps in a conflicted copy). */
+const StaleLocalFile = LocalFileChanged
 
 /**
- * Performs a plan. Every step first re-checks the file it touches (the user may have edited it since the
- * plan was made), writes atomically, and records the result in the journal at once, in the same turn as
+ * Performs a plan. Every step re-checks the file it touches (the user may have edited it since the
+ * plan was made) before its slow work and again, inside SpaceFiles, right before the rename or deletion
+ * itself, so a save during the pass is never overwritten: the step is skipped and the file stays a
+ * local edit. It writes atomically and records the result in the journal at once, in the same turn as
  * the rename: a killed pass leaves no file the journal does not know (sync up would take one for a new
  * page). The folders' own entries are synced in rounds, one sync per folder, and all before the pass
  * ends. A step that fails is reported and the others go on; an unreachable service stops the pass
@@ -108,13 +116,13 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         return
       case 'delete':
         await expectHash(action.path, action.baseHash)
-        await files.remove(action.path)
+        await files.remove(action.path, action.baseHash)
         commit(() => journal.forget(action.id, action.kind))
         return
       case 'move':
         await expectHash(action.from, action.baseHash)
         await expectHash(action.to, undefined)
-        await files.rename(action.from, action.to)
+        await files.rename(action.from, action.to, action.baseHash)
         commit(() => journal.record({ id: action.id, kind: action.kind, path: action.to, oid: action.oid, baseHash: action.baseHash }))
         return
       case 'adopt':
@@ -125,8 +133,9 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         const bytes = await content(action)
         const hash = gitBlobOid(bytes)
         if (action.oid !== '' && hash !== action.oid) throw new Error(`the service sent content for ${action.path} that does not match its oid`)
+        // Before writing a temp file for nothing; `write` checks again right before its rename.
         await expectHash(action.path, action.expect)
-        await files.write(action.path, bytes)
+        await files.write(action.path, bytes, action.expect)
         commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
         folderSyncs.wrote()
         return
@@ -144,7 +153,7 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
     if (expected === undefined && files.isAbsent && (await files.isAbsent(path))) return
     const actual = await files.hash(path)
     if (actual !== expected) {
-      throw new StaleLocalFile(expected === undefined ? `${path} appeared locally` : actual === undefined ? `${path} disappeared locally` : `${path} changed locally`)
+      throw new StaleLocalFile(path, expected === undefined ? 'appeared' : actual === undefined ? 'disappeared' : 'changed')
     }
   }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises'
 import type { CacheRepository, SpaceRow } from '../cache/cache-repository'
 import type { ApiGateway } from '../gateway/api-gateway'
 import { refreshLinkReport } from '../links/link-reports'
-import { SpaceFolder } from '../workspace/space-folder'
+import { SpaceFolder, type SpaceFolderOptions } from '../workspace/space-folder'
 import { executePlan, type StepEvent } from './executor'
 import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
@@ -22,6 +22,8 @@ export interface SpacePassOptions {
   now?: () => string
   /** Sync up (hook): pages whose local rename, move or deletion waits in the writer's change request; the pass leaves them alone. */
   hold?: ReadonlySet<string>
+  /** Hooks into the space folder's guarded steps (tests: a save at an exact moment of the pass). */
+  folder?: SpaceFolderOptions
 }
 
 export interface SpaceOutcome extends FolderStatus {
@@ -51,7 +53,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const held = options.hold ?? new Set<string>()
   const { revisionId, snapshot } = await readRemoteTree(space, held, options)
 
-  const files = new SpaceFolder(folder)
+  const files = new SpaceFolder(folder, options.folder)
   await fs.mkdir(files.root, { recursive: true })
   await files.removeStaleTempFiles()
   const journal = cache.journal(space.id).filter((j) => !(j.kind === 'page' && held.has(j.id)))

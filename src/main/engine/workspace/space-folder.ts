@@ -4,8 +4,23 @@ import path from 'node:path'
 import { gitBlobOid } from '../../content'
 import type { SpaceFiles } from '../sync/executor'
 import type { LocalState } from '../sync/plan-types'
-import { syncFolder, TEMP_MARK, writeFileAtomic } from './atomic-write'
+import { removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile } from './atomic-write'
 import { confinedPath, PathEscapeError } from './safe-names'
+
+/** A write, move or deletion that would go through a symbolic link: refused, nothing touched. */
+export class WorkspaceBoundaryError extends Error {}
+
+type Operation = 'write' | 'move' | 'delete'
+
+export interface SpaceFolderOptions {
+  /**
+   * Runs once a guarded step has done its slow work (a write's temp file is in place) and before the
+   * target is checked again, so a test can save the file at exactly that moment.
+   */
+  beforeCommit?: (operation: Operation, relative: string) => void | Promise<void>
+  /** Runs after the target was read and found unchanged, right before the final lstat and the step. */
+  afterCheck?: (operation: Operation, relative: string) => void
+}
 
 /** Stands for a folder where a file should be: it is never our content, so nothing overwrites it. */
 const FOLDER_HASH = 'folder'
@@ -13,13 +28,20 @@ const FOLDER_HASH = 'folder'
 /**
  * One space folder on disk. Every relative path is checked to be exactly what `confinedPath` makes of
  * it (already safe, inside the folder) before any I/O, so no server-given name reaches the disk unchecked.
+ * Paths are text; the disk may hold links: before every write, move and deletion the real folder is
+ * resolved and must lie inside the space folder, and a link at the name itself is never written through
+ * (see `realEntry`). Every change re-checks the file against what the plan saw, right before it happens.
  */
 export class SpaceFolder implements SpaceFiles {
   readonly root: string
-  /** Folders that received files since the last `flush`. */
+  /** Folders that received files since the last `flush` (real paths). */
   private readonly unsynced = new Set<string>()
+  private realRootPath: Promise<string> | undefined
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly options: SpaceFolderOptions = {},
+  ) {
     this.root = path.resolve(root)
   }
 
@@ -54,10 +76,20 @@ export class SpaceFolder implements SpaceFiles {
     }
   }
 
-  /** Atomic; durable once `flush` has run (the folder sync is shared by every file written to it). */
-  async write(relative: string, data: Uint8Array): Promise<void> {
-    const full = this.resolve(relative)
-    await writeFileAtomic(full, data, { syncFolder: false })
+  /**
+   * Atomic, and only over the file the plan saw (`expect`: its hash; undefined: nothing there); durable
+   * once `flush` has run (the folder sync is shared by every file written to it).
+   */
+  async write(relative: string, data: Uint8Array, expect: string | undefined): Promise<void> {
+    const full = await this.realEntry(relative, 'write', true)
+    const temp = await writeTempFile(path.dirname(full), path.basename(full), data)
+    try {
+      await this.options.beforeCommit?.('write', relative)
+    } catch (error) {
+      await fs.rm(temp, { force: true })
+      throw error
+    }
+    await replaceIfUnchanged(temp, full, expect, relative, this.checked('write', relative))
     this.unsynced.add(path.dirname(full))
   }
 
@@ -75,18 +107,87 @@ export class SpaceFolder implements SpaceFiles {
     )
   }
 
-  async rename(from: string, to: string): Promise<void> {
-    const source = this.resolve(from)
-    const target = this.resolve(to)
-    await fs.mkdir(path.dirname(target), { recursive: true })
-    await fs.rename(source, target)
+  /** Moves the file at `from` (still hashing to `expect`) to `to`, where nothing may be. */
+  async rename(from: string, to: string, expect: string): Promise<void> {
+    const source = await this.realEntry(from, 'move', false)
+    const target = await this.realEntry(to, 'move', true)
+    await this.options.beforeCommit?.('move', from)
+    await renameIfUnchanged(source, target, expect, { from, to }, this.checked('move', from))
     await this.prune(path.dirname(source))
   }
 
-  async remove(relative: string): Promise<void> {
-    const full = this.resolve(relative)
-    await fs.rm(full, { force: true })
+  /** Removes the file at `relative` if it still hashes to `expect`. */
+  async remove(relative: string, expect: string): Promise<void> {
+    const full = await this.realEntry(relative, 'delete', false)
+    await this.options.beforeCommit?.('delete', relative)
+    await removeIfUnchanged(full, expect, relative, this.checked('delete', relative))
     await this.prune(path.dirname(full))
+  }
+
+  private checked(operation: Operation, relative: string): (() => void) | undefined {
+    const hook = this.options.afterCheck
+    return hook && (() => hook(operation, relative))
+  }
+
+  /**
+   * Where `relative` really is: its folder resolved through any links (realpath), proven to lie inside
+   * the space folder's own real path, created folder by folder when `create` (mkdir never follows a
+   * link at the name it makes); a link at the name itself is refused. Operations then use this path, so
+   * temp files go to the real folder. A link swapped in after this check and before the step is the
+   * remaining window; the steps open files with O_NOFOLLOW where the platform has it.
+   */
+  private async realEntry(relative: string, operation: Operation, create: boolean): Promise<string> {
+    const full = this.resolve(relative)
+    this.realRootPath ??= fs.realpath(this.root)
+    const folders = path.relative(this.root, path.dirname(full)).split(path.sep).filter(Boolean)
+    // The deepest folder on the way that exists (usually the parent itself).
+    let depth = folders.length
+    let real: string | undefined
+    for (; depth >= 0 && real === undefined; depth--) {
+      real = await realpathOrUndefined(path.join(this.root, ...folders.slice(0, depth)))
+    }
+    depth++
+    if (real === undefined) throw new Error(`the space folder ${this.root} is missing`)
+    await this.refuseOutside(real, relative, operation)
+    for (; depth < folders.length; depth++) {
+      const next = path.join(real, folders[depth])
+      if (!create) return path.join(next, ...folders.slice(depth + 1), path.basename(full))
+      try {
+        await fs.mkdir(next)
+        real = next
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        // Made meanwhile, or a link.
+        const resolved = await realpathOrUndefined(next)
+        if (resolved === undefined) {
+          const name = [...folders.slice(0, depth + 1)].join('/')
+          throw new WorkspaceBoundaryError(`${relative}: ${name} is a symbolic link that leads nowhere; Quire does not ${operation} through it`)
+        }
+        real = resolved
+        await this.refuseOutside(real, relative, operation)
+      }
+    }
+    const entry = path.join(real, path.basename(full))
+    if (lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw new WorkspaceBoundaryError(`${relative} is a symbolic link; Quire does not ${operation} through it (the file it points to is left alone)`)
+    }
+    return entry
+  }
+
+  private async refuseOutside(real: string, relative: string, operation: Operation): Promise<void> {
+    const root = await this.realRootPath!
+    if (real === root || real.startsWith(root + path.sep)) return
+    throw new WorkspaceBoundaryError(`${relative}: ${await this.firstLink(relative)} is a symbolic link that leads outside the space folder (to ${real}); Quire does not ${operation} through it`)
+  }
+
+  /** The first folder on the way to `relative` that is a link (for the message). */
+  private async firstLink(relative: string): Promise<string> {
+    const segments = relative.split('/')
+    for (let i = 1; i < segments.length; i++) {
+      const stat = await fs.lstat(path.join(this.root, ...segments.slice(0, i))).catch(() => undefined)
+      if (stat?.isSymbolicLink()) return segments.slice(0, i).join('/')
+    }
+    return path.posix.dirname(relative)
   }
 
   /** Hashes of the files at `paths` (those that exist). */
@@ -129,10 +230,11 @@ export class SpaceFolder implements SpaceFiles {
     return removed
   }
 
-  /** Removes folders a move or delete left empty, up to (not including) the space folder. */
+  /** Removes folders a move or delete left empty, up to (not including) the space folder; `dir` is a real path. */
   private async prune(dir: string): Promise<void> {
+    const root = await (this.realRootPath ??= fs.realpath(this.root))
     let current = dir
-    while (current.startsWith(this.root + path.sep)) {
+    while (current.startsWith(root + path.sep)) {
       try {
         await fs.rmdir(current)
       } catch {
@@ -140,5 +242,15 @@ export class SpaceFolder implements SpaceFiles {
       }
       current = path.dirname(current)
     }
+  }
+}
+
+async function realpathOrUndefined(full: string): Promise<string | undefined> {
+  try {
+    return await fs.realpath(full)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
+    throw error
   }
 }
