@@ -108,7 +108,9 @@ function decidePages(sides: Record<'base' | Side, SideView>, conflicts: string[]
     const theirsChanged = !samePageVersion(original, theirs)
     if (edited(ours) && edited(theirs) && pageContentChanges(ours, theirs).length > 0) conflicts.push(id)
     else if (placed(main) && placed(branch) && main.parents.get(id) !== branch.parents.get(id)) conflicts.push(id)
-    const page = theirsChanged && (!oursChanged || pageContentChanges(ours, theirs).length > 0) ? theirs : ours
+    // Content decides which side changed: a branch page reverted to the base (or touched without a change)
+    // must not override main's edit just because its timestamp moved.
+    const page = edited(theirs) ? theirs : edited(ours) ? ours : theirsChanged && !oursChanged ? theirs : ours
     decisions.set(id, { page, placement: placed(branch) ? 'branch' : 'main' })
   }
   return decisions

@@ -409,13 +409,7 @@ class PushPlanner {
     const remoteChanged = j !== undefined && main?.gitOid !== undefined && main.gitOid !== j.oid
     if (localEdited && remoteChanged && !moved && main?.gitOid !== content.hash && main?.gitOid !== file.hash && file.text !== undefined) {
       this.conflicts.push({ path, pageId: k.handle, copyPath: conflictCopyPath(path, this.input.stamp), localText: file.text, remoteOid: main!.gitOid! })
-      if (carried !== content.hash && content.text !== undefined) {
-        this.add(
-          { operation: 'update_page', page: k.handle, document: { markdown: this.withUploads(path, content.text) } },
-          [{ op: 'set', path, kind: 'page', pageId: k.handle, hash: content.hash, state: 'conflict' }],
-          { title },
-        )
-      }
+      this.keepMainVersion(k, path, title)
       return
     }
 
@@ -446,6 +440,22 @@ class PushPlanner {
       ],
       { title, uses: [...(k.isRef ? [k.handle] : []), ...parentRef] },
     )
+  }
+
+  /**
+   * A conflicted page: the change request must never carry a version that drops what main gained since
+   * the writer's merge base, so it keeps main's version until the writer resolves the conflict by saving
+   * the file (which then holds main's version; theirs is in the conflicted copy). When it already carries
+   * an earlier version of the writer's, that version is reverted (the page's slug, when the change
+   * request renamed it, is set again: a revert undoes the rename too). A page the change request never
+   * touched is left alone: merged, it stays as main has it.
+   */
+  private keepMainVersion(k: Known, path: string, title: string) {
+    const j = k.journal
+    if (!k.pushed || k.isRef || !j || k.pushed.state === 'conflict') return
+    const entry: EntryUpdate = { op: 'set', path, kind: 'page', pageId: k.handle, hash: '', state: 'conflict' }
+    this.add({ operation: 'revert_page', page: k.handle }, [entry], { title })
+    if (slugOfPath(j.path) !== slugOfPath(path)) this.add({ operation: 'update_page', page: k.handle, slug: this.slugFor(slugOfPath(path), this.currentParent(k), k.handle) }, [entry], { title })
   }
 
   private isRefHandle(handle: string): boolean {

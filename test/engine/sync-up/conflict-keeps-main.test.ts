@@ -1,0 +1,109 @@
+import fs from 'node:fs'
+import type { ChangeRequest } from '@gitbook/api'
+import { afterEach, describe, expect, it } from 'vitest'
+import { removeWorkstation, serviceForFile } from './support/hooks'
+import { mainRevision, pagesOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
+
+/**
+ * A merged edit is never undone by another writer's conflict (issue 9, finding 5): A changes paragraph 1
+ * of a page and A's change request is merged; B, synced before that, changes paragraph 7. B gets a
+ * conflicted copy, and B's change request keeps main's version of the page (with A's paragraph), so
+ * merging it cannot remove A's edit. B's own words stay in the conflicted copy until B saves the file.
+ */
+
+const t = serviceForFile()
+
+const paragraphs = (changes: Record<number, string> = {}) =>
+  `# Install\n\n${Array.from({ length: 7 }, (_, i) => changes[i + 1] ?? `Paragraph ${i + 1} as first written.`).join('\n\n')}\n`
+
+let stations: Workstation[] = []
+afterEach(() => {
+  for (const ws of stations) removeWorkstation(ws)
+  stations = []
+})
+
+async function twoWriters(): Promise<{ a: Workstation; b: Workstation; seeded: SeededSpace; install: string }> {
+  const seeded = await seedSpace(t)
+  const install = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'guide/install.md')![0]
+  await mergeRemote(seeded.spaceId, [{ operation: 'update_page', page: install, document: { markdown: paragraphs() } }])
+  const a = new Workstation(t, seeded, tempDir('quire-a-'))
+  const b = new Workstation(t, seeded, tempDir('quire-b-'))
+  stations = [a, b]
+  await a.pull()
+  await b.pull()
+  return { a, b, seeded, install }
+}
+
+async function mergeRemote(spaceId: string, changes: unknown[]) {
+  const cr = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Setup' } })).body as ChangeRequest
+  await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: cr.id }, body: { changes } })
+  expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })).body.result).toBe('merge')
+}
+
+async function mainMarkdown(spaceId: string, pageId: string): Promise<string> {
+  return (await t.api.call('getPageById', { params: { spaceId, pageId }, query: { format: 'markdown' } })).body.markdown
+}
+
+/** A writes paragraph 1, pushes, and merges their change request. */
+async function aMergesParagraphOne(a: Workstation) {
+  a.write('guide/install.md', paragraphs({ 1: 'Paragraph 1 as A rewrote it.' }))
+  await a.push()
+  const session = a.outbox.session(a.seeded.spaceId)!
+  expect(await a.pusher.merge(session.changeRequestId!)).toMatchObject({ result: 'merge' })
+}
+
+describe("another writer's conflict never undoes a merged edit", () => {
+  it('B, synced before A merged, edits paragraph 7: B gets a conflicted copy and A keeps paragraph 1 in main', async () => {
+    const { a, b, seeded, install } = await twoWriters()
+    await aMergesParagraphOne(a)
+
+    b.write('guide/install.md', paragraphs({ 7: 'Paragraph 7 as B rewrote it.' }))
+    // B's edit of another page goes in the same change request.
+    b.write('faq.md', '# FAQ\n\nB also answered a question.\n')
+    await b.pull() // the remote change waits: the file is edited here
+    const pushed = await b.push()
+    expect(pushed.conflicts).toHaveLength(1)
+    const copy = pushed.conflicts[0]
+    expect(b.read(copy)).toContain('Paragraph 7 as B rewrote it.')
+    expect(b.read('guide/install.md')).toContain('Paragraph 1 as A rewrote it.')
+
+    const crId = b.outbox.session(seeded.spaceId)!.changeRequestId!
+    expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
+    const merged = await mainMarkdown(seeded.spaceId, install)
+    expect(merged).toContain('Paragraph 1 as A rewrote it.')
+    expect(merged).toContain('Paragraph 7 as first written.')
+
+    // B resolves by taking both into the file and removing the copy: both edits reach main.
+    b.write('guide/install.md', paragraphs({ 1: 'Paragraph 1 as A rewrote it.', 7: 'Paragraph 7 as B rewrote it.' }))
+    fs.rmSync(b.file(copy))
+    await b.pull()
+    const resolved = await b.push()
+    expect(resolved.conflicts).toEqual([])
+    const next = b.outbox.session(seeded.spaceId)!.changeRequestId!
+    expect(await b.pusher.merge(next)).toMatchObject({ result: 'merge' })
+    const final = await mainMarkdown(seeded.spaceId, install)
+    expect(final).toContain('Paragraph 1 as A rewrote it.')
+    expect(final).toContain('Paragraph 7 as B rewrote it.')
+  })
+
+  it("B's change request already carried an earlier edit of the page: it is reverted to main's version, B's words kept in the copy", async () => {
+    const { a, b, seeded, install } = await twoWriters()
+    b.write('guide/install.md', paragraphs({ 5: 'Paragraph 5 as B first rewrote it.' }))
+    await b.push()
+    const crId = b.outbox.session(seeded.spaceId)!.changeRequestId!
+
+    await aMergesParagraphOne(a)
+    b.write('guide/install.md', paragraphs({ 5: 'Paragraph 5 as B first rewrote it.', 7: 'Paragraph 7 as B rewrote it.' }))
+    await b.pull()
+    const pushed = await b.push()
+    expect(pushed.conflicts).toHaveLength(1)
+    expect(b.read(pushed.conflicts[0])).toContain('Paragraph 5 as B first rewrote it.')
+    expect(b.read(pushed.conflicts[0])).toContain('Paragraph 7 as B rewrote it.')
+
+    expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
+    expect(await mainMarkdown(seeded.spaceId, install)).toContain('Paragraph 1 as A rewrote it.')
+    // Nothing more is sent for the page until B saves it.
+    await b.pull()
+    expect((await b.push()).planned).toBe(0)
+  })
+})
