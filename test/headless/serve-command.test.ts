@@ -38,9 +38,13 @@ describe('quire serve', () => {
     fs.writeFileSync(path.join(renderer, 'index.html'), '<!doctype html><title>Quire</title>')
     const serve = await startServe(['--port', '0', '--data', path.join(tmp, 'data'), '--renderer', renderer], { QUIRE_TOKEN_STORE: 'file' })
     try {
-      expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?secret=[A-Za-z0-9_-]{43}$/)
-      const page = await fetch(serve.url, { redirect: 'manual' })
-      expect(page.status).toBe(303)
+      expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#secret=[A-Za-z0-9_-]{43}$/)
+      const page = await fetch(serve.url)
+      expect(page.status).toBe(200)
+      const secret = new URL(serve.url).hash.slice('#secret='.length)
+      const trade = () => fetch(`${serve.origin}/api/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ secret }) })
+      expect((await trade()).status).toBe(200)
+      expect((await trade()).status).toBe(403)
     } finally {
       await serve.stop()
     }

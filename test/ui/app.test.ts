@@ -50,13 +50,13 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     return new ApiClient(`${session.endpoint}/v1`, token!)
   }
 
-  it('trades the secret for a cookie and shows the sign-in screen', async () => {
+  it('trades the secret for a tab token and shows the sign-in screen', async () => {
     await page.goto(serve.url)
-    expect(new URL(page.url()).search).toBe('') // the secret left the address bar
     await page.getByRole('heading', { name: 'Sign in to Quire' }).waitFor()
-    const cookies = await browser.context.cookies()
-    expect(cookies).toHaveLength(1)
-    expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' })
+    expect(new URL(page.url()).hash).toBe('') // the secret left the address bar
+    // The session is the tab's own (test/ui/session.test.ts proves other ports cannot use it).
+    expect(await browser.context.cookies()).toEqual([])
+    expect(await page.evaluate(() => sessionStorage.getItem('quire-session'))).toMatch(/^[A-Za-z0-9_-]{43}$/)
     await screenshots(page, '01-sign-in')
   })
 

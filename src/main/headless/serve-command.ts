@@ -1,4 +1,5 @@
 import path from 'node:path'
+import readline from 'node:readline'
 import { parseArgs } from 'node:util'
 import { QuireBackend } from '../app/backend'
 import type { CliIo } from '../cli/io'
@@ -8,8 +9,9 @@ import { startHeadlessServer } from './server'
 export const serveUsage = `quire serve [--port N] [--data DIR] [--renderer DIR]
 
 Runs Quire without the desktop shell: the sync engine and the app's interface, served on 127.0.0.1 for
-a browser on this computer. The first line printed is the URL to open; it carries a one-time secret that
-the browser trades for a session cookie. Stop with Ctrl-C.
+a browser on this computer. The first line printed is the link to open: it carries a secret that works
+once, for 5 minutes, and gives the browser tab that opens it a session of its own (no cookie). Press
+Enter for another link (a second tab, or when the first expired). Stop with Ctrl-C.
 
   --port N        port to listen on (default: any free port)
   --data DIR      data folder (cache, demo service, logs); default: the per-user data folder
@@ -45,10 +47,17 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   }
   io.out(server.url)
   io.err(`data: ${path.dirname(backend.dataPaths.cacheFile)}  log: ${backend.dataPaths.logFile}`)
+  // On a terminal, Enter prints a fresh one-time link; a pipe or /dev/null on stdin is left alone.
+  const keys = process.stdin.isTTY ? readline.createInterface({ input: process.stdin }) : undefined
+  if (keys) {
+    io.err('the link works once, for 5 minutes; press Enter for another')
+    keys.on('line', () => server && io.out(server.newLink()))
+  }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve())
     process.once('SIGTERM', () => resolve())
   })
+  keys?.close()
   await server.close()
   await backend.close()
   io.err('stopped')

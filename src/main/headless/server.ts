@@ -1,19 +1,24 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
 import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import type { QuireBridge, QuireEvent } from '../../shared/contract'
+import { HEADLESS_SECRET_PARAM, HEADLESS_SESSION_PATH, HEADLESS_TOKEN_HEADER, HEADLESS_TOKEN_QUERY } from '../../shared/headless-transport'
 import { ChannelArgsError, isQuireChannel, parseChannelArgs } from '../app/channel-args'
 import { AppError } from '../app/errors'
+import { redactSecrets } from '../engine/gateway/secrets'
+import { HeadlessSessions } from './sessions'
 
 /**
  * `quire serve`: the renderer and the bridge over HTTP on 127.0.0.1.
  *
- * Who may talk to it: only a browser that opened the secret URL printed at start. The secret is traded
- * for an HttpOnly, SameSite=Strict session cookie, and every other request needs that cookie. The Host
- * header must name this server (127.0.0.1:PORT or localhost:PORT), which defeats DNS rebinding: a page
- * on evil.example resolved to 127.0.0.1 still sends `Host: evil.example`. No CORS headers are ever sent,
- * so other origins cannot read answers; requests that change state must be JSON POSTs from this origin.
+ * Who may talk to it: only the browser tab that opened the secret link printed at start. The page reads
+ * the secret from the address bar's fragment (never sent in a request line), trades it once for a tab
+ * token and sends that token itself on every call: a header for channels, the query of the event stream.
+ * There is no cookie: browsers send cookies to every port of 127.0.0.1, so a cookie would hand the
+ * session to any local process the browser visits. The Host header must name this server
+ * (127.0.0.1:PORT or localhost:PORT), which defeats DNS rebinding; the API refuses other origins and
+ * other sites' fetches (Sec-Fetch-Site), and no CORS headers are ever sent. The renderer's files are
+ * public (the same code as the app): they carry no data.
  */
 
 export interface HeadlessServerOptions {
@@ -22,8 +27,10 @@ export interface HeadlessServerOptions {
   rendererDir: string
   /** 0 picks a free port. */
   port?: number
-  /** Given by tests; random (32 bytes) otherwise. */
+  /** The first one-time secret; given by tests, random (32 bytes) otherwise. */
   secret?: string
+  /** How long a secret link works (default 5 minutes). */
+  secretTtlMs?: number
   log?: (line: string) => void
 }
 
@@ -31,10 +38,10 @@ export interface HeadlessServer {
   port: number
   /** `http://127.0.0.1:PORT` */
   origin: string
-  /** The URL to open first: it carries the secret. */
+  /** The URL to open first: its fragment carries a one-time secret. */
   url: string
-  /** Name of the session cookie (one per port, so two servers do not clobber each other's). */
-  cookieName: string
+  /** Another one-time link (for a second tab, or when the first expired unused). */
+  newLink(): string
   close(): Promise<void>
 }
 
@@ -75,18 +82,21 @@ const BASE_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
+const REFUSED_LINK: Record<'unknown' | 'used' | 'expired', string> = {
+  unknown: 'this link is not one quire serve printed',
+  used: 'this link was used already: each link works once',
+  expired: 'this link has expired: links work for a few minutes',
 }
 
-function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=')
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+/** `new URL` of the request line, or undefined when it cannot be parsed or its path cannot be decoded. */
+function requestUrl(raw: string, host: string): URL | undefined {
+  try {
+    const url = new URL(raw, `http://${host}`)
+    decodeURIComponent(url.pathname)
+    return url
+  } catch {
+    return undefined
   }
-  return undefined
 }
 
 function statusOfAppError(error: AppError): number {
@@ -108,13 +118,12 @@ function statusOfAppError(error: AppError): number {
 export async function startHeadlessServer(options: HeadlessServerOptions): Promise<HeadlessServer> {
   const { backend } = options
   const log = options.log ?? (() => undefined)
-  const secret = options.secret ?? randomBytes(32).toString('base64url')
-  const sessionToken = randomBytes(32).toString('base64url')
+  const sessions = new HeadlessSessions(options.secretTtlMs)
+  const firstSecret = sessions.issueSecret(options.secret)
   const rendererDir = path.resolve(options.rendererDir)
   if (!fs.existsSync(path.join(rendererDir, 'index.html'))) throw new Error(`no renderer build in ${rendererDir} (index.html is missing)`)
 
   let port = 0
-  let cookieName = ''
   let allowedHosts = new Set<string>()
   let allowedOrigins = new Set<string>()
   const streams = new Set<http.ServerResponse>()
@@ -126,7 +135,8 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
   const sendJson = (res: http.ServerResponse, status: number, value: unknown) =>
     send(res, status, JSON.stringify(value), { 'Content-Type': 'application/json; charset=utf-8' })
   const sendError = (res: http.ServerResponse, status: number, message: string, kind?: string) =>
-    sendJson(res, status, { error: { code: status, message, ...(kind ? { kind } : {}) } })
+    sendJson(res, status, { error: { code: status, message: redactSecrets(message), ...(kind ? { kind } : {}) } })
+  const sendText = (res: http.ServerResponse, status: number, text: string) => send(res, status, text, { 'Content-Type': 'text/plain; charset=utf-8' })
 
   /** The body, or undefined when it is over MAX_BODY (the rest is read and dropped, so the answer arrives). */
   const readBody = (req: http.IncomingMessage): Promise<string | undefined> =>
@@ -140,6 +150,38 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       req.on('end', () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks).toString('utf8')))
       req.on('error', reject)
     })
+
+  /** The JSON body of a POST, or undefined once an error has been sent. */
+  const readJson = async (req: http.IncomingMessage, res: http.ServerResponse, emptyAs: unknown): Promise<{ value: unknown } | undefined> => {
+    // A form or a no-cors fetch from another page cannot send application/json without a preflight,
+    // and preflights are never answered, so this closes the classic CSRF door on its own too.
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+    if (type !== 'application/json') return void sendError(res, 415, 'send the arguments as application/json')
+    const tooBig = () => sendError(res, 413, `the request body is larger than ${MAX_BODY} bytes`)
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) {
+      res.setHeader('Connection', 'close')
+      req.resume()
+      return void tooBig()
+    }
+    const raw = await readBody(req)
+    if (raw === undefined) return void tooBig()
+    try {
+      return { value: raw.trim() === '' ? emptyAs : JSON.parse(raw) }
+    } catch {
+      return void sendError(res, 400, 'the body is not valid JSON')
+    }
+  }
+
+  const handleSession = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.method !== 'POST') return sendError(res, 405, 'trade the secret with POST')
+    const body = await readJson(req, res, undefined)
+    if (!body) return
+    const secret = (body.value as { secret?: unknown } | null)?.secret
+    if (typeof secret !== 'string' || secret === '' || secret.length > 256) return sendError(res, 400, 'send { "secret": "..." } from the link quire serve printed')
+    const outcome = sessions.exchange(secret)
+    if ('refused' in outcome) return sendError(res, 403, `${REFUSED_LINK[outcome.refused]}; press Enter in the terminal running quire serve for a new one`)
+    sendJson(res, 200, { result: { token: outcome.token } })
+  }
 
   const handleApi = async (req: http.IncomingMessage, res: http.ServerResponse, name: string) => {
     if (name === 'events') {
@@ -159,27 +201,11 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
     }
     if (!isQuireChannel(name)) return sendError(res, 404, `no such channel "${name}"`)
     if (req.method !== 'POST') return sendError(res, 405, 'channels are called with POST', undefined)
-    // A form or a no-cors fetch from another page cannot send application/json without a preflight,
-    // and preflights are never answered, so this closes the classic CSRF door even without the cookie.
-    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
-    if (type !== 'application/json') return sendError(res, 415, 'send the arguments as application/json')
-    const tooBig = () => sendError(res, 413, `the request body is larger than ${MAX_BODY} bytes`)
-    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY) {
-      res.setHeader('Connection', 'close')
-      req.resume()
-      return tooBig()
-    }
-    const raw = await readBody(req)
-    if (raw === undefined) return tooBig()
-    let parsed: unknown
-    try {
-      parsed = raw.trim() === '' ? [] : JSON.parse(raw)
-    } catch {
-      return sendError(res, 400, 'the body is not valid JSON')
-    }
+    const body = await readJson(req, res, [])
+    if (!body) return
     let args: unknown[]
     try {
-      args = parseChannelArgs(name, parsed)
+      args = parseChannelArgs(name, body.value)
     } catch (error) {
       if (error instanceof ChannelArgsError) return sendError(res, 400, error.message, 'invalid')
       throw error
@@ -190,16 +216,17 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
       sendJson(res, 200, { result: result ?? null })
     } catch (error) {
       if (error instanceof AppError) return sendError(res, statusOfAppError(error), error.message, error.kind)
-      log(`quire serve: ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      log(redactSecrets(`quire serve: ${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
       sendError(res, 500, `${name} failed: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
 
   const serveStatic = (req: http.IncomingMessage, res: http.ServerResponse, pathname: string) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed', { 'Content-Type': 'text/plain; charset=utf-8', Allow: 'GET, HEAD' })
+    // requestUrl() checked that the path decodes.
     const relative = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '')
     const file = path.resolve(rendererDir, relative)
-    if (!file.startsWith(rendererDir + path.sep) || relative.includes('\0')) return send(res, 404, 'Not found', { 'Content-Type': 'text/plain; charset=utf-8' })
+    if (!file.startsWith(rendererDir + path.sep) || relative.includes('\0')) return sendText(res, 404, 'Not found')
     let body: Buffer
     try {
       body = fs.readFileSync(file)
@@ -216,31 +243,30 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const host = (req.headers.host ?? '').toLowerCase()
-    if (!allowedHosts.has(host)) return send(res, 403, 'Forbidden: unknown Host', { 'Content-Type': 'text/plain; charset=utf-8' })
+    if (!allowedHosts.has(host)) return sendText(res, 403, 'Forbidden: unknown Host')
     const origin = req.headers.origin
-    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return send(res, 403, 'Forbidden: cross-origin request', { 'Content-Type': 'text/plain; charset=utf-8' })
-    if (req.headers['sec-fetch-site'] === 'cross-site') return send(res, 403, 'Forbidden: cross-site request', { 'Content-Type': 'text/plain; charset=utf-8' })
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return sendText(res, 403, 'Forbidden: cross-origin request')
+    const site = req.headers['sec-fetch-site']
+    if (site === 'cross-site') return sendText(res, 403, 'Forbidden: cross-site request')
 
-    const url = new URL(req.url ?? '/', `http://${host}`)
-    const offered = url.searchParams.get('secret')
-    if (offered !== null) {
-      if (!sameSecret(offered, secret) || url.pathname !== '/') return send(res, 403, 'Forbidden: wrong secret', { 'Content-Type': 'text/plain; charset=utf-8' })
-      // Trade the secret for the cookie, and drop it from the address bar.
-      return send(res, 303, '', { 'Set-Cookie': `${cookieName}=${sessionToken}; HttpOnly; SameSite=Strict; Path=/`, Location: '/' })
-    }
+    const url = requestUrl(req.url ?? '/', host)
+    if (!url) return sendText(res, 400, 'Bad request: the path is not valid percent-encoding')
+    if (!url.pathname.startsWith('/api/')) return serveStatic(req, res, url.pathname)
 
-    const cookie = readCookie(req.headers.cookie, cookieName)
-    if (cookie === undefined || !sameSecret(cookie, sessionToken)) {
-      if (url.pathname.startsWith('/api/')) return sendError(res, 401, 'not signed in to this quire serve: open the URL it printed')
-      return send(res, 401, 'Open the URL that `quire serve` printed (it carries a one-time secret).', { 'Content-Type': 'text/plain; charset=utf-8' })
-    }
-    if (url.pathname.startsWith('/api/')) return handleApi(req, res, url.pathname.slice('/api/'.length))
-    serveStatic(req, res, url.pathname)
+    // Only this page's own scripts call the API: another port of 127.0.0.1 is "same-site" to a browser,
+    // a typed address is "none". Clients that are not browsers send no Sec-Fetch-Site at all.
+    if (site !== undefined && site !== 'same-origin') return sendError(res, 403, 'the API answers this page only')
+    if (url.pathname === HEADLESS_SESSION_PATH) return handleSession(req, res)
+    const name = url.pathname.slice('/api/'.length)
+    const header = req.headers[HEADLESS_TOKEN_HEADER.toLowerCase()]
+    const token = typeof header === 'string' ? header : name === 'events' ? (url.searchParams.get(HEADLESS_TOKEN_QUERY) ?? undefined) : undefined
+    if (!sessions.isTab(token)) return sendError(res, 401, 'not signed in to this quire serve: open the link it printed')
+    return handleApi(req, res, name)
   }
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      log(`quire serve: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      log(redactSecrets(`quire serve: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`))
       if (!res.headersSent) sendError(res, 500, 'internal error')
       else res.end()
     })
@@ -256,16 +282,16 @@ export async function startHeadlessServer(options: HeadlessServerOptions): Promi
   const address = server.address()
   if (address === null || typeof address === 'string') throw new Error('the server has no TCP address')
   port = address.port
-  cookieName = `quire-session-${port}`
   allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`])
   allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`])
   const origin = `http://127.0.0.1:${port}`
 
+  const link = (secret: string) => `${origin}/#${HEADLESS_SECRET_PARAM}=${secret}`
   return {
     port,
     origin,
-    url: `${origin}/?secret=${secret}`,
-    cookieName,
+    url: link(firstSecret),
+    newLink: () => link(sessions.issueSecret()),
     async close() {
       for (const res of streams) res.end()
       streams.clear()

@@ -1,17 +1,31 @@
 import { QUIRE_CHANNELS, type QuireApi, type QuireBridge, type QuireChannel, type QuireEvent } from '../../shared/contract'
+import {
+  HEADLESS_SECRET_PARAM,
+  HEADLESS_SESSION_PATH,
+  HEADLESS_TOKEN_HEADER,
+  HEADLESS_TOKEN_QUERY,
+  HEADLESS_TOKEN_STORAGE_KEY,
+} from '../../shared/headless-transport'
 
 /**
  * `window.quire` over HTTP, for the renderer served by `quire serve`: each request channel is a
  * `POST /api/<channel>` with the positional arguments as a JSON array, events arrive as server-sent
- * events on `/api/events`. The session cookie rides along (same origin); the renderer never sees it.
+ * events on `/api/events`. The tab proves itself with a token it holds (never a cookie: those go to
+ * every port of 127.0.0.1): the one-time secret in the address bar's fragment is traded for it once,
+ * and the token lives in sessionStorage, which only this tab of this origin can read.
  */
 export function createHttpBridge(base = ''): QuireBridge {
+  const session = tabToken(base)
+  // Not left unhandled while nothing has asked yet; calls see the rejection themselves.
+  session.catch(() => undefined)
+
   const call = async (channel: QuireChannel, args: unknown[]): Promise<unknown> => {
+    const token = await session
     const response = await fetch(`${base}/api/${channel}`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', [HEADLESS_TOKEN_HEADER]: token },
       body: JSON.stringify(args),
-      credentials: 'same-origin',
+      credentials: 'omit',
     })
     const body = (await response.json().catch(() => undefined)) as { result?: unknown; error?: { message?: string } } | undefined
     if (!response.ok) throw new Error(body?.error?.message ?? `${channel} failed (HTTP ${response.status})`)
@@ -20,8 +34,19 @@ export function createHttpBridge(base = ''): QuireBridge {
 
   const listeners = new Set<(event: QuireEvent) => void>()
   let source: EventSource | undefined
-  const connect = () => {
-    source = new EventSource(`${base}/api/events`, { withCredentials: true })
+  let connecting = false
+  const connect = async () => {
+    connecting = true
+    let token: string
+    try {
+      token = await session
+    } catch {
+      return
+    } finally {
+      connecting = false
+    }
+    if (listeners.size === 0 || source) return
+    source = new EventSource(`${base}/api/events?${HEADLESS_TOKEN_QUERY}=${encodeURIComponent(token)}`)
     source.onmessage = (message: MessageEvent<string>) => {
       let event: QuireEvent
       try {
@@ -38,7 +63,7 @@ export function createHttpBridge(base = ''): QuireBridge {
     ...api,
     onEvent(listener) {
       listeners.add(listener)
-      if (!source) connect()
+      if (!source && !connecting) void connect()
       return () => {
         listeners.delete(listener)
         if (listeners.size === 0) {
@@ -48,4 +73,37 @@ export function createHttpBridge(base = ''): QuireBridge {
       }
     },
   }
+}
+
+/** The secret from the fragment, removed from the address bar (and so from history) at once. */
+function takeSecret(): string | undefined {
+  const secret = new URLSearchParams(window.location.hash.slice(1)).get(HEADLESS_SECRET_PARAM)
+  if (secret === null) return undefined
+  window.history.replaceState(null, '', window.location.pathname + window.location.search)
+  return secret
+}
+
+/** This tab's token: traded for the secret the tab was opened with, or kept from before a reload. */
+async function tabToken(base: string): Promise<string> {
+  const kept = window.sessionStorage.getItem(HEADLESS_TOKEN_STORAGE_KEY) ?? undefined
+  const secret = takeSecret()
+  if (secret === undefined) {
+    if (kept) return kept
+    throw new Error('this tab has no session: open the link that quire serve printed')
+  }
+  const response = await fetch(`${base}${HEADLESS_SESSION_PATH}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ secret }),
+    credentials: 'omit',
+  })
+  const body = (await response.json().catch(() => undefined)) as { result?: { token?: string }; error?: { message?: string } } | undefined
+  const token = body?.result?.token
+  if (response.ok && token) {
+    window.sessionStorage.setItem(HEADLESS_TOKEN_STORAGE_KEY, token)
+    return token
+  }
+  // A used link opened again in a tab that already has a session keeps that session.
+  if (kept) return kept
+  throw new Error(body?.error?.message ?? `the link could not be used (HTTP ${response.status})`)
 }
