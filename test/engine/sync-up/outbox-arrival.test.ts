@@ -1,6 +1,7 @@
 import net from 'node:net'
 import type { ChangeRequest } from '@gitbook/api'
 import { afterEach, describe, expect, it } from 'vitest'
+import { describeSyncUp, syncUpStatus } from '../../../src/main/engine/push/sync-up-status'
 import { removeWorkstation, serviceForFile } from './support/hooks'
 import { changeRequestRevision, mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, Workstation } from './support/workspace'
 
@@ -178,5 +179,19 @@ describe('an op is delivered only on evidence of its own content', () => {
     expect(network.contentPosts).toBe(1)
     const pages = [...pagesOf(await changeRequestRevision(t.api, spaceId, cr.id)).values()]
     expect(pages.filter((p) => p.title === 'Notes')).toHaveLength(1)
+  })
+
+  it('a change the service refuses is shown with its file, never parked silently', async () => {
+    const { ws, spaceId } = await setUp()
+    ws.write('guide/install.md', '---\ndescription: [never closed\n---\n\n# Install\n\nBroken front matter.\n')
+    ws.write('faq.md', '# FAQ\n\nA good edit beside it.\n')
+    const pushed = await ws.push()
+    expect(pushed.failures.join('\n')).toContain('guide/install.md')
+    const status = syncUpStatus(ws.outbox, spaceId)
+    expect(status.refused.flatMap((r) => r.files)).toContain('guide/install.md')
+    expect(describeSyncUp(status).join('\n')).toMatch(/refused content of guide\/install\.md: HTTP 400/)
+    // The good change beside it went through.
+    const [cr] = await openChangeRequests(t.api, spaceId)
+    expect(await crMarkdown(spaceId, cr.id, await pageId(spaceId, 'faq.md'))).toBe('# FAQ\n\nA good edit beside it.\n')
   })
 })

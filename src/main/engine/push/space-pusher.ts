@@ -7,6 +7,7 @@ import type { CommentsRepository } from '../comments/comments-repository'
 import { findMarkers, stripMarkers } from '../comments/markers'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 import type { OutboxRepository, PushSession } from '../outbox/outbox-repository'
+import { filesOf } from './sync-up-status'
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
 import type { OutboxOp } from '../outbox/outbox-types'
 import { writeFileAtomic } from '../workspace/atomic-write'
@@ -116,7 +117,7 @@ export class SpacePusher {
   private async sendAll(result: PushResult): Promise<boolean> {
     const drained = await this.sender.drain(this.o.spaceId)
     result.sent += drained.sent
-    result.failures.push(...drained.failed.map((f) => `${f.op.kind} #${f.op.seq}: ${f.error}`))
+    result.failures.push(...drained.failed.map((f) => `${f.op.kind} #${f.op.seq}${filesOf(f.op).length > 0 ? ` of ${filesOf(f.op).join(', ')}` : ''}: ${f.error}`))
     if (drained.gone) {
       await this.settle(drained.gone, result)
       return this.sendAll(result)

@@ -1,5 +1,6 @@
 import { openCacheDatabase } from '../cache/open-cache'
 import { OutboxRepository } from '../outbox/outbox-repository'
+import type { OutboxOp } from '../outbox/outbox-types'
 
 /** What sync up adds to a space's status: its conflicts, its outbox, the writer's change request. */
 export interface SyncUpStatus {
@@ -9,7 +10,7 @@ export interface SyncUpStatus {
   /** Operations written but not yet answered by the service. */
   outbox: number
   /** Operations the service refused (each is reported once its file changes again). */
-  refused: Array<{ kind: string; error: string }>
+  refused: Array<{ kind: string; error: string; files: string[] }>
   changeRequest?: { id: string; number?: number; subject?: string }
 }
 
@@ -20,7 +21,7 @@ export function syncUpStatus(outbox: OutboxRepository, spaceId: string): SyncUpS
     ...(conflicts.length > 0 ? { state: 'conflict' as const } : {}),
     conflicts,
     outbox: outbox.unfinished(spaceId).length,
-    refused: outbox.failures(spaceId, 5).map((op) => ({ kind: op.kind, error: op.lastError ?? '' })),
+    refused: outbox.failures(spaceId, 5).map((op) => ({ kind: op.kind, error: op.lastError ?? '', files: filesOf(op) })),
     ...(session?.changeRequestId ? { changeRequest: { id: session.changeRequestId, number: session.number, subject: session.subject } } : {}),
   }
 }
@@ -43,6 +44,20 @@ export function describeSyncUp(status: SyncUpStatus | undefined): string[] {
   if (status.changeRequest) lines.push(`  change request${status.changeRequest.number !== undefined ? ` #${status.changeRequest.number}` : ''}: ${status.changeRequest.subject ?? ''}`.trimEnd())
   if (status.outbox > 0) lines.push(`  outbox: ${status.outbox} operation${status.outbox === 1 ? '' : 's'} waiting to be sent`)
   for (const c of status.conflicts) lines.push(`  conflict: ${c.path} — your version is in ${c.copy}`)
-  for (const r of status.refused) lines.push(`  refused ${r.kind}: ${r.error}`)
+  for (const r of status.refused) lines.push(`  refused ${r.kind}${r.files.length > 0 ? ` of ${r.files.join(', ')}` : ''}: ${r.error}`)
   return lines
+}
+
+/** The workspace files an op comes from, so a refusal names what the writer should look at. */
+export function filesOf(op: OutboxOp): string[] {
+  switch (op.kind) {
+    case 'content':
+      return [...new Set(op.payload.entries.map((e) => e.path))]
+    case 'comment':
+    case 'reply':
+    case 'resolve':
+      return op.payload.marker ? [op.payload.marker.path] : []
+    default:
+      return []
+  }
 }
