@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { TEMP_MARK, writeFileAtomic } from '../../src/main/engine/workspace/atomic-write'
+import { contentKind, ContentNameRegistry, contentSegment, folderReason, isIgnoredName } from '../../src/main/engine/workspace/content-names'
 import { confinedPath, FolderNameRegistry, PathEscapeError, safeSegment } from '../../src/main/engine/workspace/safe-names'
 
 describe('safeSegment', () => {
@@ -48,6 +49,12 @@ describe('confinedPath', () => {
     expect(confinedPath(root, '/etc/passwd')).toBe(path.join(root, 'etc', 'passwd'))
     expect(confinedPath(root, 'a\\..\\..\\b')).toBe(path.join(root, 'a', '_', '_', 'b'))
   })
+  it('takes `...`, `..foo` and the like for ordinary names, not for a step out of the folder', () => {
+    expect(confinedPath(root, '....md')).toBe(path.join(root, '....md'))
+    expect(confinedPath(root, '..foo/README.md')).toBe(path.join(root, '..foo', 'README.md'))
+    expect(confinedPath(root, 'guide/..bar.md')).toBe(path.join(root, 'guide', '..bar.md'))
+    expect(confinedPath(root, '..foo/../..md')).toBe(path.join(root, '..foo', '_', '..md'))
+  })
   it('refuses an empty path', () => {
     expect(() => confinedPath(root, '/')).toThrow(PathEscapeError)
     expect(() => confinedPath(root, './.')).toThrow(PathEscapeError)
@@ -63,6 +70,46 @@ describe('FolderNameRegistry', () => {
     expect(names.claim('Guide.md', 'p1')).toBe('Guide.md')
     expect(names.claim('cafe\u0301', 'p4')).toBe('caf\u00e9')
     expect(names.claim('caf\u00e9', 'p5')).toBe('caf\u00e9 (2)')
+  })
+})
+
+describe('content names: one rule for sync down and sync up', () => {
+  it.each([
+    ['.notes', '_.notes'],
+    ['drafts~', 'drafts~_'],
+    ['4913', '_4913'],
+    ['x.swp', 'x.swp_'],
+    ['work.tmp', 'work.tmp_'],
+    ['.git', '_.git'],
+    ['.x.swp', '_.x.swp_'],
+    ['#draft#', '_#draft#'],
+    ['.quire-tmp-abc-page.md', '_.quire-tmp-abc-page.md'],
+    ['...', '_'],
+    ['....md', '_....md'],
+    ['..foo', '_..foo'],
+    ['guide', 'guide'],
+    ['notes.swp.md', 'notes.swp.md'],
+  ])('server name %j is placed as %j, which sync up reads', (raw, placed) => {
+    expect(contentSegment(raw)).toBe(placed)
+    expect(isIgnoredName(placed) || placed.startsWith('.')).toBe(false)
+    expect(contentSegment(placed)).toBe(placed)
+  })
+
+  it('gives every server name of a folder a distinct content name, whatever it clashes with', () => {
+    const names = new ContentNameRegistry()
+    const placed = ['_.notes', '.notes', '.NOTES', 'x.swp_', 'x.swp', '_4913', '4913', '4913'].map((n, i) => names.claim(n, `p${i}`))
+    expect(placed).toEqual(['_.notes', '_ (2).notes', '_ (3).NOTES', 'x.swp_', 'x (2).swp_', '_4913', '_4913 (2)', '_4913 (3)'])
+    for (const name of placed) expect(folderReason(name), name).toBeUndefined()
+  })
+
+  it('reads pages outside .gitbook, assets and includes, nothing hidden or ignored', () => {
+    expect(contentKind('guide/install.md')).toBe('page')
+    expect(contentKind('SUMMARY.md')).toBe('page')
+    expect(contentKind('.gitbook/assets/logo.png')).toBe('asset')
+    expect(contentKind('.gitbook/includes/block.md')).toBe('include')
+    for (const p of ['.notes/README.md', 'drafts~/child.md', '4913/README.md', '.git/config', '.gitbook/hooks/x.md', '.gitbook/assets/.hidden.png', 'guide/x.swp', 'notes.txt', '.bashrc.md']) {
+      expect(contentKind(p), p).toBeUndefined()
+    }
   })
 })
 

@@ -1,15 +1,14 @@
 import type { Revision, RevisionFile, RevisionPage } from '@gitbook/api'
 import { ASSETS_FOLDER, gitBlobOid, renderSummary, SUMMARY_FILE, type TreePage } from '../../content'
 import { SUMMARY_ENTRY_ID, type RemoteFileRow, type RemotePageRow } from '../cache/cache-repository'
-import { TEMP_MARK } from '../workspace/atomic-write'
-import { FolderNameRegistry } from '../workspace/safe-names'
+import { ASSETS_PREFIX, ContentNameRegistry, contentKind } from '../workspace/content-names'
 import type { RemoteEntry, RemoteSnapshot } from './plan-types'
-import { PARK_MARK } from './planner'
 
 /**
  * Turns a revision as the service gives it into the files a space folder should hold. Every path from
- * the server is remade safe here (segments sanitized, `..` neutralized, case and Unicode clashes given
- * ` (2)` suffixes per folder), so the planner and executor only ever see confined relative paths.
+ * the server is remade safe here (segments sanitized, `..` neutralized, hidden and editors' names made
+ * visible, case and Unicode clashes given ` (2)` suffixes per folder, pages and files kept to what a
+ * space folder may receive), so the planner and executor only ever see confined content paths.
  * SUMMARY.md is rendered from the tree with those same local paths.
  */
 export function buildRemoteSnapshot(revision: Pick<Revision, 'id' | 'pages' | 'files'>): RemoteSnapshot {
@@ -22,6 +21,8 @@ export interface PlacedTree {
   entries: RemoteEntry[]
   outline: TreePage[]
   localPaths: Map<string, string>
+  /** Server paths outside the allow-list of a space folder, and where they were placed instead. */
+  replaced: Array<{ from: string; to: string }>
 }
 
 /**
@@ -37,16 +38,16 @@ export function placeRemoteTree(revision: Pick<Revision, 'id' | 'pages' | 'files
   walkPages(revision.pages, (page) => {
     const git = gitOf(page)
     if (!git) return
-    const path = layout.place(git.path, `page:${page.id}`)
+    const path = layout.place(git.path, 'page', `page:${page.id}`)
     localPaths.set(page.id, path)
     entries.push({ id: page.id, kind: 'page', path, oid: git.oid })
   })
   for (const file of revision.files) {
     const git = file.git ?? { path: `${ASSETS_FOLDER}/${file.name}`, oid: '' }
-    const path = layout.place(git.path, `file:${file.id}`)
+    const path = layout.place(git.path, 'file', `file:${file.id}`)
     entries.push({ id: file.id, kind: 'file', path, oid: git.oid, url: file.downloadURL })
   }
-  return { revision: revision.id, entries, outline: revision.pages.map(treePage), localPaths }
+  return { revision: revision.id, entries, outline: revision.pages.map(treePage), localPaths, replaced: layout.replaced }
 }
 
 /** Second half of `buildRemoteSnapshot`: SUMMARY.md rendered from the tree with the local paths. */
@@ -119,47 +120,65 @@ function treePage(page: RevisionPage): TreePage {
   }
 }
 
-/** Hands out safe, unique relative paths, one name registry per folder. */
+/**
+ * Hands out unique relative paths that are workspace content (`content-names.ts`), one name registry
+ * per folder. The server says where a page or file goes, but only inside the allow-list: pages are
+ * `.md` files outside `.gitbook/`, files live under `.gitbook/assets/` (or `.gitbook/includes/`), and
+ * no segment is hidden or an editor's file. A path outside it is re-placed (each segment made a
+ * visible name, `.md` added to a page, a file moved under `.gitbook/assets/`), never written as given:
+ * a service cannot write `.git/hooks/…` or any other dotfile, and sync down never creates a name sync
+ * up would not read (a page it could not see would be taken for deleted).
+ */
 class LocalLayout {
-  private readonly registries = new Map<string, FolderNameRegistry>()
+  private readonly registries = new Map<string, ContentNameRegistry>()
   private readonly folders = new Map<string, string>()
+  readonly replaced: Array<{ from: string; to: string }> = []
 
   constructor() {
     const root = this.registry('')
-    root.claim(SUMMARY_FILE, 'entry:summary')
+    root.reserve(SUMMARY_FILE, 'entry:summary')
     // Never written, and a page must not take its place either.
-    root.claim('.gitbook.yaml', 'reserved')
+    root.reserve('.gitbook.yaml', 'reserved')
+    root.reserve('.gitbook', 'reserved')
   }
 
-  place(rawPath: string, owner: string): string {
-    const segments = rawPath
+  place(rawPath: string, kind: 'page' | 'file', owner: string): string {
+    let segments = rawPath
       .normalize('NFC')
       .replace(/\\/g, '/')
       .split('/')
       .filter((s) => s !== '' && s !== '.')
-    if (segments.length === 0) segments.push(`untitled-${owner.replace(/[^A-Za-z0-9_-]/g, '_')}.md`)
-    let folder = ''
-    let rawFolder = ''
+    if (segments.length === 0) segments.push(`untitled-${owner.replace(/[^A-Za-z0-9_-]/g, '_')}${kind === 'page' ? '.md' : ''}`)
+    const inGitbook = segments.length >= 3 && segments[0] === '.gitbook' && (segments[1] === 'assets' || segments[1] === 'includes')
+    let base = ''
+    if (kind === 'file') {
+      // Files only ever go under .gitbook/: the rest of the server's path is dropped, not re-created.
+      if (!inGitbook) segments = [segments[segments.length - 1]]
+      else [base, segments] = [`.gitbook/${segments[1]}/`, segments.slice(2)]
+      if (base === '') base = ASSETS_PREFIX
+    } else {
+      const last = segments.length - 1
+      if (!/\.md$/i.test(segments[last])) segments[last] = `${segments[last]}.md`
+    }
+    let folder = base
+    let rawFolder = base
     for (const segment of segments.slice(0, -1)) {
       rawFolder = `${rawFolder}/${segment}`
       let safe = this.folders.get(rawFolder)
       if (safe === undefined) {
-        safe = `${folder}${this.registry(folder).claim(unmarked(segment), `dir:${rawFolder}`)}/`
+        safe = `${folder}${this.registry(folder).claim(segment, `dir:${rawFolder}`)}/`
         this.folders.set(rawFolder, safe)
       }
       folder = safe
     }
-    return folder + this.registry(folder).claim(unmarked(segments[segments.length - 1]), owner)
+    const placed = folder + this.registry(folder).claim(segments[segments.length - 1], owner)
+    if (placed !== rawPath && contentKind(rawPath) === undefined) this.replaced.push({ from: rawPath, to: placed })
+    return placed
   }
 
-  private registry(folder: string): FolderNameRegistry {
+  private registry(folder: string): ContentNameRegistry {
     let registry = this.registries.get(folder)
-    if (!registry) this.registries.set(folder, (registry = new FolderNameRegistry()))
+    if (!registry) this.registries.set(folder, (registry = new ContentNameRegistry()))
     return registry
   }
-}
-
-/** A server name must not look like Quire's own temporary files (a pass removes or re-reads those). */
-function unmarked(segment: string): string {
-  return segment.startsWith(TEMP_MARK) || segment.startsWith(PARK_MARK) ? `_${segment}` : segment
 }

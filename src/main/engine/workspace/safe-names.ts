@@ -63,7 +63,8 @@ export function confinedPath(root: string, relative: string): string {
   if (segments.length === 0) throw new PathEscapeError(relative)
   const full = path.resolve(root, ...segments)
   const rel = path.relative(path.resolve(root), full)
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new PathEscapeError(relative)
+  // `..` alone or followed by a separator leaves the folder; `...` or `..foo` are ordinary names.
+  if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) throw new PathEscapeError(relative)
   return full
 }
 
@@ -74,12 +75,15 @@ export function confinedPath(root: string, relative: string): string {
 export class FolderNameRegistry {
   private readonly taken = new Map<string, string>()
 
-  claim(wanted: string, owner: string): string {
+  /** `accept`: a further rule every name handed out must meet (a candidate that fails it is skipped). */
+  claim(wanted: string, owner: string, accept: (name: string) => boolean = () => true): string {
     const base = safeSegment(wanted)
     const ext = path.posix.extname(base)
     const stem = base.slice(0, base.length - ext.length)
     for (let n = 1; ; n++) {
       const candidate = n === 1 ? base : truncateUtf8(`${stem} (${n})${ext}`, MAX_NAME_BYTES)
+      if (n > 10_000) throw new Error(`no acceptable name for ${JSON.stringify(wanted)}`)
+      if (!accept(candidate)) continue
       const key = candidate.normalize('NFC').toLowerCase()
       const holder = this.taken.get(key)
       if (holder === undefined || holder === owner) {
