@@ -3,7 +3,7 @@ import { gitBlobOid } from '../../../src/main/content'
 import type { RemotePageRow } from '../../../src/main/engine/cache/cache-repository'
 import { findMarkers, stripMarkers } from '../../../src/main/engine/comments/markers'
 import { isPageFile, planPush } from '../../../src/main/engine/push/push-planner'
-import type { EntryUpdate, LocalFile, PushedEntry, PushInput, PushPlan } from '../../../src/main/engine/push/push-types'
+import type { EntryUpdate, LocalFile, PushedEntry, PushInput, PushPlan, SkipReason } from '../../../src/main/engine/push/push-types'
 import type { JournalEntry } from '../../../src/main/engine/sync/plan-types'
 import { rng, type Rng } from './support/rng'
 
@@ -12,9 +12,12 @@ import { rng, type Rng } from './support/rng'
  * random local edits, renames, moves, deletions, new pages and comment markers, and several rounds of
  * "plan, apply, edit more". Replayable: QUIRE_PLAN_SEED, QUIRE_PLAN_CASES.
  *
+ * Files the scanner sees but does not read come and go too: a page file or the guide/ folder replaced
+ * by a symlink, grown too large, hidden (the scan's `skipped`), later put back.
+ *
  * Properties: planning terminates; no local edit is lost (each is sent, already carried, already the
  * remote content, or kept in a conflicted copy); applying a plan and planning again gives nothing
- * (convergence); nothing is deleted whose file is still there; no path is inserted twice.
+ * (convergence); nothing is deleted whose file is still there, read or not; no path is inserted twice.
  */
 
 const CASES = Number(process.env.QUIRE_PLAN_CASES ?? 100_000)
@@ -29,6 +32,8 @@ interface World {
   pushed: Map<string, PushedEntry>
   posted: Set<string>
   fresh: number
+  /** Paths the scan sees and does not read (a folder for all under it), with the files they hide. */
+  skipped: Map<string, { reason: SkipReason; files: Map<string, string> }>
 }
 
 const LAYOUT: Array<{ id: string; path: string; parent?: string; slug: string; title: string }> = [
@@ -44,7 +49,7 @@ const page = (title: string, body: string) => `# ${title}\n\n${body}\n`
 
 function makeWorld(r: Rng): World {
   const chosen = LAYOUT.filter((p) => p.id === 'home' || p.id === 'guide' || r.chance(0.7))
-  const world: World = { journal: [], main: [], remoteText: new Map(), local: new Map(), pushed: new Map(), posted: new Set(), fresh: 0 }
+  const world: World = { journal: [], main: [], remoteText: new Map(), local: new Map(), pushed: new Map(), posted: new Set(), fresh: 0, skipped: new Map() }
   chosen.forEach((p, position) => {
     const text = page(p.title, `Body of ${p.id}.`)
     const oid = gitBlobOid(text)
@@ -69,7 +74,26 @@ function remoteChanges(r: Rng, w: World) {
   }
 }
 
+/** Files become unreadable to the scan (symlink, too large, hidden folder) or are put back. */
+function unreadable(r: Rng, w: World) {
+  if (w.skipped.size > 0 && r.chance(0.4)) {
+    for (const { files } of w.skipped.values()) for (const [p, text] of files) w.local.set(p, text)
+    w.skipped.clear()
+  }
+  if (r.chance(0.08) && w.local.has('guide/README.md')) {
+    const files = new Map([...w.local].filter(([p]) => p.startsWith('guide/')))
+    for (const p of files.keys()) w.local.delete(p)
+    w.skipped.set('guide', { reason: r.pick<SkipReason>(['symlink', 'hidden', 'unreadable']), files })
+  }
+  for (const p of [...w.local.keys()].filter(isPageFile)) {
+    if (!r.chance(0.05)) continue
+    w.skipped.set(p, { reason: r.pick<SkipReason>(['symlink', 'too-large', 'not-a-file']), files: new Map([[p, w.local.get(p)!]]) })
+    w.local.delete(p)
+  }
+}
+
 function localChanges(r: Rng, w: World) {
+  unreadable(r, w)
   const pages = [...w.local.keys()].filter(isPageFile)
   for (const path of pages) {
     const text = w.local.get(path)!
@@ -98,6 +122,7 @@ function input(w: World): PushInput {
     journal: w.journal,
     main: { pages: w.main, files: [] },
     local,
+    skipped: new Map([...w.skipped].map(([p, s]) => [p, s.reason])),
     pushed: [...w.pushed.values()],
     posted: w.posted,
     refused: new Set(),
@@ -188,6 +213,8 @@ function checkShape(w: World, plan: PushPlan, label: string) {
       const carriedAt = [...w.pushed.values()].find((p) => p.pageId === id && p.state !== 'deleted')?.path
       const path = carriedAt ?? j?.path
       if (path && w.local.has(path)) throw new Error(`${label}: deletes ${id} whose file ${path} is still there`)
+      const hidden = path && [...w.skipped.values()].some((sk) => sk.files.has(path))
+      if (hidden) throw new Error(`${label}: deletes ${id} whose file ${path} is there but not read`)
     }
   }
 }

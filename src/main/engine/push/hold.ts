@@ -35,11 +35,17 @@ export function holdOf(
   return heldPageIds(journal.journal(spaceId), outbox.entries(spaceId), missing)
 }
 
+/**
+ * Whether anything at all is at a page's path: the push planner's rule for "the writer removed it"
+ * (nothing there: lstat says ENOENT or ENOTDIR). A symlink, even a dangling one, a folder or a file the
+ * scan would not read is there, and its page is held as it is rather than taken for deleted.
+ */
 function exists(folder: string, relative: string): boolean {
   try {
-    return fs.existsSync(confinedPath(folder, relative))
-  } catch {
-    return true // a path that cannot be in the folder is not the writer's to have removed
+    return fs.lstatSync(confinedPath(folder, relative), { throwIfNoEntry: false }) !== undefined
+  } catch (error) {
+    // A path that cannot be in the folder (or cannot be looked at) is not the writer's to have removed.
+    return (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
   }
 }
 

@@ -1,10 +1,9 @@
-import type { Dirent, Stats } from 'node:fs'
+import { constants, type Dirent, type Stats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid, SUMMARY_FILE } from '../../content'
-import { isIgnoredName } from '../watch/ignore'
-import type { LocalFile } from './push-types'
-import { ASSETS_PREFIX } from './push-planner'
+import { contentKind, enclosingIn, folderReason, nameReason } from '../workspace/content-names'
+import { MAX_PAGE_BYTES, type LocalFile, type SkipReason } from './push-types'
 
 interface Seen {
   mtimeMs: number
@@ -16,77 +15,138 @@ interface Seen {
 export interface LocalScan {
   files: Map<string, LocalFile>
   summary?: string
+  /**
+   * Paths the scan saw but did not read, and why: a folder it does not look into stands for all it
+   * holds. Something is there, so a page whose file is among them (or under one) was not removed.
+   */
+  skipped: Map<string, SkipReason>
 }
 
-/** Files larger than this are not read as pages (a stray export, not something to send as markdown). */
-const MAX_PAGE_BYTES = 8 * 1024 * 1024
+// Opening without following a link: a file swapped for a symlink after the listing is not read through.
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)
 
 /**
- * Lists the files of a space folder that sync up cares about — page files (`*.md` outside `.gitbook/`)
- * and assets (`.gitbook/assets/**`) — with their git blob hashes. Hashes are remembered by
- * (mtime, size, inode) between scans, so a scan re-reads only files that changed; text is kept only
- * for the files the caller asks for.
+ * Lists the files of a space folder that sync up cares about — the workspace content of
+ * `content-names.ts`: page files and `.gitbook/assets/**` (and includes) — with their git blob hashes.
+ * Hashes are remembered by (mtime, size, inode) between scans, so a scan re-reads only files that
+ * changed; text is kept only for the files the caller asks for. Symbolic links are never followed.
  */
 export class LocalScanner {
   private readonly seen = new Map<string, Seen>()
 
   constructor(readonly root: string) {}
 
-  async scan(wantText: (path: string, hash: string) => boolean): Promise<LocalScan> {
+  /**
+   * `expected`: paths the caller knows files at (journal, change request); each one neither read nor
+   * under a skipped folder is looked at alone (lstat), so only a path with nothing at all there is
+   * absent from both `files` and `skipped`.
+   */
+  async scan(wantText: (path: string, hash: string) => boolean, expected: Iterable<string> = []): Promise<LocalScan> {
     const files = new Map<string, LocalFile>()
+    const skipped = new Map<string, SkipReason>()
     let summary: string | undefined
     const visit = async (dir: string, relative: string): Promise<void> => {
       let entries: Dirent[]
       try {
         entries = await fs.readdir(dir, { withFileTypes: true })
-      } catch {
+      } catch (error) {
+        if (!isGone(error)) skipped.set(relative === '' ? '.' : relative, 'unreadable')
         return
       }
       for (const entry of entries) {
-        if (isIgnoredName(entry.name)) continue
         const rel = relative === '' ? entry.name : `${relative}/${entry.name}`
         const full = path.join(dir, entry.name)
-        if (entry.isDirectory()) {
-          // Hidden folders are not content; of `.gitbook/` only the assets are.
-          const wanted = rel.startsWith('.gitbook/') ? `${rel}/`.startsWith(ASSETS_PREFIX) : rel === '.gitbook' || !entry.name.startsWith('.')
-          if (wanted) await visit(full, rel)
+        if (entry.isSymbolicLink()) {
+          // Never followed, whatever it points at (a folder's pages included).
+          skipped.set(rel, nameReason(entry.name) ?? 'symlink')
           continue
         }
-        if (!entry.isFile()) continue
-        const isAsset = rel.startsWith(ASSETS_PREFIX)
-        const isPage = !rel.startsWith('.gitbook/') && /\.md$/i.test(entry.name)
-        if (!isAsset && !isPage) continue
-        const file = await this.read(full, rel, isPage, wantText)
-        if (!file) continue
-        if (rel === SUMMARY_FILE) summary = file.text
-        files.set(rel, file)
+        if (entry.isDirectory()) {
+          const reason = folderReason(rel)
+          if (reason === undefined) await visit(full, rel)
+          else if (reason !== 'outside') skipped.set(rel, reason)
+          continue
+        }
+        const kind = contentKind(rel)
+        if (kind === undefined) {
+          const reason = nameReason(entry.name)
+          if (reason) skipped.set(rel, reason)
+          continue
+        }
+        if (!entry.isFile()) skipped.set(rel, 'not-a-file')
+        else {
+          const read = await this.read(full, rel, kind === 'page', wantText)
+          if (typeof read === 'string') skipped.set(rel, read)
+          else if (read) {
+            if (rel === SUMMARY_FILE) summary = read.text
+            files.set(rel, read)
+          }
+        }
       }
     }
     await visit(this.root, '')
     for (const known of this.seen.keys()) if (!files.has(known)) this.seen.delete(known)
-    return { files, summary }
+    for (const rel of expected) {
+      if (files.has(rel) || enclosingIn(skipped, rel) !== undefined) continue
+      const reason = await this.presence(rel)
+      if (reason) skipped.set(rel, reason)
+    }
+    return { files, summary, skipped }
   }
 
-  private async read(full: string, rel: string, isPage: boolean, wantText: (path: string, hash: string) => boolean): Promise<LocalFile | undefined> {
+  /** Why something at `rel` was not read, or undefined when nothing is there (lstat: ENOENT, ENOTDIR). */
+  private async presence(rel: string): Promise<SkipReason | undefined> {
+    // Segment by segment: lstat follows links in the folders above, and a link there is not the writer's removal.
+    const segments = rel.split('/')
+    let stat: Stats | undefined
+    for (let i = 1; i <= segments.length; i++) {
+      try {
+        stat = await fs.lstat(path.join(this.root, ...segments.slice(0, i)))
+      } catch (error) {
+        return isGone(error) ? undefined : 'unreadable'
+      }
+      if (stat.isSymbolicLink()) return 'symlink'
+      if (i < segments.length && !stat.isDirectory()) return undefined
+    }
+    if (!stat!.isFile()) return 'not-a-file'
+    // A file that came after the listing, or one under a folder the walk could not list: it is there.
+    return 'unreadable'
+  }
+
+  private async read(full: string, rel: string, isPage: boolean, wantText: (path: string, hash: string) => boolean): Promise<LocalFile | SkipReason | undefined> {
     let stat: Stats
     try {
-      stat = await fs.stat(full)
-    } catch {
-      return undefined
+      stat = await fs.lstat(full)
+    } catch (error) {
+      return isGone(error) ? undefined : 'unreadable'
     }
-    if (isPage && stat.size > MAX_PAGE_BYTES) return undefined
+    if (stat.isSymbolicLink()) return 'symlink'
+    if (!stat.isFile()) return 'not-a-file'
+    if (isPage && stat.size > MAX_PAGE_BYTES) return 'too-large'
     const seen = this.seen.get(rel)
     const unchanged = seen && seen.mtimeMs === stat.mtimeMs && seen.size === stat.size && seen.ino === stat.ino
     if (unchanged && !(isPage && (rel === SUMMARY_FILE || wantText(rel, seen.hash)))) return { hash: seen.hash, size: stat.size }
     let bytes: Buffer
     try {
-      bytes = await fs.readFile(full)
-    } catch {
-      return undefined
+      const handle = await fs.open(full, READ_FLAGS)
+      try {
+        bytes = await handle.readFile()
+      } finally {
+        await handle.close()
+      }
+    } catch (error) {
+      if (isGone(error)) return undefined
+      return (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'symlink' : 'unreadable'
     }
+    if (isPage && bytes.byteLength > MAX_PAGE_BYTES) return 'too-large'
     const hash = gitBlobOid(bytes)
     this.seen.set(rel, { mtimeMs: stat.mtimeMs, size: bytes.byteLength, ino: stat.ino, hash })
     const text = isPage && (rel === SUMMARY_FILE || wantText(rel, hash)) ? bytes.toString('utf8') : undefined
     return { hash, size: bytes.byteLength, ...(text !== undefined ? { text } : {}) }
   }
+}
+
+function isGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === 'ENOENT' || code === 'ENOTDIR'
 }

@@ -3,7 +3,8 @@ import { extractLinks, gitBlobOid, MAX_FILE_BYTES, MAX_FILES_PER_CHANGE, parsePa
 import type { RemotePageRow } from '../cache/cache-repository'
 import { findMarkers, markerKey, stripMarkers } from '../comments/markers'
 import type { JournalEntry } from '../sync/plan-types'
-import { CONFLICT_COPY, type EntryUpdate, type LocalFile, type PlannedChange, type PlannedConflict, type PlannedMarker, type PushedEntry, type PushInput, type PushPlan, type PushReport } from './push-types'
+import { enclosingIn } from '../workspace/content-names'
+import { CONFLICT_COPY, MAX_PAGE_BYTES, type SkipReason, type EntryUpdate, type LocalFile, type PlannedChange, type PlannedConflict, type PlannedMarker, type PushedEntry, type PushInput, type PushPlan, type PushReport } from './push-types'
 import { summaryPlaces, type SummaryPlace } from './summary-order'
 
 /**
@@ -89,6 +90,8 @@ class PushPlanner {
   private readonly inserted = new Map<string, string>()
   /** Pages this plan deletes. */
   private readonly deleted = new Set<string>()
+  /** Pages whose files are there but were not read (symlink, hidden or ignored folder, too large...): left as they are. */
+  private readonly held = new Set<string>()
   /** Pages this plan places under a parent (new or moved): parent handle -> paths, in insert order. */
   private readonly placedUnder = new Map<string, string[]>()
   private readonly assetsJournaled = new Map<string, JournalEntry>()
@@ -171,7 +174,7 @@ class PushPlanner {
 
   /** A missing page whose last content shows up exactly once under a new name was renamed or moved. */
   private matchRenames() {
-    const missing = [...this.known.values()].filter((k) => k.now === undefined)
+    const missing = [...this.known.values()].filter((k) => k.now === undefined && this.notRead(k.path) === undefined)
     if (missing.length === 0 || this.newFiles.length === 0) return
     const candidates = new Map<string, string[]>()
     for (const path of this.newFiles) {
@@ -196,8 +199,29 @@ class PushPlanner {
     }
   }
 
+  /**
+   * A page is deleted only when the writer removed its file: nothing at all is at its path. A file the
+   * scan saw and would not read (a symlink, a hidden or ignored folder, too large, unreadable) holds its
+   * page as it is, and the writer is told why.
+   */
   private markDeletions() {
-    for (const k of this.known.values()) if (k.now === undefined) this.deleted.add(k.handle)
+    const held = new Map<string, number>()
+    for (const k of this.known.values()) {
+      if (k.now !== undefined) continue
+      const at = this.notRead(k.path)
+      if (at === undefined) {
+        this.deleted.add(k.handle)
+        continue
+      }
+      this.held.add(k.handle)
+      held.set(at, (held.get(at) ?? 0) + 1)
+    }
+    for (const [at, count] of held) this.report('not-read', at, notReadMessage(at, this.input.skipped!.get(at)!, count))
+  }
+
+  /** The skipped path that holds `path` (itself or a folder above it), if the scan did not read it. */
+  private notRead(path: string): string | undefined {
+    return this.input.skipped ? enclosingIn(this.input.skipped, path) : undefined
   }
 
   /** Content of a file with its markers cut out, and that content's hash. */
@@ -227,7 +251,7 @@ class PushPlanner {
   private ownerOf(folder: string): Owner | undefined {
     for (const path of [`${folder}/${README}`, `${folder}.md`]) {
       const k = this.byPath.get(path)
-      if (k && k.now === path && !this.deleted.has(k.handle)) return { handle: k.handle, isRef: k.isRef }
+      if (k && (k.now === path || (k.path === path && this.held.has(k.handle))) && !this.deleted.has(k.handle)) return { handle: k.handle, isRef: k.isRef }
       const ref = this.inserted.get(path)
       if (ref) return { handle: ref, isRef: true }
     }
@@ -510,8 +534,10 @@ class PushPlanner {
       }
       for (const child of this.mainChildren.get(handle) ?? []) {
         const ck = this.known.get(child.id)
-        if (!ck?.now || ck.now !== ck.path || this.deleted.has(child.id)) continue
-        const parent = this.folderOwner(placeFolder(ck.now), ck.now)
+        // A subpage whose file is still there (or held unread) must not go with its parent.
+        const stays = ck !== undefined && (ck.now === ck.path || this.held.has(child.id))
+        if (!stays || this.deleted.has(child.id)) continue
+        const parent = this.folderOwner(placeFolder(ck.path), ck.path)
         this.add({ operation: 'update_page', page: child.id, into: parent ? parent.handle : null }, [], {
           title: child.title,
           uses: parent?.isRef ? [parent.handle] : [],
@@ -600,6 +626,21 @@ class PushPlanner {
     }
     return planned
   }
+}
+
+const NOT_READ: Record<SkipReason, string> = {
+  ignored: 'has the name of an editor\'s or tool\'s file, which Quire does not read',
+  hidden: 'is hidden, which Quire does not read',
+  symlink: 'is a symbolic link, which Quire does not follow',
+  'too-large': `is over ${MAX_PAGE_BYTES / (1024 * 1024)} MB, which Quire does not read as a page`,
+  unreadable: 'cannot be read',
+  'not-a-file': 'is not a regular file',
+}
+
+function notReadMessage(at: string, reason: SkipReason, pages: number): string {
+  const where = at === '.' ? 'the space folder' : /\.md$/i.test(at) ? at : `${at}/`
+  const what = pages === 1 ? 'its page stays' : `its ${pages} pages stay`
+  return `${where} ${NOT_READ[reason]}: ${what} as in the space, not deleted`
 }
 
 function safeLinks(markdown: string) {

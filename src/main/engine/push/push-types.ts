@@ -18,6 +18,15 @@ export interface LocalFile {
 
 export type LocalFiles = ReadonlyMap<string, LocalFile>
 
+/**
+ * Why the scanner saw something at a path but did not read it: an ignored (editor's, tool's) or hidden
+ * name, a symbolic link, a page over the size limit, no permission, or not a regular file.
+ */
+/** Files larger than this are not read as pages (a stray export, not something to send as markdown). */
+export const MAX_PAGE_BYTES = 8 * 1024 * 1024
+
+export type SkipReason = 'ignored' | 'hidden' | 'symlink' | 'too-large' | 'unreadable' | 'not-a-file'
+
 /** What the writer's open change request carries for one local path (or a page it deletes). */
 export interface PushedEntry {
   path: string
@@ -48,6 +57,11 @@ export interface PushInput {
   /** The space's current content (main), as the last sync down saw it. */
   main: { pages: readonly RemotePageRow[]; files: readonly RemoteFileRow[] }
   local: LocalFiles
+  /**
+   * Paths the scanner saw and did not read (a folder for all under it). A page whose file is there was
+   * not removed by the writer: it is held as it is, never deleted.
+   */
+  skipped?: ReadonlyMap<string, SkipReason>
   /** SUMMARY.md as the writer left it: where it lists a new page is where the page goes. */
   summary?: string
   pushed: readonly PushedEntry[]
@@ -96,7 +110,7 @@ export interface PlannedConflict {
   remoteOid: string
 }
 
-export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread'
+export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread' | 'not-read'
 
 export interface PushReport {
   kind: PushReportKind

@@ -137,12 +137,14 @@ export class SpacePusher {
     const pushed = outbox.entries(spaceId)
     const base = new Map(journal.map((j) => [j.path, j.baseHash]))
     const carried = new Map(pushed.map((p) => [p.path, p.hash]))
-    const scan = await this.scanner.scan((p, hash) => base.get(p) !== hash || (carried.has(p) && carried.get(p) !== hash))
+    const pagePaths = [...journal, ...pushed].filter((e) => e.kind === 'page').map((e) => e.path)
+    const scan = await this.scanner.scan((p, hash) => base.get(p) !== hash || (carried.has(p) && carried.get(p) !== hash), pagePaths)
     return planPush({
       spaceId,
       journal,
       main: cache.remoteTree(spaceId),
       local: scan.files,
+      skipped: scan.skipped,
       summary: scan.summary,
       pushed,
       posted: outbox.markerKeys(spaceId),
