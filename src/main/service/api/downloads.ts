@@ -5,6 +5,8 @@ import type { ServiceStore } from '../store/service-store'
 /**
  * Signed, unauthenticated download links for stored blobs (file bytes, generated PDFs):
  *   GET /files/<oid>/<name>?type=<content type>[&exp=<epoch seconds>]&sig=<hmac>
+ * (a name that is a dot segment, `.` or `..`, as `/files/<oid>/file?name=..&…`, which no URL parser
+ * rewrites).
  * A blob id alone is guessable by anyone who has the content, so links carry an HMAC keyed by a
  * secret of this process; links therefore stop working when the service restarts, like the hosted
  * service's temporary URLs stop working after a while.
@@ -35,9 +37,16 @@ function signature(target: DownloadTarget): string {
 export function signedDownloadUrl(origin: string, target: DownloadTarget): string {
   const query = new URLSearchParams({ type: target.contentType })
   if (target.expiresAt !== undefined) query.set('exp', String(target.expiresAt))
+  // `.` and `..` (even written `%2e`) are dot segments every URL parser removes: such a name goes in the
+  // query, under a placeholder segment, so the link still reaches this route.
+  if (isDotSegment(target.name)) query.set('name', target.name)
   query.set('sig', signature(target))
-  return `${origin}${DOWNLOAD_PREFIX}${target.oid}/${encodeURIComponent(target.name)}?${query.toString()}`
+  const segment = isDotSegment(target.name) ? DOT_NAME_SEGMENT : encodeURIComponent(target.name)
+  return `${origin}${DOWNLOAD_PREFIX}${target.oid}/${segment}?${query.toString()}`
 }
+
+const DOT_NAME_SEGMENT = 'file'
+const isDotSegment = (name: string) => name === '.' || name === '..'
 
 const plain = (status: number, message: string): DownloadReply => ({
   status,
@@ -58,6 +67,11 @@ export function serveDownload(store: ServiceStore, method: string, url: URL): Do
     name = decodeURIComponent(match[2])
   } catch {
     return plain(404, 'Not found')
+  }
+  const dotName = url.searchParams.get('name')
+  if (dotName !== null) {
+    if (!isDotSegment(dotName) || name !== DOT_NAME_SEGMENT) return plain(404, 'Not found')
+    name = dotName
   }
   const target: DownloadTarget = { oid: match[1], name, contentType, ...(exp !== null ? { expiresAt: Number(exp) } : {}) }
   const expected = Buffer.from(signature(target))

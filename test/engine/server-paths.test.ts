@@ -1,0 +1,169 @@
+import fs from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { ChangeRequest, Revision, RevisionPage } from '@gitbook/api'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { contentKind } from '../../src/main/engine/workspace/content-names'
+import { removeWorkstation, serviceForFile } from './sync-up/support/hooks'
+import { PNG, seedSpace, tempDir, Workstation } from './sync-up/support/workspace'
+
+/**
+ * Issue 10 finding 3 and issue 9's naming cases, through the real local service and real folders: what
+ * a space folder may receive from the server is an allow-list (pages `.md`, SUMMARY.md, README.md,
+ * `.gitbook/assets/**`, `.gitbook/includes/**`), file bytes come only from the service's origin, and
+ * names such as `...`, `..foo`, `.` and `..` are ordinary names.
+ */
+
+const t = serviceForFile()
+
+/** Another local port, which a download must never reach. */
+const hits: string[] = []
+let other: http.Server
+let otherOrigin = ''
+beforeAll(async () => {
+  other = http.createServer((req, res) => {
+    hits.push(req.url ?? '')
+    res.end('not the service')
+  })
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+  otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
+})
+afterAll(() => new Promise<void>((resolve) => other.close(() => resolve())))
+
+let ws: Workstation | undefined
+afterEach(() => {
+  if (ws) removeWorkstation(ws)
+  ws = undefined
+})
+
+/** Every file under `dir`, relative, `/`-separated. */
+function filesUnder(dir: string, prefix = ''): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(`${dir}/${e.name}`, `${prefix}${e.name}/`) : [`${prefix}${e.name}`]))
+}
+
+/** A fetch that rewrites the current revision the way a hostile service (or proxy) would. */
+function rewriting(edit: (revision: Revision) => void, answer?: (url: URL) => Response | undefined): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
+    const canned = answer?.(url)
+    if (canned) return canned
+    const response = await fetch(input, init)
+    if (!/^\/v1\/spaces\/[^/]+\/content$/.test(url.pathname) || !response.ok) return response
+    const revision = (await response.json()) as Revision
+    edit(revision)
+    return new Response(JSON.stringify(revision), { status: response.status, headers: { 'Content-Type': 'application/json' } })
+  }
+}
+
+function walk(pages: readonly RevisionPage[], visit: (page: RevisionPage) => void) {
+  for (const page of pages) {
+    visit(page)
+    if ('pages' in page && Array.isArray(page.pages)) walk(page.pages, visit)
+  }
+}
+
+async function merge(spaceId: string, changes: unknown[]) {
+  const cr = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Setup' } })).body as ChangeRequest
+  const put = await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: cr.id }, body: { changes } })
+  expect(put.status).toBeLessThan(300)
+  expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })).body.result).toBe('merge')
+}
+
+describe('what a space folder may receive from the server', () => {
+  it('server paths outside the allow-list are re-placed as visible content, never written as given: no .git, no dotfile', async () => {
+    const seeded = await seedSpace(t)
+    const hostile: Record<string, string> = { faq: '.git/hooks/pre-commit', 'getting-started': '.bashrc', install: '.gitbook/includes/../../.ssh/config.md' }
+    ws = new Workstation(t, seeded, tempDir(), {
+      gateway: {
+        fetch: rewriting((revision) => {
+          walk(revision.pages, (page) => {
+            const slug = 'slug' in page ? page.slug : ''
+            if ('git' in page && page.git && hostile[slug]) page.git.path = hostile[slug]
+          })
+          for (const file of revision.files) if (file.git) file.git.path = '.git/config'
+        }),
+      },
+    })
+    const pulled = await ws.pull()
+    expect(pulled.issues).toEqual([])
+    const files = filesUnder(ws.folder)
+    expect(files.filter((f) => f.split('/').some((s) => s.startsWith('.') && s !== '.gitbook'))).toEqual([])
+    expect(files.filter((f) => f.startsWith('.gitbook/')).every((f) => f.startsWith('.gitbook/assets/'))).toBe(true)
+    for (const f of files) if (f !== 'SUMMARY.md' && !f.startsWith('.gitbook/')) expect(contentKind(f), f).toBe('page')
+    expect(files).toEqual(expect.arrayContaining(['_.git/hooks/pre-commit.md', '_.bashrc.md', '.gitbook/assets/config']))
+    expect(ws.read('_.git/hooks/pre-commit.md')).toBe('# FAQ\n\nQuestions.\n')
+    expect(fs.readFileSync(ws.file('.gitbook/assets/config'))).toEqual(PNG)
+  })
+
+  it('file bytes are fetched only from the service origin: another local port is refused with a clear reason, a redirect there too', async () => {
+    const seeded = await seedSpace(t)
+    await merge(seeded.spaceId, [{ operation: 'insert_files', files: [{ ref: 'b', name: 'second.png', base64: PNG.toString('base64') }] }])
+    const redirect = `${t.service.origin}/files/redirect-me`
+    ws = new Workstation(t, seeded, tempDir(), {
+      gateway: {
+        fetch: rewriting(
+          (revision) => {
+            for (const file of revision.files) file.downloadURL = file.name === 'logo.png' ? `${otherOrigin}/logo.png` : redirect
+          },
+          (url) => (url.href === redirect ? new Response(null, { status: 302, headers: { Location: `${otherOrigin}/second.png` } }) : undefined),
+        ),
+      },
+    })
+    const pulled = await ws.pull()
+    expect(hits).toEqual([])
+    const reasons = pulled.issues.map((i) => JSON.stringify(i)).join('\n')
+    expect(reasons).toContain(`refusing to download file`)
+    expect(reasons).toContain(`from ${otherOrigin}: files are fetched only from ${t.service.origin}`)
+    expect(fs.existsSync(ws.file('.gitbook/assets/logo.png'))).toBe(false)
+    expect(fs.existsSync(ws.file('.gitbook/assets/second.png'))).toBe(false)
+    // The pages arrived all the same.
+    expect(ws.read('faq.md')).toBe('# FAQ\n\nQuestions.\n')
+  })
+})
+
+describe('names that look like path steps are ordinary names', () => {
+  it('a page with slug `...` or `..foo` syncs, and the rest of its space with it', async () => {
+    const seeded = await seedSpace(t)
+    await merge(seeded.spaceId, [
+      { operation: 'insert_page', document: { markdown: '# Dots\n\nThree of them.\n' }, slug: '...' },
+      { operation: 'insert_page', document: { markdown: '# Dot dot foo\n\nA name.\n' }, slug: '..foo', ref: 'dd' },
+      { operation: 'insert_page', document: { markdown: '# Under\n\nA subpage.\n' }, slug: '...bar', into: 'dd' },
+    ])
+    ws = new Workstation(t, seeded, tempDir())
+    const pulled = await ws.pull()
+    expect(pulled.issues).toEqual([])
+    expect(pulled.state).toBe('synced')
+    const pages = ws.cache.journal(seeded.spaceId).filter((j) => j.kind === 'page')
+    const dots = pages.find((j) => ws!.read(j.path).startsWith('# Dots'))
+    const under = pages.find((j) => ws!.read(j.path).startsWith('# Under'))
+    expect(dots?.path).toBe('_....md')
+    expect(under?.path).toBe('_..foo/_...bar.md')
+    expect(ws.read('faq.md')).toBe('# FAQ\n\nQuestions.\n')
+  })
+
+  it('files named `.` and `..` download', async () => {
+    const seeded = await seedSpace(t)
+    const one = Buffer.from('one dot')
+    const two = Buffer.from('two dots')
+    await merge(seeded.spaceId, [
+      {
+        operation: 'insert_files',
+        files: [
+          { ref: 'a', name: '.', base64: one.toString('base64') },
+          { ref: 'b', name: '..', base64: two.toString('base64') },
+        ],
+      },
+    ])
+    ws = new Workstation(t, seeded, tempDir())
+    const pulled = await ws.pull()
+    expect(pulled.issues).toEqual([])
+    const assets = new Map(
+      ws.cache
+        .journal(seeded.spaceId)
+        .filter((j) => j.kind === 'file')
+        .map((j) => [fs.readFileSync(ws!.file(j.path)).toString(), j.path]),
+    )
+    expect([...assets.keys()].sort()).toEqual(['one dot', 'two dots', PNG.toString()].sort())
+    for (const p of assets.values()) expect(p.startsWith('.gitbook/assets/')).toBe(true)
+  })
+})
