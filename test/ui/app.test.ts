@@ -84,7 +84,8 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     // A controlled checkbox: it shows checked once the backend has the new selection.
     const box = page.getByRole('checkbox', { name: 'User Guide' })
     await box.click()
-    await expect.poll(() => box.isChecked()).toBe(true)
+    // setSelection, then a fresh listSpaces: more than expect.poll's default second on a busy machine.
+    await expect.poll(() => box.isChecked(), { timeout: 20_000 }).toBe(true)
     const row = page.locator('li.space-row', { hasText: 'User Guide' })
     await row.getByText('In sync').waitFor({ timeout: 60_000 })
     const seen = await page.evaluate(() => (window as unknown as { progressSeen: number[] }).progressSeen)

@@ -6,6 +6,7 @@ import type { ServiceStore } from '../store/service-store'
 import { UsersRepository } from '../store/users'
 import type { Route } from './context'
 import { ApiError, errorBody } from './errors'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth'
 import { RateLimiter } from './rate-limit'
 import { Router } from './router'
 
@@ -27,15 +28,21 @@ interface Reply {
   headers: Record<string, string>
 }
 
+/**
+ * The body, or a 413 once it passes MAX_BODY_BYTES. The socket is not destroyed here: the client is still
+ * sending and would see a reset instead of the answer. The rest is read and dropped while the 413 goes
+ * out with `Connection: close`, and Node closes the connection once the answer is flushed.
+ */
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
     req.on('data', (chunk: Buffer) => {
+      if (size > MAX_BODY_BYTES) return
       size += chunk.length
       if (size > MAX_BODY_BYTES) {
+        chunks.length = 0
         reject(new ApiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`))
-        req.destroy()
         return
       }
       chunks.push(chunk)
@@ -102,6 +109,7 @@ export class HttpService {
       reply = this.errorReply(error, {})
     }
     const headers: Record<string, string> = { ...reply.headers }
+    if (reply.status === 413) headers.Connection = 'close'
     let payload: string | Buffer | undefined
     if (Buffer.isBuffer(reply.body)) {
       payload = reply.body
@@ -177,6 +185,7 @@ export class HttpService {
         } catch {
           throw new ApiError(400, 'request body is not valid JSON')
         }
+        if (nestsDeeperThan(body)) throw new ApiError(400, `request body is nested more than ${MAX_JSON_DEPTH} levels deep`)
       }
       if (op.requestBody?.schema) {
         if (body === undefined && op.requestBody.required) throw new ApiError(400, 'body is required')
