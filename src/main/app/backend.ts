@@ -60,6 +60,8 @@ interface LiveSession {
   demo?: LocalService
 }
 
+type AuthenticatedUser = Awaited<ReturnType<ApiGateway['client']['user']['getAuthenticatedUser']>>['data']
+
 /** The demo service is one per data folder; its account has this fixed id. */
 const DEMO_ACCOUNT = 'demo'
 const STATUS_THROTTLE_MS = 100
@@ -151,8 +153,18 @@ export class QuireBackend implements QuireBridge {
     } catch {
       throw new AppError('invalid', `"${input.endpoint}" is not an http(s) URL`)
     }
+    const token = input.token.trim()
+    let gateway: ApiGateway
+    try {
+      gateway = this.gatewayFor(endpoint, token)
+    } catch (error) {
+      // A token no HTTP header can carry; the message names the reason, never the token.
+      throw new AppError('invalid', `Signing in to ${endpoint}: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    // The token is checked before anything ends: a refused sign-in keeps the session there was.
+    const user = await this.authenticatedUser(gateway, endpoint)
     await this.endSession()
-    await this.startSession({ endpoint, token: input.token.trim() })
+    await this.startSession({ endpoint, token, verified: { gateway, user } })
     return this.sessionInfo()
   }
 
@@ -206,14 +218,9 @@ export class QuireBackend implements QuireBridge {
   }
 
   /** Validates the token with GET /user, then keeps the account (cache) and the token (vault). */
-  private async startSession(input: { endpoint: string; token: string; demo?: LocalService }) {
-    const gateway = this.gatewayFor(input.endpoint, input.token)
-    let user
-    try {
-      user = (await gateway.client.user.getAuthenticatedUser()).data
-    } catch (error) {
-      throw fromApiError(error, `Signing in to ${input.endpoint}`)
-    }
+  private async startSession(input: { endpoint: string; token: string; demo?: LocalService; verified?: { gateway: ApiGateway; user: AuthenticatedUser } }) {
+    const gateway = input.verified?.gateway ?? this.gatewayFor(input.endpoint, input.token)
+    const user = input.verified?.user ?? (await this.authenticatedUser(gateway, input.endpoint))
     // The CLI's account id (`quire login`), so both see the same account in the shared cache.
     const id = input.demo ? DEMO_ACCOUNT : `${user.id}@${createHash('sha256').update(input.endpoint).digest('hex').slice(0, 12)}`
     await this.vault.set(id, input.token)
@@ -223,6 +230,14 @@ export class QuireBackend implements QuireBridge {
     this.emit({ type: 'session', session: this.sessionInfo() })
     await this.refreshTree().catch((error: unknown) => this.log('warning', fromApiError(error, 'Listing spaces').message))
     this.emitStatus()
+  }
+
+  private async authenticatedUser(gateway: ApiGateway, endpoint: string): Promise<AuthenticatedUser> {
+    try {
+      return (await gateway.client.user.getAuthenticatedUser()).data
+    } catch (error) {
+      throw fromApiError(error, `Signing in to ${endpoint}`)
+    }
   }
 
   private async endSession() {
