@@ -80,6 +80,8 @@ export class QuireBackend implements QuireBridge {
   private readonly progress = new Map<string, number>()
   private pass: Promise<void> | undefined
   private again = false
+  /** Push reports already in the activity log: a file held unread is told once, not at every pass. */
+  private readonly reported = new Set<string>()
   private timer: NodeJS.Timeout | undefined
   private statusTimer: NodeJS.Timeout | undefined
   private closed = false
@@ -503,6 +505,12 @@ export class QuireBackend implements QuireBridge {
     if (pushed.planned > 0) this.log('info', `Sent ${pushed.planned} local change${pushed.planned === 1 ? '' : 's'} of ${row.title} to ${cr}`, row.id)
     for (const copy of pushed.conflicts) if (!conflictsBefore.has(copy)) this.log('warning', `${row.title}: both sides changed a page; your version is kept in the change request, theirs in ${copy}`, row.id)
     for (const failure of pushed.failures) this.log('warning', `${row.title}: ${failure}`, row.id)
+    for (const report of pushed.reports) {
+      const key = `${row.id}\n${report.kind}\n${report.path}\n${report.message}`
+      if (this.reported.has(key)) continue
+      this.reported.add(key)
+      this.log('warning', `${row.title}: ${report.message}`, row.id)
+    }
     if (pushed.stopped) {
       this.log('warning', `${row.title}: local changes wait to be sent (${pushed.stopped.message})`, row.id)
       if (pushed.stopped.reason === 'offline') this.cache.setSpaceState(row.id, 'offline', { lastError: pushed.stopped.message })
