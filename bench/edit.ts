@@ -21,8 +21,7 @@ import { openCacheDatabase } from '../src/main/engine/cache/open-cache'
 import { CommentsRepository } from '../src/main/engine/comments/comments-repository'
 import { ApiGateway } from '../src/main/engine/gateway/api-gateway'
 import { OutboxRepository } from '../src/main/engine/outbox/outbox-repository'
-import { pullSpace } from '../src/main/engine/watch/pull'
-import { WatchLoop } from '../src/main/engine/watch/watch-loop'
+import { WorkspaceSession } from '../src/main/engine/session/workspace-session'
 import { WorkspaceWatcher } from '../src/main/engine/watch/watcher'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 25)
@@ -68,18 +67,7 @@ async function latency() {
     cache.setSpaceFolder(space.id, 'space')
     const workspace = path.join(dir, 'workspace')
     const folder = path.join(workspace, 'org', 'space')
-    const loop = new WatchLoop({
-      cache,
-      outbox,
-      comments,
-      gateway,
-      userId: user.id,
-      workspace,
-      intervalMs: 3_600_000,
-      pass: async () => {
-        await pullSpace({ gateway, cache, outbox, spaceId: space.id, folder, refreshLinks: false })
-      },
-    })
+    const loop = new WorkspaceSession({ cache, outbox, comments, account, gateway, workspace: () => workspace, intervalMs: () => 3_600_000 })
     await loop.start()
     const pages = cache.journal(space.id).filter((j) => j.kind === 'page')
     console.log(`space "${space.title}": ${pages.length} pages mirrored; ${ROUNDS} saves, default debounce`)

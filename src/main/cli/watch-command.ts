@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util'
-import { workspaceHold } from '../engine/push/hold'
-import { SyncEngine } from '../engine/sync/sync-engine'
+import { WorkspaceSession } from '../engine/session/workspace-session'
 import { DEFAULT_DEBOUNCE_MS, DEFAULT_RENAME_WINDOW_MS } from '../engine/watch/watcher'
-import { WatchLoop } from '../engine/watch/watch-loop'
 import type { CliIo } from './io'
+import { printSessionEvents } from './session-output'
 import { intervalSeconds } from './sync-command'
 import { SyncUpContext } from './sync-up-context'
 
@@ -43,41 +42,37 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
       io.err('quire watch: nothing selected; choose spaces with quire sync --space ID (or --org, --collection, --all) first')
       return 2
     }
-    const engine = new SyncEngine({ cache: ctx.cache, account, gateway, workspace: ctx.workspace, hold: workspaceHold(ctx.cache, ctx.outbox, ctx.workspace) })
-    const loop = new WatchLoop({
+    const session = new WorkspaceSession({
       cache: ctx.cache,
       outbox: ctx.outbox,
       comments: ctx.comments,
+      account,
       gateway,
-      userId: account.userId,
-      workspace: ctx.workspace,
-      intervalMs: interval * 1000,
+      workspace: () => ctx.workspace,
+      watch: !values.once,
+      intervalMs: () => (values.once ? undefined : interval * 1000),
       debounceMs: debounce,
       renameWindowMs: Math.max(DEFAULT_RENAME_WINDOW_MS, debounce),
-      pass: async () => {
-        const report = await engine.pass()
-        for (const space of report.spaces) if (space.state !== 'synced') io.err(`${space.label}: ${space.state}${space.message ? `: ${space.message}` : ''}`)
-      },
-      log: (line) => io.out(line),
+      onEvent: printSessionEvents(io, ctx.cache, ctx.outbox),
     })
     io.out(`workspace: ${ctx.workspace}`)
     if (values.once) {
-      await loop.start()
-      await loop.stop()
-      return ctx.outbox.unfinished().length === 0 ? 0 : 1
+      await session.start()
+      await session.stop()
+      return ctx.outbox.unfinished().length === 0 && session.signedOutReason === undefined ? 0 : 1
     }
     let stop!: () => void
     const stopped = new Promise<void>((resolve) => (stop = resolve))
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     try {
-      await loop.start()
-      io.out(`watching ${loop.spaces().length} space(s); Ctrl-C to stop`)
+      await session.start()
+      io.out(`watching ${session.spaces().length} space(s); Ctrl-C to stop`)
       await stopped
     } finally {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
-      await loop.stop()
+      await session.stop()
       await gateway.idle()
     }
     io.out('stopped')

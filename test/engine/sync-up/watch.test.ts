@@ -2,14 +2,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PushResult } from '../../../src/main/engine/push/space-pusher'
-import { WatchLoop } from '../../../src/main/engine/watch/watch-loop'
+import { WorkspaceSession } from '../../../src/main/engine/session/workspace-session'
 import { removeWorkstation, seededWorkstation, serviceForFile } from './support/hooks'
 import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, SEED_PAGES, Workstation } from './support/workspace'
 
 const t = serviceForFile()
 
 let ws: Workstation
-let loop: WatchLoop
+let loop: WorkspaceSession
 let pushes: PushResult[]
 let passes: number
 beforeEach(async () => {
@@ -19,21 +19,20 @@ beforeEach(async () => {
   ws.cache.setSpaceFolder(ws.seeded.spaceId, 'Docs')
   pushes = []
   passes = 0
-  loop = new WatchLoop({
+  loop = new WorkspaceSession({
     cache: ws.cache,
     outbox: ws.outbox,
     comments: ws.comments,
+    account: ws.cache.activeAccount()!,
     gateway: ws.gateway,
-    userId: t.service.ownerId,
-    workspace: path.join(ws.dir, 'workspace'),
-    pass: async () => {
-      passes++
-      await ws.pull()
-    },
-    intervalMs: 3_600_000,
+    workspace: () => path.join(ws.dir, 'workspace'),
+    intervalMs: () => 3_600_000,
     debounceMs: 100,
     renameWindowMs: 400,
-    onPush: (_id, result) => pushes.push(result),
+    onEvent: (event) => {
+      if (event.type === 'pass') passes++
+      if (event.type === 'push') pushes.push(event.result)
+    },
   })
   await loop.start()
 })

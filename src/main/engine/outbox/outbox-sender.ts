@@ -20,7 +20,7 @@ export interface DrainResult {
   sent: number
   failed: Array<{ op: OutboxOp; error: string }>
   /** Why draining stopped before the outbox was empty. */
-  stopped?: { reason: 'offline' | 'rate-limited' | 'server-error' | 'local-error'; message: string }
+  stopped?: { reason: 'offline' | 'signed-out' | 'rate-limited' | 'server-error' | 'local-error'; message: string }
   /** The writer's change request was merged or closed under us. */
   gone?: ChangeRequestGone
 }
@@ -28,6 +28,7 @@ export interface DrainResult {
 class Offline extends Error {}
 class Retry extends Error {}
 class LocalFailure extends Error {}
+class SignedOut extends Error {}
 
 /**
  * Sends the outbox of one space, oldest first, through the gateway. An op is marked `sending` before it
@@ -71,6 +72,10 @@ export class OutboxSender {
         }
         if (error instanceof Retry) {
           result.stopped = { reason: error.message.startsWith('rate') ? 'rate-limited' : 'server-error', message: error.message }
+          return result
+        }
+        if (error instanceof SignedOut) {
+          result.stopped = { reason: 'signed-out', message: error.message }
           return result
         }
         if (error instanceof LocalFailure) {
@@ -163,6 +168,11 @@ export class OutboxSender {
           if (phase === 'send') this.outbox.markPending(op.seq, error.message)
           throw new Retry(`rate limited: ${error.errorMessage}`)
         }
+        if (error.code === 401) {
+          // The token, not the request, was refused: nothing was done, and the op waits for a new sign-in.
+          if (phase === 'send') this.outbox.markPending(op.seq, error.message)
+          throw new SignedOut(`the service refused the token (HTTP 401: ${error.errorMessage})`)
+        }
         if (error.code >= 500) {
           this.outbox.noteError(op.seq, `HTTP ${error.code}: ${error.errorMessage}`)
           throw new Retry(`server error ${error.code}: ${error.errorMessage}`)
@@ -179,8 +189,8 @@ export class OutboxSender {
 
   /** A refused op bound to the writer's change request: is that change request still open? */
   private async checkChangeRequest(op: OutboxOp) {
-    if (op.kind !== 'content' && op.kind !== 'update-cr' && op.kind !== 'merge') return
-    const id = op.kind === 'merge' ? op.payload.changeRequestId : this.sessionChangeRequest(op)
+    if (op.kind !== 'content' && op.kind !== 'update-cr' && op.kind !== 'merge' && op.kind !== 'update-from-main') return
+    const id = op.kind === 'merge' || op.kind === 'update-from-main' ? op.payload.changeRequestId : this.sessionChangeRequest(op)
     if (!id) return
     let cr: ChangeRequest | undefined
     try {
@@ -190,7 +200,7 @@ export class OutboxSender {
       return
     }
     this.outbox.saveChangeRequest(op.spaceId, cr)
-    if (op.kind !== 'merge' && (cr.status === 'merged' || cr.status === 'archived')) throw new ChangeRequestGoneError({ id, status: cr.status })
+    if (op.kind !== 'merge' && op.kind !== 'update-from-main' && (cr.status === 'merged' || cr.status === 'archived')) throw new ChangeRequestGoneError({ id, status: cr.status })
   }
 
   private sessionChangeRequest(op: OutboxOp): string | undefined {
@@ -239,6 +249,8 @@ export class OutboxSender {
         return (await this.spaces.updateCommentInSpace(spaceId, op.payload.commentId, { resolved: true })).data
       case 'merge':
         return (await this.spaces.mergeChangeRequest(spaceId, op.payload.changeRequestId)).data
+      case 'update-from-main':
+        return (await this.spaces.updateChangeRequest(spaceId, op.payload.changeRequestId)).data
     }
   }
 
@@ -304,6 +316,7 @@ export class OutboxSender {
         return
       }
       case 'merge':
+      case 'update-from-main':
         this.outbox.markDone(op.seq, answer)
         return
     }

@@ -2,7 +2,7 @@ import type { ContentChange } from '../../content'
 import type { EntryUpdate } from '../push/push-types'
 
 /** Every operation Quire sends that changes something on the service. */
-export type OutboxKind = 'create-cr' | 'update-cr' | 'content' | 'comment' | 'reply' | 'resolve' | 'merge'
+export type OutboxKind = 'create-cr' | 'update-cr' | 'content' | 'comment' | 'reply' | 'resolve' | 'merge' | 'update-from-main'
 
 /**
  * `pending`: written, not sent. `sending`: sent (or about to be) with no recorded answer: it is
@@ -67,6 +67,11 @@ export interface MergePayload {
   changeRequestId: string
 }
 
+/** "Update from main": the change request takes in what main gained since its base. */
+export interface UpdateFromMainPayload {
+  changeRequestId: string
+}
+
 export interface PayloadOf {
   'create-cr': CreateChangeRequestPayload
   'update-cr': UpdateChangeRequestPayload
@@ -75,6 +80,7 @@ export interface PayloadOf {
   reply: ReplyPayload
   resolve: ResolvePayload
   merge: MergePayload
+  'update-from-main': UpdateFromMainPayload
 }
 
 export type OutboxOp = {

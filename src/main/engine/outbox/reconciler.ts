@@ -34,6 +34,7 @@ export class OutboxReconciler {
         return this.findChangeRequest(op.spaceId, op.payload.userId, op.payload.subject, op.createdAt)
       case 'update-cr':
       case 'resolve':
+      case 'update-from-main':
         return undefined // idempotent: sending again is the same request
       case 'content':
         return this.findBatch(op)

@@ -123,6 +123,11 @@ export class SyncEngine {
         })
         entry = { spaceId: space.id, label: this.label(this.cache.space(space.id) ?? space), folder, state: outcome.state, message: outcome.message, revision: outcome.revision, steps: outcome.steps }
       } catch (error) {
+        if (error instanceof GitBookAPIError && error.code === 401) {
+          // The token, not this space: the caller says signed out for every space.
+          this.options.onProgress?.({ type: 'space-finished', spaceId: space.id, label, state: 'error', message: error.errorMessage })
+          throw error
+        }
         if (error instanceof ServiceUnreachableError) {
           report.offline = true
           entry = this.markOffline(space, label, error.message)

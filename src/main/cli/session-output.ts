@@ -1,0 +1,42 @@
+import type { SessionEvent } from '../engine/session/workspace-session'
+import type { OutboxRepository } from '../engine/outbox/outbox-repository'
+import type { CacheRepository } from '../engine/cache/cache-repository'
+import type { CliIo } from './io'
+
+/**
+ * How `quire watch` prints the session's events: what was queued, settled, kept in a conflicted copy,
+ * reported, refused or left waiting. Conflicts are printed once each.
+ */
+export function printSessionEvents(io: CliIo, cache: CacheRepository, outbox: OutboxRepository): (event: SessionEvent) => void {
+  const reportedConflicts = new Set<string>()
+  return (event) => {
+    switch (event.type) {
+      case 'pass':
+        for (const space of event.report.spaces) if (space.state !== 'synced') io.err(`${space.label}: ${space.state}${space.message ? `: ${space.message}` : ''}`)
+        return
+      case 'log':
+        if (event.level === 'info') io.out(event.message)
+        else io.err(`${event.level}: ${event.message}`)
+        return
+      case 'state':
+        if (event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') io.err(`${cache.space(event.spaceId)?.title ?? event.spaceId}: signed out: ${event.to.reason}; sign in again with quire login`)
+        return
+      case 'push': {
+        const { spaceId, result } = event
+        const name = cache.space(spaceId)?.title ?? spaceId
+        const cr = result.changeRequest?.number !== undefined ? ` (change request #${result.changeRequest.number})` : ''
+        if (result.planned > 0) io.out(`${name}: ${result.planned} change${result.planned === 1 ? '' : 's'} queued${cr}`)
+        if (result.settled) io.out(`${name}: change request ${result.settled.status}; the workspace follows the space again`)
+        for (const copy of result.conflicts) {
+          if (reportedConflicts.has(`${spaceId}/${copy}`)) continue
+          reportedConflicts.add(`${spaceId}/${copy}`)
+          io.out(`${name}: conflict: ${copy} keeps your version; the file shows the remote one`)
+        }
+        for (const report of result.reports) io.out(`${name}: ${report.message}`)
+        for (const failure of result.failures) io.out(`${name}: refused: ${failure}`)
+        if (result.stopped) io.out(`${name}: ${result.stopped.reason}: ${outbox.unfinished(spaceId).length} operation(s) wait in the outbox`)
+        if (result.skipped) io.out(`${name}: ${result.skipped}`)
+      }
+    }
+  }
+}

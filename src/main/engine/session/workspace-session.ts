@@ -1,0 +1,419 @@
+import { randomUUID } from 'node:crypto'
+import { GitBookAPIError } from '@gitbook/api'
+import { deriveSpaceState, sameState, type SpaceSyncState } from '../../../shared/space-state'
+import type { AccountRow, CacheRepository } from '../cache/cache-repository'
+import type { CommentsRepository } from '../comments/comments-repository'
+import type { ApiGateway } from '../gateway/api-gateway'
+import type { OutboxRepository } from '../outbox/outbox-repository'
+import type { NewOutboxOp, OutboxOp, PayloadOf } from '../outbox/outbox-types'
+import { workspaceHold } from '../push/hold'
+import { SpacePusher, type PushResult } from '../push/space-pusher'
+import { filesOf } from '../push/sync-up-status'
+import { spaceFolderPath, SyncEngine, type PassReport } from '../sync/sync-engine'
+import { WorkspaceWatcher, type WatchedSpace } from '../watch/watcher'
+
+export interface WorkspaceSessionOptions {
+  cache: CacheRepository
+  outbox: OutboxRepository
+  comments: CommentsRepository
+  account: AccountRow
+  gateway: ApiGateway
+  /** Root of the space folders, read at every pass (the app's setting may change). */
+  workspace: () => string
+  /** Local edits go up to change requests (sync up); on unless false. */
+  syncUp?: boolean
+  /** Watch the space folders (chokidar) and push a space as its files are saved; on unless false. */
+  watch?: boolean
+  debounceMs?: number
+  renameWindowMs?: number
+  usePolling?: boolean
+  /** Time between cycles run by the timer; no timer when undefined. */
+  intervalMs?: () => number | undefined
+  /** Timer, watcher and resume cycles wait while this says so; `syncNow` does not. */
+  paused?: () => boolean
+  allowMassDelete?: boolean
+  refreshLinks?: boolean
+  now?: () => Date
+  onEvent?: (event: SessionEvent) => void
+}
+
+export type SessionEvent =
+  /** A space's state changed (Syncthing-style: from and to). */
+  | { type: 'state'; spaceId: string; from?: SpaceSyncState; to: SpaceSyncState }
+  | { type: 'pass'; report: PassReport }
+  | { type: 'push'; spaceId: string; result: PushResult }
+  | { type: 'log'; level: 'info' | 'warning' | 'error'; message: string; spaceId?: string }
+
+/** What an explicit action (comment, merge...) came to: sent now, or waiting in the outbox. */
+export interface ActionOutcome {
+  op: OutboxOp
+  sent: boolean
+  /** Why it waits (offline, rate limited...) when it was not sent. */
+  waiting?: string
+}
+
+/**
+ * One workspace of one signed-in account, the engine every front end drives: the app's backend,
+ * `quire serve`, `quire watch` and `quire sync` are thin adapters over it. All work runs one piece at a
+ * time on one queue (single flight), so a push never plans while a pass writes the same folder; a cycle
+ * is push, pass, push (the pass may settle merges or free held pages); the watcher pushes a space about
+ * a second after a save. Every action that changes the service goes through the durable outbox, so it
+ * works offline and goes out exactly once when the service is back. Each space has one state, derived
+ * from what the engine knows and emitted as an event whenever it changes.
+ */
+export class WorkspaceSession {
+  private queue: Promise<void> = Promise.resolve()
+  /** A cycle queued and not started yet: later requests join it rather than queue another. */
+  private queuedCycle: Promise<void> | undefined
+  private readonly queuedPushes = new Map<string, Promise<void>>()
+  private readonly pushers = new Map<string, SpacePusher>()
+  private readonly lastPush = new Map<string, PushResult>()
+  private readonly running = new Map<string, { done: number; total: number }>()
+  private readonly states = new Map<string, SpaceSyncState>()
+  private authError: string | undefined
+  private watcher?: WorkspaceWatcher
+  private watchedKey = ''
+  private timer?: NodeJS.Timeout
+  private stopped = false
+
+  constructor(private readonly o: WorkspaceSessionOptions) {}
+
+  get account(): AccountRow {
+    return this.o.account
+  }
+
+  get gateway(): ApiGateway {
+    return this.o.gateway
+  }
+
+  /** Runs the first cycle (unless paused), then keeps the timer and the watcher going. */
+  async start(): Promise<void> {
+    if (!this.paused()) await this.requestCycle()
+    else await this.run(() => this.rewatch())
+    this.schedule()
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    await this.watcher?.close()
+    this.watcher = undefined
+    await this.queue
+  }
+
+  /** Resolves once nothing is queued or running. */
+  async idle(): Promise<void> {
+    let seen: Promise<void> | undefined
+    while (seen !== this.queue) {
+      seen = this.queue
+      await seen
+    }
+  }
+
+  /** A full cycle now, paused or not (Sync now). */
+  syncNow(): Promise<void> {
+    return this.requestCycle()
+  }
+
+  /** A cycle unless paused (after resume, a new selection, a merge). */
+  requestCycle(options: { evenIfPaused?: boolean } = { evenIfPaused: true }): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    if (!options.evenIfPaused && this.paused()) return Promise.resolve()
+    if (this.queuedCycle) return this.queuedCycle
+    const cycle = this.run(async () => {
+      this.queuedCycle = undefined
+      await this.cycle()
+    })
+    this.queuedCycle = cycle
+    return cycle
+  }
+
+  /** One sync-down pass only (`quire sync`): the same engine path, holding what sync up moves. */
+  pass(): Promise<PassReport> {
+    let report!: PassReport
+    return this.run(async () => {
+      report = await this.passNow()
+    }).then(() => report)
+  }
+
+  /** Pushes one space (after the work already queued); one queued push per space at a time. */
+  push(spaceId: string): Promise<void> {
+    const queued = this.queuedPushes.get(spaceId)
+    if (queued) return queued
+    const push = this.run(async () => {
+      this.queuedPushes.delete(spaceId)
+      await this.pushSpace(spaceId)
+    })
+    this.queuedPushes.set(spaceId, push)
+    return push
+  }
+
+  /** The timer's interval changed (a setting): the next cycle is scheduled anew. */
+  reschedule() {
+    this.schedule()
+  }
+
+  /* Actions: every one through the outbox, sent now when the service answers, later when not. */
+
+  comment(spaceId: string, payload: Omit<PayloadOf['comment'], 'userId'>): Promise<ActionOutcome> {
+    return this.act(spaceId, 'comment', { ...payload, userId: this.o.account.userId })
+  }
+
+  reply(spaceId: string, payload: Omit<PayloadOf['reply'], 'userId'>): Promise<ActionOutcome> {
+    return this.act(spaceId, 'reply', { ...payload, userId: this.o.account.userId })
+  }
+
+  resolve(spaceId: string, payload: PayloadOf['resolve']): Promise<ActionOutcome> {
+    return this.act(spaceId, 'resolve', payload)
+  }
+
+  updateFromMain(spaceId: string, changeRequestId: string): Promise<ActionOutcome> {
+    return this.act(spaceId, 'update-from-main', { changeRequestId })
+  }
+
+  /** Merges a change request; the merged content is brought down by a cycle right after. */
+  async merge(spaceId: string, changeRequestId: string): Promise<ActionOutcome> {
+    const outcome = await this.act(spaceId, 'merge', { changeRequestId })
+    if (outcome.sent) void this.requestCycle({ evenIfPaused: false })
+    return outcome
+  }
+
+  private async act<K extends NewOutboxOp['kind']>(spaceId: string, kind: K, payload: PayloadOf[K]): Promise<ActionOutcome> {
+    const { outbox } = this.o
+    const session = outbox.ensureSession(spaceId, this.o.account.userId)
+    const { seq } = outbox.enqueue({ spaceId, generation: session.generation, kind, key: `${kind}:${randomUUID()}`, payload } as NewOutboxOp)
+    await this.run(async () => {
+      const pusher = this.pusher(spaceId)
+      const drained = pusher ? await pusher.flush() : undefined
+      if (drained?.stopped) this.lastPush.set(spaceId, { planned: 0, sent: drained.sent, conflicts: [], reports: [], failures: [], stopped: drained.stopped })
+      this.noteAuth(drained?.stopped?.reason === 'signed-out' ? drained.stopped.message : undefined)
+    })
+    const op = outbox.op(seq)!
+    this.refreshState(spaceId)
+    if (op.state === 'failed') throw new ActionRefusedError(op)
+    return op.state === 'done' ? { op, sent: true } : { op, sent: false, waiting: this.lastPush.get(spaceId)?.stopped?.message ?? 'waiting to be sent' }
+  }
+
+  /* States */
+
+  /** The state of a space now (derived from the cache, the outbox and what runs). */
+  state(spaceId: string): SpaceSyncState {
+    const row = this.o.cache.space(spaceId)
+    const pushed = this.lastPush.get(spaceId)
+    const refused = [
+      ...(pushed?.reports ?? []).filter((r) => r.kind === 'refused').map((r) => ({ files: [r.path], error: r.message })),
+      ...this.o.outbox.failures(spaceId, 5).filter((op) => pushed?.failures.some((f) => f.startsWith(`${op.kind} #${op.seq}`))).map((op) => ({ files: filesOf(op), error: op.lastError ?? '' })),
+    ]
+    return deriveSpaceState({
+      folder: row?.state ?? 'idle',
+      lastError: row?.lastError,
+      issues: row?.issues ?? [],
+      running: this.running.get(spaceId),
+      paused: this.paused(),
+      authError: this.authError,
+      pushesEdits: this.o.syncUp !== false,
+      pendingEdits: this.o.outbox.unfinished(spaceId).length,
+      pushStopped: pushed?.stopped,
+      refused,
+      conflicts: this.o.outbox
+        .conflicts(spaceId)
+        .filter((c) => c.state === 'open')
+        .map((c) => ({ path: c.path, copy: c.copyPath })),
+    })
+  }
+
+  /** Re-derives the state of every selected space, emitting the changes. */
+  refreshStates() {
+    for (const space of this.o.cache.selectedSpaces()) this.refreshState(space.id)
+  }
+
+  /** The service refused the token (or accepts it again). */
+  get signedOutReason(): string | undefined {
+    return this.authError
+  }
+
+  private refreshState(spaceId: string) {
+    const to = this.state(spaceId)
+    const from = this.states.get(spaceId)
+    if (sameState(from, to)) return
+    this.states.set(spaceId, to)
+    this.emit({ type: 'state', spaceId, from, to })
+  }
+
+  private noteAuth(reason: string | undefined) {
+    if (reason === this.authError) return
+    this.authError = reason
+    this.refreshStates()
+  }
+
+  /* The cycle */
+
+  private paused(): boolean {
+    return this.o.paused?.() ?? false
+  }
+
+  private run(work: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(async () => {
+      if (this.stopped) return
+      try {
+        await work()
+      } catch (error) {
+        if (isAuthError(error)) this.noteAuth(authMessage(error))
+        else this.emit({ type: 'log', level: 'error', message: error instanceof Error ? error.message : String(error) })
+      }
+    })
+    this.queue = next
+    return next
+  }
+
+  private schedule() {
+    clearTimeout(this.timer)
+    const interval = this.o.intervalMs?.()
+    if (this.stopped || interval === undefined) return
+    this.timer = setTimeout(() => {
+      void this.requestCycle({ evenIfPaused: false }).then(() => this.schedule())
+    }, interval)
+    this.timer.unref?.()
+  }
+
+  /** Push everything, pull everything, push again (the pull may have settled merges or freed held pages). */
+  private async cycle() {
+    const syncUp = this.o.syncUp !== false
+    if (syncUp) for (const space of this.spaces()) await this.pushSpace(space.spaceId)
+    await this.passNow()
+    await this.rewatch()
+    if (syncUp) for (const space of this.spaces()) await this.pushSpace(space.spaceId)
+  }
+
+  private async passNow(): Promise<PassReport> {
+    const engine = new SyncEngine({
+      cache: this.o.cache,
+      account: this.o.account,
+      gateway: this.o.gateway,
+      workspace: this.o.workspace(),
+      allowMassDelete: this.o.allowMassDelete,
+      refreshLinks: this.o.refreshLinks,
+      hold: workspaceHold(this.o.cache, this.o.outbox, this.o.workspace()),
+      onProgress: (event) => {
+        if (event.type === 'space-started') this.running.set(event.spaceId, { done: 0, total: 0 })
+        else if (event.type === 'space-planned') this.running.set(event.spaceId, { done: 0, total: event.total })
+        else if (event.type === 'step') this.running.set(event.spaceId, { done: event.step.index, total: event.step.total })
+        else this.running.delete(event.spaceId)
+        this.refreshState(event.spaceId)
+      },
+    })
+    let report: PassReport
+    try {
+      report = await engine.pass()
+    } finally {
+      this.running.clear()
+    }
+    this.noteAuth(undefined)
+    this.emit({ type: 'pass', report })
+    this.refreshStates()
+    return report
+  }
+
+  private async pushSpace(spaceId: string) {
+    const pusher = this.pusher(spaceId)
+    if (!pusher) return
+    this.running.set(spaceId, { done: 0, total: 0 })
+    this.refreshState(spaceId)
+    try {
+      let result = await pusher.push()
+      this.pushed(spaceId, result)
+      if (result.settled) {
+        // Main now holds the merge: bring it down before the next plan.
+        await this.passNow()
+        result = await pusher.push()
+        this.pushed(spaceId, result)
+      }
+    } finally {
+      this.running.delete(spaceId)
+      this.refreshState(spaceId)
+    }
+  }
+
+  private pushed(spaceId: string, result: PushResult) {
+    this.lastPush.set(spaceId, result)
+    this.noteAuth(result.stopped?.reason === 'signed-out' ? result.stopped.message : undefined)
+    this.emit({ type: 'push', spaceId, result })
+  }
+
+  /** The spaces being synced that have a folder (the sync-down engine names it on the first pass). */
+  spaces(): WatchedSpace[] {
+    const workspace = this.o.workspace()
+    return this.o.cache.selectedSpaces().flatMap((space) => {
+      const folder = spaceFolderPath(this.o.cache, workspace, space)
+      return folder ? [{ spaceId: space.id, folder }] : []
+    })
+  }
+
+  private pusher(spaceId: string): SpacePusher | undefined {
+    const space = this.spaces().find((s) => s.spaceId === spaceId)
+    if (!space) return undefined
+    const key = `${spaceId}\n${space.folder}`
+    let pusher = this.pushers.get(key)
+    if (!pusher) {
+      pusher = new SpacePusher({
+        gateway: this.o.gateway,
+        cache: this.o.cache,
+        outbox: this.o.outbox,
+        comments: this.o.comments,
+        spaceId,
+        folder: space.folder,
+        userId: this.o.account.userId,
+        now: this.o.now,
+      })
+      this.pushers.set(key, pusher)
+    }
+    return pusher
+  }
+
+  /** (Re)starts chokidar when the set of space folders changed (a first pass gives new spaces folders). */
+  private async rewatch() {
+    if (this.stopped || this.o.watch === false || this.o.syncUp === false) return
+    const spaces = this.spaces()
+    const key = spaces.map((s) => `${s.spaceId}=${s.folder}`).join('\n')
+    if (key === this.watchedKey && this.watcher) return
+    await this.watcher?.close()
+    this.watchedKey = key
+    this.watcher = undefined
+    if (spaces.length === 0) return
+    const watcher = new WorkspaceWatcher({
+      spaces,
+      debounceMs: this.o.debounceMs,
+      renameWindowMs: this.o.renameWindowMs,
+      usePolling: this.o.usePolling,
+      onChange: (spaceId) => {
+        if (!this.paused()) void this.push(spaceId)
+      },
+      onError: (error) => this.emit({ type: 'log', level: 'warning', message: `watcher: ${error instanceof Error ? error.message : String(error)}` }),
+    })
+    this.watcher = watcher
+    await watcher.start()
+  }
+
+  private emit(event: SessionEvent) {
+    try {
+      this.o.onEvent?.(event)
+    } catch {
+      // A listener's failure is not the engine's.
+    }
+  }
+}
+
+/** The service refused an action for good (its reason is the op's last error). */
+export class ActionRefusedError extends Error {
+  constructor(readonly op: OutboxOp) {
+    super(`the service refused it: ${op.lastError ?? 'no reason given'}`)
+  }
+}
+
+function isAuthError(error: unknown): boolean {
+  return error instanceof GitBookAPIError && error.code === 401
+}
+
+function authMessage(error: unknown): string {
+  return error instanceof GitBookAPIError ? `the service refused the token (HTTP 401: ${error.errorMessage})` : 'the service refused the token'
+}
