@@ -1,73 +1,70 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import type { ChangeRequest, Comment } from '@gitbook/api'
-import { describe, expect, it } from 'vitest'
+import type { ChangeRequest, Comment, Revision } from '@gitbook/api'
+import { describe, it } from 'vitest'
+import { gitBlobOid } from '../../../src/main/content'
 import { isPageFile } from '../../../src/main/engine/push/push-planner'
-import { serviceForFile } from './support/hooks'
+import { isIgnoredPath } from '../../../src/main/engine/watch/ignore'
+import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
+import { ApiClient } from '../../support/service'
+import { changeRequestsOf, checkConvergence, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, Ledger, mainPages, pagesWithText, pageTexts } from './support/fuzz-invariants'
+import { FuzzNetwork } from './support/fuzz-network'
+import { restartableServiceForFile, UncheckedApiClient } from './support/restartable-service'
 import { rng, type Rng } from './support/rng'
-import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
+import { seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
 
 /**
- * Random sequences of local edits, remote edits through the API, merges, 429 and 5xx answers, lost
- * answers and process kills, against the real local service. After convergence (faults off, the
- * writer's change request merged, pulls and pushes until nothing moves): every local edit is in the
- * service's content or in a conflicted copy, each comment marker is posted once, and the workspace
- * equals the service. Replay one sequence with QUIRE_FUZZ_SEED; run more with QUIRE_FUZZ_SEQUENCES.
+ * Random sequences of a writer's saves (edits, new pages, deletions, renames, comment and reply markers,
+ * saves during sync down passes, page files replaced by symlinks or grown past 8 MB), someone else's work
+ * (edits and deletions merged at once, pages with hidden or editor-junk slugs, edits inside the writer's
+ * change request, "update from main" after an unrelated merge), merges, and a network that answers 429
+ * and 5xx, loses answers, cuts bodies mid-read, refuses connections while the service restarts, and a
+ * process killed after the service acted. Against the real local service, after every step and at the
+ * quiet points before and after the final merge, the promises of /work/shared/PROMISES.md hold:
+ * P1 no edit lost, P2 no merged edit undone, P3 exactly once, P4 convergence, P6 only what the writer
+ * did, P8 every pass and push ends.
+ *
+ * QUIRE_FUZZ_SEQUENCES sequences from QUIRE_FUZZ_SEED; a failure names its seed: replay it with
+ * QUIRE_FUZZ_SEED=<seed> QUIRE_FUZZ_SEQUENCES=1 (QUIRE_FUZZ_DEBUG=1 adds the outbox).
  */
 
 const SEQUENCES = Number(process.env.QUIRE_FUZZ_SEQUENCES ?? 200)
 const BASE_SEED = Number(process.env.QUIRE_FUZZ_SEED ?? Date.now() % 1_000_000)
+/** P8: a push or pass that takes longer than this did not end. */
+const ENDS_WITHIN_MS = 60_000
+const OVERSIZED_BYTES = 8 * 1024 * 1024 + 4096
+const JUNK_SLUGS = ['.notes', 'drafts~', '4913', 'x.swp', 'work.tmp']
 
-/** The network between the writer's Quire and the service, misbehaving on purpose. */
-class Faults {
-  on = true
-  killed = false
-  constructor(private readonly r: Rng) {}
-
-  fetch: typeof fetch = async (input, init) => {
-    if (!this.on || this.killed) return fetch(input, init)
-    const roll = this.r.next()
-    const error = (status: number, message: string) =>
-      new Response(JSON.stringify({ error: { code: status, message } }), { status, headers: { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) } })
-    if (roll < 0.05) return error(429, 'rate limited')
-    if (roll < 0.08) return error(503, 'unavailable')
-    const response = await fetch(input, init)
-    if (roll < 0.1) {
-      await response.body?.cancel()
-      throw new TypeError('fetch failed: the connection dropped before the answer')
-    }
-    if (roll < 0.12) {
-      // The process dies right after the service acted: nothing of the answer is recorded.
-      await response.body?.cancel()
-      this.killed = true
-      throw new TypeError('fetch failed: killed')
-    }
-    return response
-  }
-}
-
-const t = serviceForFile()
+// Answers are not checked against the spec here (the service's conformance tests do that): a sequence reads
+// whole revisions after every step, and 200 of them run in every CI run.
+const t = restartableServiceForFile({ validateResponses: false })
+let other: { id: string; api: ApiClient } | undefined
 
 interface Run {
+  seed: number
+  r: Rng
   seeded: SeededSpace
   dir: string
   ws: Workstation
-  faults: Faults
-  /** Unique words the writer typed, each expected in the service's content or a conflicted copy. */
-  written: Set<string>
-  /** Comment texts typed as markers, by page file at the time. */
-  comments: string[]
-  /** Words whose file the writer deleted afterwards (a deletion is an edit too), or whose page someone deleted after they were merged. */
-  deletedWords: Set<string>
+  net: FuzzNetwork
+  ledger: Ledger
+  step: number
   token: number
+  /** Files sync up must not read (symlinks, over 8 MB): never picked again, not compared byte for byte. */
+  special: Map<string, 'symlink' | 'oversized'>
+  /** Saves scheduled from inside a pass, awaited before the next step. */
+  saves: Set<Promise<void>>
 }
 
-function open(run: Pick<Run, 'faults' | 'seeded' | 'dir'>): Workstation {
-  run.faults.killed = false
-  return new Workstation(t, run.seeded, run.dir, { gateway: { fetch: run.faults.fetch, maxAttempts: 3 } })
+const someoneElse = () => other!.api
+
+function open(run: Pick<Run, 'net' | 'seeded' | 'dir'>): Workstation {
+  run.net.killed = false
+  return new Workstation(t, run.seeded, run.dir, { gateway: { fetch: run.net.fetch, maxAttempts: 3 } })
 }
 
-function pageFiles(ws: Workstation): string[] {
+/** Page files the writer may pick: not hidden, not junk, not special, not conflicted copies. */
+function pageFiles(run: Run): string[] {
   const out: string[] = []
   const walk = (dir: string, rel: string) => {
     if (!fs.existsSync(dir)) return
@@ -75,208 +72,404 @@ function pageFiles(ws: Workstation): string[] {
       const r = rel ? `${rel}/${entry.name}` : entry.name
       if (entry.isDirectory()) {
         if (!entry.name.startsWith('.')) walk(path.join(dir, entry.name), r)
-      } else if (isPageFile(r)) out.push(r)
+      } else if (entry.isFile() && isPageFile(r) && !isIgnoredPath(r) && !run.special.has(r)) out.push(r)
     }
   }
-  walk(ws.folder, '')
+  walk(run.ws.folder, '')
   return out.sort()
 }
 
-async function step(r: Rng, run: Run): Promise<string> {
-  const ws = run.ws
-  const files = pageFiles(ws)
-  const editable = files.filter((f) => f !== 'README.md')
+/** The page the writer's file at `file` stands for (journal, then the change request's entries). */
+function pageAt(run: Run, file: string): string | undefined {
+  const spaceId = run.seeded.spaceId
+  return run.ws.cache.journal(spaceId).find((j) => j.kind === 'page' && j.path === file)?.id ?? run.ws.outbox.entries(spaceId).find((e) => e.path === file)?.pageId
+}
+
+function touch(run: Run, file: string) {
+  const id = pageAt(run, file)
+  if (id) run.ledger.touched.add(id)
+}
+
+async function ensureUp() {
+  if (!t.running) await t.start()
+}
+
+/** P8: every push and pass ends. */
+async function ends<T>(what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`P8 termination: the ${what} did not end within ${ENDS_WITHIN_MS} ms`)), ENDS_WITHIN_MS)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function push(run: Run): Promise<string> {
+  let label = 'push'
+  try {
+    const result = await ends('push', run.ws.push())
+    if (result.stopped) label += ` (stopped: ${result.stopped.reason})`
+  } catch (error) {
+    label += ` (threw: ${error instanceof Error ? error.message.slice(0, 120) : String(error)})`
+    if (String(error).includes('P8')) throw error
+  }
+  return reopenIfKilled(run, label)
+}
+
+async function pull(run: Run): Promise<string> {
+  let label = 'pull'
+  run.net.passing = true
+  try {
+    await ends('sync down pass', run.ws.pull())
+  } catch (error) {
+    label += ` (failed: ${error instanceof Error ? error.message.slice(0, 120) : String(error)})`
+    if (String(error).includes('P8')) throw error
+  } finally {
+    run.net.passing = false
+  }
+  await Promise.all(run.saves)
+  return reopenIfKilled(run, label)
+}
+
+function reopenIfKilled(run: Run, label: string): string {
+  if (!run.net.killed) return label
+  run.ws.close()
+  run.ws = open(run)
+  return `${label} (killed)`
+}
+
+function append(run: Run, file: string, line: string) {
+  run.ws.write(file, `${run.ws.read(file).trimEnd()}\n\n${line}\n`)
+}
+
+/** The writer's save of a page whose content a pass is downloading, a few milliseconds after it arrived. */
+function saveDuringPass(run: Run, pageId: string, delayMs: number) {
+  const row = run.ws.cache.journal(run.seeded.spaceId).find((j) => j.kind === 'page' && j.id === pageId)
+  const file = row?.path ?? run.ws.cache.remoteTree(run.seeded.spaceId).pages.find((p) => p.id === pageId)?.gitPath
+  if (!file || !pageFiles(run).includes(file)) return
+  const w = `w${run.token++}x`
+  run.ledger.save(w, `saved during a pass in ${file}`)
+  run.ledger.touched.add(pageId)
+  const save = new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => {
+    try {
+      fs.appendFileSync(run.ws.file(file), `\nDuring ${w}.\n`)
+    } catch {
+      run.ledger.removed.add(w) // the file was gone (moved by the pass): nothing was saved
+    }
+  })
+  run.saves.add(save)
+  void save.finally(() => run.saves.delete(save))
+}
+
+/** Someone else moves the head of the writer's open change request: an edit inside it, or an update from main after an unrelated merge. */
+async function moveHead(run: Run, kind: 'edit' | 'update' = run.r.chance(0.5) ? 'edit' : 'update'): Promise<string | undefined> {
+  await ensureUp()
+  const spaceId = run.seeded.spaceId
+  const [cr] = await changeRequestsOf(someoneElse(), spaceId, t.service.ownerId)
+  if (!cr) return undefined
+  if (kind === 'edit') {
+    const pages = [...pagesWithText((await someoneElse().call('getRevisionOfChangeRequestById', { params: { spaceId, changeRequestId: cr.id } })).body as Revision).values()]
+    const page = run.r.pick(pages.filter((p) => p.path !== 'README.md'))
+    if (!page) return undefined
+    const w = `o${run.token++}x`
+    run.ledger.save(w, `someone else's edit of ${page.path} inside #${cr.number}`)
+    run.ledger.touched.add(page.id)
+    const written = await someoneElse().call('updateChangeRequestContent', {
+      params: { spaceId, changeRequestId: cr.id },
+      body: { changes: [{ operation: 'update_page', page: page.id, document: { markdown: `${page.markdown.trimEnd()}\n\nInside ${w}.\n` } }] },
+    })
+    if (written.status !== 200) throw new Error(`someone else's edit inside #${cr.number} was refused: ${JSON.stringify(written.body)}`)
+    return `edit of ${page.path} inside #${cr.number}`
+  }
+  const w = `o${run.token++}x`
+  run.ledger.save(w, 'an unrelated page merged by someone else')
+  await mergedBySomeoneElse(run, [{ operation: 'insert_page', document: { markdown: `# Aside ${w}\n\nUnrelated ${w}.\n` }, slug: `aside-${w}` }])
+  const updated = await someoneElse().call('updateChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+  return `update of #${cr.number} from main: ${updated.body.result}`
+}
+
+async function mergedBySomeoneElse(run: Run, changes: unknown[]) {
+  const spaceId = run.seeded.spaceId
+  const cr = (await someoneElse().call('createChangeRequest', { params: { spaceId }, body: { subject: 'Someone else' } })).body as ChangeRequest
+  const written = await someoneElse().call('updateChangeRequestContent', { params: { spaceId, changeRequestId: cr.id }, body: { changes } })
+  if (written.status !== 200) throw new Error(`someone else's change was refused: ${JSON.stringify(written.body)}`)
+  const merged = await someoneElse().call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+  if (merged.body.result !== 'merge') throw new Error(`someone else's change did not merge: ${JSON.stringify(merged.body)}`)
+}
+
+/** Someone else changes the space: a page's text or a deletion, merged at once. */
+async function remoteEdit(run: Run): Promise<string> {
+  const main = [...(await mainPages(someoneElse(), run.seeded.spaceId)).values()].filter((p) => p.path !== 'README.md')
+  const page = run.r.pick(main)
+  if (!page) return 'remote: nothing'
+  if (run.r.chance(0.2) && !page.path?.endsWith('README.md')) {
+    // What the page says is the remover's to delete: no lost edit, and no merged edit undone.
+    run.ledger.removeWordsOf(page.markdown)
+    await mergedBySomeoneElse(run, [{ operation: 'delete_page', page: page.id }])
+    return `remote delete ${page.path}`
+  }
+  const w = `o${run.token++}x`
+  run.ledger.save(w, `someone else's edit of ${page.path}`)
+  await mergedBySomeoneElse(run, [{ operation: 'update_page', page: page.id, document: { markdown: `${page.markdown.trimEnd()}\n\nRemote ${w}.\n` } }])
+  return `remote edit ${page.path}`
+}
+
+/** Someone else adds pages whose slugs are hidden or editor-junk names, each with a subpage (a folder on disk). */
+async function junkPages(run: Run): Promise<string> {
+  const taken = new Set([...(await mainPages(someoneElse(), run.seeded.spaceId)).values()].filter((p) => p.parent === undefined).map((p) => p.slug))
+  const slug = run.r.pick(JUNK_SLUGS.filter((s) => !taken.has(s)))
+  if (!slug) return 'remote pages: every junk name taken'
+  const w = `o${run.token++}x`
+  run.ledger.save(w, `someone else's page ${slug}`)
+  await mergedBySomeoneElse(run, [
+    { operation: 'insert_page', document: { markdown: `# Notes ${w}\n\nJunk ${w}.\n` }, slug, ref: 'junk' },
+    { operation: 'insert_page', document: { markdown: `# Inside\n\nUnder ${slug}.\n` }, slug: 'inside', into: 'junk' },
+  ])
+  return `remote pages under ${slug}`
+}
+
+async function merge(run: Run): Promise<string> {
+  const spaceId = run.seeded.spaceId
+  const [cr] = await changeRequestsOf(someoneElse(), spaceId, t.service.ownerId)
+  if (!cr) return 'merge: none'
+  await checkOnlyWhatTheWriterDid(someoneElse(), spaceId, t.service.ownerId, run.ledger.touched)
+  if (run.r.chance(0.5)) {
+    // Merged by Quire (through its outbox), then the workspace follows.
+    try {
+      return `quire merge ${(await run.ws.pusher.merge(cr.id)).result}`
+    } catch (error) {
+      return reopenIfKilled(run, `quire merge refused: ${error instanceof Error ? error.message.slice(0, 120) : String(error)}`)
+    }
+  }
+  const merged = await someoneElse().call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+  return `merge ${merged.body.result}`
+}
+
+async function step(run: Run): Promise<string> {
+  const { r, ws, ledger } = run
+  const files = pageFiles(run)
+  const leaves = files.filter((f) => !f.endsWith('README.md'))
+  // Files as last synced: replaced by a symlink or grown past 8 MB, they hold no unsent edit.
+  const unedited = leaves.filter((f) => run.ws.cache.journal(run.seeded.spaceId).some((j) => j.path === f && j.baseHash === gitBlobOid(fs.readFileSync(run.ws.file(f)))))
   const word = () => `w${run.token++}x`
+  // The service comes back after a while; the writer's Quire may meet it down a step or two.
+  if (!t.running && r.chance(0.5)) await t.start()
+  // An op left `sending`: someone moves the change request's head while it is in flight.
+  if (ws.outbox.unfinished(run.seeded.spaceId).some((op) => op.state === 'sending') && r.chance(0.5)) return `head moved while sending: ${await moveHead(run)}`
   const roll = r.next()
-  if (roll < 0.25 && files.length > 0) {
+  if (roll < 0.2 && files.length > 0) {
     const file = r.pick(files)
     const w = word()
-    ws.write(file, `${ws.read(file).trimEnd()}\n\nLocal ${w}.\n`)
-    run.written.add(w)
+    append(run, file, `Local ${w}.`)
+    ledger.save(w, `edit of ${file}`)
+    touch(run, file)
     return `edit ${file}`
   }
-  if (roll < 0.32) {
+  if (roll < 0.25) {
     const w = word()
     const file = `${r.chance(0.5) && fs.existsSync(ws.file('guide/README.md')) ? 'guide/' : ''}page-${w}.md`
     ws.write(file, `# Page ${w}\n\nNew ${w}.\n`)
-    run.written.add(w)
+    ledger.save(w, `new ${file}`)
     return `new ${file}`
   }
-  if (roll < 0.36 && editable.length > 0) {
-    const file = r.pick(editable.filter((f) => !f.endsWith('/README.md')))
-    if (file) fs.rmSync(ws.file(file))
+  if (roll < 0.28 && leaves.length > 0) {
+    const file = r.pick(leaves)
+    ledger.removeWordsOf(ws.read(file))
+    touch(run, file)
+    fs.rmSync(ws.file(file))
     return `delete ${file}`
   }
-  if (roll < 0.4 && editable.length > 0) {
-    const file = r.pick(editable.filter((f) => !f.endsWith('README.md')))
-    if (!file) return 'noop'
-    // A rename in place, or a move between the top level and the guide.
-    const folder = r.chance(0.3) && fs.existsSync(ws.file('guide/README.md')) ? (path.posix.dirname(file) === '.' ? 'guide/' : '') : path.posix.dirname(file) === '.' ? '' : `${path.posix.dirname(file)}/`
+  if (roll < 0.31 && leaves.length > 0) {
+    const file = r.pick(leaves)
+    const guide = fs.existsSync(ws.file('guide/README.md'))
+    const folder = r.chance(0.3) && guide ? (path.posix.dirname(file) === '.' ? 'guide/' : '') : path.posix.dirname(file) === '.' ? '' : `${path.posix.dirname(file)}/`
     const target = `${folder}renamed-${run.token++}.md`
+    touch(run, file)
     fs.renameSync(ws.file(file), ws.file(target))
     return `rename ${file} ${target}`
   }
-  if (roll < 0.46 && files.length > 0) {
+  if (roll < 0.36 && files.length > 0) {
     const file = r.pick(files)
     const text = `Question ${run.token++}?`
-    ws.write(file, `${ws.read(file).trimEnd()}\n\n<!-- comment: ${text} -->\n`)
-    run.comments.push(text)
+    append(run, file, `<!-- comment: ${text} -->`)
+    ledger.markers.add(text)
     return `marker ${file}`
   }
-  if (roll < 0.56) return remoteEdit(r, run)
-  if (roll < 0.62) {
-    const [cr] = await openChangeRequests(t.api, run.seeded.spaceId)
-    if (!cr) return 'merge: none'
-    if (r.chance(0.5)) {
-      // Merged by Quire (through its outbox), then the workspace follows.
-      try {
-        const answer = await ws.pusher.merge(cr.id)
-        return `quire merge ${answer.result}`
-      } catch (error) {
-        return `quire merge refused: ${error instanceof Error ? error.message : String(error)}`
-      } finally {
-        if (run.faults.killed) {
-          ws.close()
-          run.ws = open(run)
-        }
-      }
-    }
-    const merged = await t.api.call('mergeChangeRequest', { params: { spaceId: run.seeded.spaceId, changeRequestId: cr.id } })
-    return `merge ${merged.body.result}`
+  if (roll < 0.38 && files.length > 0) {
+    await ensureUp()
+    const comments = (await someoneElse().call('listCommentsInSpace', { params: { spaceId: run.seeded.spaceId }, query: { limit: 1000 } })).body.items as Comment[]
+    const thread = r.pick(comments)
+    if (!thread) return 'reply: no thread'
+    const file = r.pick(files)
+    const text = `Answer ${run.token++}.`
+    append(run, file, `<!-- reply ${thread.id}: ${text} -->`)
+    ledger.markers.add(text)
+    return `reply marker ${file}`
   }
-  if (roll < 0.85) {
-    await ws.push()
-    if (run.faults.killed) {
-      ws.close()
-      run.ws = open(run)
-      return 'push (killed)'
-    }
-    return 'push'
+  if (roll < 0.39 && unedited.length > 0) {
+    // The writer keeps the file elsewhere and links it in: the page is not deleted for it.
+    const file = r.pick(unedited)
+    const outside = path.join(run.dir, 'outside', file.replace(/\//g, '_'))
+    fs.mkdirSync(path.dirname(outside), { recursive: true })
+    fs.copyFileSync(ws.file(file), outside)
+    fs.rmSync(ws.file(file))
+    fs.symlinkSync(outside, ws.file(file))
+    run.special.set(file, 'symlink')
+    return `symlink ${file}`
   }
-  try {
-    await ws.pull()
-  } catch {
-    return 'pull (failed)'
+  if (roll < 0.395 && unedited.length > 0) {
+    const file = r.pick(unedited)
+    const w = word()
+    const filler = `${'x'.repeat(99)}\n`.repeat(Math.ceil(OVERSIZED_BYTES / 100))
+    ws.write(file, `${ws.read(file).trimEnd()}\n\nHuge ${w}.\n\n\`\`\`\n${filler}\`\`\`\n`)
+    ledger.save(w, `over 8 MB in ${file}`)
+    ledger.unsendable.add(w)
+    run.special.set(file, 'oversized')
+    return `oversized ${file}`
   }
-  return 'pull'
+  if (roll < 0.47) {
+    await ensureUp()
+    return remoteEdit(run)
+  }
+  if (roll < 0.49) {
+    await ensureUp()
+    return junkPages(run)
+  }
+  if (roll < 0.55) return `head moved: ${await moveHead(run)}`
+  if (roll < 0.6) {
+    await ensureUp()
+    return merge(run)
+  }
+  if (roll < 0.85) return push(run)
+  return pull(run)
 }
 
-/** Someone else changes the space: a page's text, or a deletion, merged at once. */
-async function remoteEdit(r: Rng, run: Run): Promise<string> {
+/** Faults off, service up: push and pull until nothing moves (P8: it does, and the outbox drains). */
+async function quiet(run: Run, label: string) {
+  run.net.on = false
+  await ensureUp()
+  await Promise.all(run.saves)
   const spaceId = run.seeded.spaceId
-  const pages = [...pagesOf(await mainRevision(t.api, spaceId))].filter(([, p]) => p.path !== 'README.md')
-  if (pages.length === 0) return 'remote: nothing'
-  const [id, page] = r.pick(pages)
-  const cr = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Someone else' } })).body as ChangeRequest
-  const remove = r.chance(0.2) && !page.path.endsWith('README.md')
-  const markdown = (await t.api.call('getPageById', { params: { spaceId, pageId: id }, query: { format: 'markdown' } })).body.markdown as string
-  // Words already merged into the page are the remote's to delete: that is no lost local edit.
-  if (remove) for (const w of run.written) if (markdown.includes(w)) run.deletedWords.add(w)
-  const changes = remove ? [{ operation: 'delete_page', page: id }] : [{ operation: 'update_page', page: id, document: { markdown: `${markdown.trimEnd()}\n\nRemote r${run.token++}.\n` } }]
-  await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: cr.id }, body: { changes } })
-  await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
-  return `remote ${remove ? 'delete' : 'edit'} ${page.path}`
+  const rounds: string[] = []
+  for (let round = 0; round < 8; round++) {
+    const pushed = await ends('push', run.ws.push())
+    const pulled = await ends('sync down pass', run.ws.pull())
+    if (round > 0 && pushed.planned === 0 && pushed.sent === 0 && !pushed.settled && pulled.written === 0 && run.ws.outbox.unfinished(spaceId).length === 0) return
+    rounds.push(`push planned ${pushed.planned} sent ${pushed.sent}${pushed.settled ? ' settled' : ''}${pushed.skipped ? ` skipped (${pushed.skipped})` : ''}, pull ${pulled.unchanged ? 'unchanged' : `${pulled.written} steps, ${pulled.state}${pulled.issues.length > 0 ? ` ${JSON.stringify(pulled.issues).slice(0, 300)}` : ''}`}`)
+  }
+  throw new Error(`P8 termination (${label}): no quiet state after 8 rounds of push and pull (${rounds.join(' | ')}); unfinished ops ${JSON.stringify(run.ws.outbox.unfinished(spaceId).map((o) => [o.seq, o.kind, o.state, o.lastError]))}`)
 }
 
-/** Faults off; push and pull until nothing moves; merge the writer's change request; again. */
-async function converge(run: Run) {
-  run.faults.on = false
-  const spaceId = run.seeded.spaceId
-  for (let round = 0; round < 6; round++) {
-    for (let i = 0; i < 3; i++) {
-      await run.ws.push()
-      await run.ws.pull()
-    }
-    const crs = await openChangeRequests(t.api, spaceId)
-    if (crs.length === 0 && (await run.ws.push()).planned === 0) break
-    for (const cr of crs) {
-      let merged = await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
-      if (merged.body.result === 'conflicts') {
-        await t.api.call('updateChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
-        merged = await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
-      }
-    }
-  }
-}
-
-async function check(run: Run, label: string) {
-  const spaceId = run.seeded.spaceId
-  const ws = run.ws
-  expect(await openChangeRequests(t.api, spaceId), `${label}: open change requests`).toEqual([])
-  expect(ws.outbox.unfinished(spaceId), `${label}: outbox`).toEqual([])
-  const main = pagesOf(await mainRevision(t.api, spaceId))
-  const served = new Map<string, string>()
-  for (const [id, page] of main) served.set(page.path, (await t.api.call('getPageById', { params: { spaceId, pageId: id }, query: { format: 'markdown' } })).body.markdown)
-  // The workspace equals the service (conflicted copies aside).
-  const files = pageFiles(ws)
-  const debug = () => JSON.stringify({ ops: ws.outbox.ops(spaceId).map((o) => [o.seq, o.kind, o.state, o.lastError, o.key.slice(0, 60), o.kind === 'content' ? o.payload.changes.map((c) => c.operation + ':' + ('page' in c ? c.page : '') + ':' + ('slug' in c ? c.slug : '')) : '']), entries: ws.outbox.entries(spaceId), journal: ws.cache.journal(spaceId).map((j) => `${j.id}@${j.path}`) }, null, 1)
-  expect(files, `${label}: page files ${process.env.QUIRE_FUZZ_DEBUG ? debug() : ''}`).toEqual([...served.keys()].sort())
-  for (const file of files) expect(ws.read(file), `${label}: ${file}`).toBe(served.get(file))
-  // Every local edit is in the service's content or in a conflicted copy.
-  const copies = fs.existsSync(ws.folder) ? listCopies(ws.folder).map((p) => fs.readFileSync(p, 'utf8')) : []
-  const everything = [...served.values(), ...copies].join('\n')
-  const deleted = new Set<string>()
-  for (const w of run.written) if (!everything.includes(w)) deleted.add(w)
-  // A word can only be missing when its page was deleted locally afterwards (a deletion is an edit too).
-  expect([...deleted].filter((w) => !run.deletedWords.has(w)), `${label}: lost edits ${process.env.QUIRE_FUZZ_DEBUG ? debug() : ''}`).toEqual([])
-  // Each marker posted once.
-  const posted: Comment[] = (await t.api.call('listCommentsInSpace', { params: { spaceId }, query: { limit: 1000 } })).body.items
-  const crComments: Comment[] = []
-  for (const status of ['merged', 'archived']) {
-    for (const cr of (await t.api.call('listChangeRequestsForSpace', { params: { spaceId }, query: { status, limit: 1000 } })).body.items as ChangeRequest[]) {
-      crComments.push(...((await t.api.call('listCommentsInChangeRequest', { params: { spaceId, changeRequestId: cr.id }, query: { limit: 1000 } })).body.items as Comment[]))
-    }
-  }
-  const bodies = [...posted, ...crComments].map((c) => (c.body as { markdown: string }).markdown)
-  for (const text of new Set(run.comments)) expect(bodies.filter((b) => b === text).length, `${label}: comment "${text}" ${process.env.QUIRE_FUZZ_DEBUG ? debug() + JSON.stringify([...posted, ...crComments].map((c) => [c.id, c.target, (c.body as { markdown: string }).markdown])) : ''}`).toBeLessThanOrEqual(1)
-  for (const file of files) expect(ws.read(file), `${label}: marker left in ${file}`).not.toMatch(/<!-- comment:/)
-}
-
-function listCopies(root: string): string[] {
-  const out: string[] = []
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name)
-      if (entry.isDirectory()) walk(full)
-      else if (entry.name.includes('(conflicted copy ')) out.push(full)
-    }
-  }
-  walk(root)
+/** Files not to compare with the service: what the change request carries, what sync up must skip. */
+function locallyEdited(run: Run, carried: boolean): Set<string> {
+  const out = new Set(run.special.keys())
+  if (carried) for (const e of run.ws.outbox.entries(run.seeded.spaceId)) out.add(e.path)
   return out
 }
 
+async function checkQuiet(run: Run, label: string, openAllowed: boolean) {
+  const spaceId = run.seeded.spaceId
+  const api = someoneElse()
+  const writer = t.service.ownerId
+  const main = await mainPages(api, spaceId)
+  checkNoMergedEditUndone(run.ledger, main, run.step)
+  await checkNoEditLost(run.ledger, api, run.ws, main, writer)
+  await checkExactlyOnce(run.ledger, api, run.ws, writer)
+  await checkOnlyWhatTheWriterDid(api, spaceId, writer, run.ledger.touched)
+  const carried = openAllowed ? run.ws.outbox.entries(spaceId).flatMap((e) => (e.pageId ? [e.pageId] : [])) : []
+  checkConvergence(run.ws, main, locallyEdited(run, openAllowed), new Set(carried))
+  const open = await changeRequestsOf(api, spaceId, writer)
+  if (!openAllowed && open.length > 0) throw new Error(`${label}: change requests still open after the final merge: ${open.map((cr) => cr.number).join(', ')}`)
+  const failed = run.ws.outbox.ops(spaceId, 100_000).filter((op) => op.state === 'failed')
+  if (failed.length > 0) throw new Error(`P8 ${label}: ops refused for good: ${JSON.stringify(failed.map((o) => [o.seq, o.kind, o.lastError]))}`)
+}
+
+/** The writer's change requests merged by a reviewer (updated from main first when the service says conflicts). */
+async function finalMerge(run: Run) {
+  const spaceId = run.seeded.spaceId
+  for (let round = 0; round < 4; round++) {
+    const open = await changeRequestsOf(someoneElse(), spaceId, t.service.ownerId)
+    if (open.length === 0) return
+    for (const cr of open) {
+      await checkOnlyWhatTheWriterDid(someoneElse(), spaceId, t.service.ownerId, run.ledger.touched)
+      const merged = await someoneElse().call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+      if (merged.body.result === 'conflicts') await someoneElse().call('updateChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+    }
+    await quiet(run, 'after merging')
+  }
+}
+
+async function sequence(seed: number) {
+  const began = Date.now()
+  await ensureUp()
+  const r = rng(seed)
+  const dir = tempDir('quire-fuzz-')
+  const seeded = await seedSpace(t)
+  t.service.store.repo(OrganizationsRepository).setMember(seeded.orgId, other!.id, 'admin')
+  const partial = { seed, r, seeded, dir, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>() } as Omit<Run, 'ws' | 'net'>
+  const run = partial as Run
+  run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms) => saveDuringPass(run, id, ms) })
+  run.ws = open(run)
+  for (const cr of await changeRequestsOf(t.api, seeded.spaceId, t.service.ownerId, ['merged'])) run.ledger.before.add(cr.id)
+  const history: string[] = []
+  try {
+    run.net.on = false
+    await run.ws.pull()
+    run.net.on = true
+    if (process.env.QUIRE_FUZZ_TIMING) history.push(`setup ${Date.now() - began}ms`)
+    const steps = 6 + r.int(10)
+    for (run.step = 1; run.step <= steps; run.step++) {
+      const t0 = Date.now()
+      history.push(await step(run))
+      if (process.env.QUIRE_FUZZ_TIMING) history[history.length - 1] += ` ${Date.now() - t0}ms`
+      await Promise.all(run.saves)
+      const t1 = Date.now()
+      if (t.running) checkNoMergedEditUndone(run.ledger, await mainPages(someoneElse(), seeded.spaceId), run.step)
+      if (process.env.QUIRE_FUZZ_TIMING) history[history.length - 1] += ` +${Date.now() - t1}ms`
+    }
+    const timed = async (label: string, work: () => Promise<void>) => {
+      const t0 = Date.now()
+      await work()
+      history.push(process.env.QUIRE_FUZZ_TIMING ? `${label} ${Date.now() - t0}ms` : label)
+    }
+    await timed('quiet', () => quiet(run, 'end of the sequence'))
+    await timed('checked', () => checkQuiet(run, 'before the final merge', true))
+    await timed('final merge', () => finalMerge(run))
+    await timed('checked', () => checkQuiet(run, 'after the final merge', false))
+  } catch (error) {
+    const replay = `QUIRE_FUZZ_SEED=${seed} QUIRE_FUZZ_SEQUENCES=1`
+    const debug = process.env.QUIRE_FUZZ_DEBUG
+      ? `\noutbox: ${JSON.stringify(run.ws.outbox.ops(seeded.spaceId, 1000).map((o) => [o.seq, o.kind, o.state, o.lastError]))}\nentries: ${JSON.stringify(run.ws.outbox.entries(seeded.spaceId))}\njournal: ${JSON.stringify(run.ws.cache.journal(seeded.spaceId).map((j) => [j.path, j.oid.slice(0, 8), j.baseHash.slice(0, 8)]))}\nfiles: ${JSON.stringify([...pageTexts(run.ws.folder)])}`
+      : ''
+    if (error instanceof Error) error.message = `seed ${seed} (replay: ${replay}) [${history.join('; ')}]\nfaults: ${run.net.events.join(', ')}\n${error.message}${debug}`
+    throw error
+  } finally {
+    if (process.env.QUIRE_FUZZ_TIMING) console.log(`seed ${seed} ${Date.now() - began}ms: ${history.join('; ')}`)
+    run.ws.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 describe('randomized sequences against the real service', () => {
-  it(`${SEQUENCES} sequences converge without losing an edit (base seed ${BASE_SEED})`, { timeout: 900_000 }, async () => {
+  it(`${SEQUENCES} sequences keep the promises (base seed ${BASE_SEED})`, { timeout: 1_800_000 }, async () => {
     const started = Date.now()
+    await ensureUp()
+    const user = t.service.createUser({ displayName: 'Someone Else', email: 'else@quire.local' })
+    other = { id: user.id, api: new UncheckedApiClient(t.api.baseUrl, user.token) }
+    const failures: string[] = []
     for (let n = 0; n < SEQUENCES; n++) {
-      const seed = BASE_SEED + n
-      const r = rng(seed)
-      const dir = tempDir('quire-fuzz-')
-      const seeded = await seedSpace(t)
-      const partial = { seeded, dir, faults: new Faults(r), written: new Set<string>(), comments: [], token: 0, deletedWords: new Set<string>() }
-      const run: Run = { ...partial, ws: open(partial) }
-      const history: string[] = []
       try {
-        run.faults.on = false
-        await run.ws.pull()
-        run.faults.on = true
-        const steps = 4 + r.int(10)
-        for (let i = 0; i < steps; i++) {
-          const before = new Map(pageFiles(run.ws).map((f) => [f, run.ws.read(f)]))
-          history.push(await step(r, run))
-          // Words in files the writer deleted are gone by the writer's own hand.
-          for (const [file, text] of before) if (!fs.existsSync(run.ws.file(file)) && history[history.length - 1].startsWith('delete')) for (const w of run.written) if (text.includes(w)) run.deletedWords.add(w)
-        }
-        await converge(run)
-        await check(run, `seed ${seed} [${history.join('; ')}]`)
+        await sequence(BASE_SEED + n)
       } catch (error) {
-        if (error instanceof Error && !error.message.startsWith('seed ')) error.message = `seed ${seed} [${history.join('; ')}]: ${error.message}\n${error.stack}`
-        throw error
-      } finally {
-        run.ws.close()
-        fs.rmSync(dir, { recursive: true, force: true })
+        failures.push(error instanceof Error ? error.message : String(error))
+        if (process.env.QUIRE_FUZZ_TIMING) console.log(failures[failures.length - 1].split('\n')[0])
+        if (!process.env.QUIRE_FUZZ_ALL) break
       }
     }
     console.log(`randomized: ${SEQUENCES} sequences from seed ${BASE_SEED} in ${Date.now() - started} ms`)
+    if (failures.length > 0) throw new Error(`${failures.length} failing sequence(s):\n\n${failures.join('\n\n')}`)
   })
 })
