@@ -67,3 +67,37 @@ export function createProgress(sink: ProgressSink): (event: SyncProgressEvent) =
     }
   }
 }
+
+/** What a person should hear for a file-system error code found in a step's error text. */
+const REASONS: Record<string, string> = {
+  ENOSPC: 'disk full',
+  EDQUOT: 'disk quota exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'read-only file system',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  ENAMETOOLONG: 'name too long for this file system',
+  EIO: 'disk input/output error',
+  EBUSY: 'file in use',
+}
+
+/** The reason of a failed step in plain words, then the error it came from. */
+export function failureReason(error: string): { reason: string; detail: string } {
+  const code = /\b(E[A-Z]{2,14})\b/.exec(error)?.[1]
+  const reason = code ? REASONS[code] : undefined
+  return reason ? { reason, detail: error } : { reason: error, detail: '' }
+}
+
+/** Lines naming what each failed step of a space ran into (at most `limit`, then a count). */
+export function describeFailures(failures: Array<{ path?: string; message: string }>, limit = 10): { lines: string[]; reasons: string[] } {
+  const lines: string[] = []
+  const reasons = new Set<string>()
+  for (const [i, failure] of failures.entries()) {
+    const { reason, detail } = failureReason(failure.message)
+    reasons.add(reason)
+    if (i < limit) lines.push(`- ${failure.path ? `${failure.path}: ` : ''}${reason}${detail ? ` (${detail})` : ''}`)
+  }
+  if (failures.length > limit) lines.push(`… and ${failures.length - limit} more`)
+  return { lines, reasons: [...reasons] }
+}

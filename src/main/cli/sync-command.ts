@@ -8,7 +8,8 @@ import { workspaceHold } from '../engine/push/hold'
 import type { PassReport, SyncEngine } from '../engine/sync/sync-engine'
 import { SyncEngine as Engine } from '../engine/sync/sync-engine'
 import type { CliIo } from './io'
-import { createProgress } from './progress'
+import { redactSecrets } from '../engine/gateway/secrets'
+import { createProgress, describeFailures } from './progress'
 
 export const syncUsage = `quire sync [--once] [--workspace DIR] [--space ID ... | --org ID ... | --collection ID ... | --all]
            [--allow-mass-delete] [--interval SECONDS]
@@ -82,7 +83,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
       return 2
     }
     io.out(`workspace: ${workspace}`)
-    if (values.once) return report(await engine.pass(), io)
+    if (values.once) return report(await engine.pass(), io, cache)
 
     let stop = false
     let wake: (() => void) | undefined
@@ -96,7 +97,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     process.once('SIGTERM', onSignal)
     try {
       while (!stop) {
-        report(await engine.pass(), io)
+        report(await engine.pass(), io, cache)
         if (stop) break
         await new Promise<void>((resolve) => {
           wake = resolve
@@ -136,17 +137,26 @@ async function applySelection(
   cache.setSelection(picks)
 }
 
-function report(pass: PassReport, io: CliIo): number {
+function report(pass: PassReport, io: CliIo, cache: CacheRepository): number {
+  const reasons = new Set<string>()
   for (const space of pass.spaces) {
     const mark = space.state === 'synced' ? 'ok' : space.state
-    io.out(`${mark.padEnd(7)} ${space.label}${space.folder ? `  -> ${space.folder}` : ''}${space.message ? `\n        ${space.message}` : ''}`)
+    io.out(redactSecrets(`${mark.padEnd(7)} ${space.label}${space.folder ? `  -> ${space.folder}` : ''}${space.message ? `\n        ${space.message}` : ''}`))
+    // "3 steps failed" alone leaves the reader to guess: name what each step ran into (disk full, denied).
+    const failures = space.state === 'synced' ? [] : (cache.space(space.spaceId)?.issues ?? []).filter((issue) => issue.kind === 'failed')
+    const described = describeFailures(failures)
+    for (const line of described.lines) io.out(redactSecrets(`        ${line}`))
+    for (const reason of described.reasons) reasons.add(reason)
   }
   if (pass.inSync) return 0
   const behind = pass.spaces.filter((s) => s.state !== 'synced').length
+  const why = reasons.size > 0 && reasons.size <= 3 ? `: ${[...reasons].join(', ')}` : ''
   io.err(
-    pass.offline
-      ? `quire sync: offline: the service cannot be reached; ${behind} space${behind === 1 ? '' : 's'} not synced (the folders are untouched; the next pass resumes)`
-      : `quire sync: ${behind} of ${pass.spaces.length} space${pass.spaces.length === 1 ? ' is' : 's are'} not in sync (see above, or run quire status)`,
+    redactSecrets(
+      pass.offline
+        ? `quire sync: offline: the service cannot be reached; ${behind} space${behind === 1 ? '' : 's'} not synced (the folders are untouched; the next pass resumes)`
+        : `quire sync: ${behind} of ${pass.spaces.length} space${pass.spaces.length === 1 ? ' is' : 's are'} not in sync${why} (see above, or run quire status)`,
+    ),
   )
   return 1
 }
