@@ -3,6 +3,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ChangeRequest, Revision, RevisionPage } from '@gitbook/api'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { downloadOrigins } from '../../src/main/engine/sync/gateway-source'
 import { contentKind } from '../../src/main/engine/workspace/content-names'
 import { removeWorkstation, serviceForFile } from './sync-up/support/hooks'
 import { PNG, seedSpace, tempDir, Workstation } from './sync-up/support/workspace'
@@ -118,6 +119,15 @@ describe('what a space folder may receive from the server', () => {
     expect(fs.existsSync(ws.file('.gitbook/assets/second.png'))).toBe(false)
     // The pages arrived all the same.
     expect(ws.read('faq.md')).toBe('# FAQ\n\nQuestions.\n')
+  })
+})
+
+describe('download origins', () => {
+  it('are the service origin under any loopback name (same port only) and a hosted service declared file host', () => {
+    expect(downloadOrigins('http://localhost:4000')).toEqual(['http://localhost:4000', 'http://127.0.0.1:4000', 'http://[::1]:4000'])
+    expect(downloadOrigins('http://127.0.0.1:4000/v1')).not.toContain('http://127.0.0.1:4001')
+    expect(downloadOrigins('https://api.gitbook.com')).toEqual(['https://api.gitbook.com', 'https://files.gitbook.com'])
+    expect(downloadOrigins('https://docs.example.com')).toEqual(['https://docs.example.com'])
   })
 })
 

@@ -76,6 +76,10 @@ const DECLARED_FILE_HOSTS: Record<string, string[]> = {
 
 /** Origins file bytes may be downloaded from: the API's own, its declared file hosts, and any given. */
 export function downloadOrigins(endpoint: string, extra: readonly string[] = []): string[] {
-  const origin = new URL(endpoint).origin
-  return [origin, ...(DECLARED_FILE_HOSTS[origin] ?? []), ...extra.map((o) => new URL(o).origin)]
+  const url = new URL(endpoint)
+  // A local service is one server whichever loopback name reaches it: the same port, never another.
+  const aliases = LOOPBACK.includes(url.hostname) ? LOOPBACK.map((host) => `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`) : []
+  return [...new Set([url.origin, ...aliases, ...(DECLARED_FILE_HOSTS[url.origin] ?? []), ...extra.map((o) => new URL(o).origin)])]
 }
+
+const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]']
