@@ -74,6 +74,31 @@ describe('pages whose files the scan does not read are held, never deleted', () 
     expect(changedPages(main, await changeRequestRevision(t.api, ws.seeded.spaceId, cr.id))).toEqual({ changed: [await idOfPath('faq.md')], added: [], removed: [] })
   })
 
+  it('a hidden folder an earlier version wrote is held until the next pass moves it to its visible name', async () => {
+    await merge(t, ws.seeded.spaceId, [
+      { operation: 'insert_page', document: { markdown: '# Notes\n\nKept.\n' }, slug: '.notes', ref: 'n' },
+      { operation: 'insert_page', document: { markdown: '# Child\n\nInside.\n' }, slug: 'child', into: 'n' },
+    ])
+    await ws.pull()
+    // The folder as sync down named it before: `.notes/`, with the journal to match.
+    fs.renameSync(ws.file('_.notes'), ws.file('.notes'))
+    for (const j of ws.cache.journal(ws.seeded.spaceId)) if (j.path.startsWith('_.notes/')) ws.cache.recordJournal(ws.seeded.spaceId, { ...j, path: j.path.replace('_.notes/', '.notes/') })
+
+    const held = await ws.push()
+    expect(held.planned).toBe(0)
+    expect(held.reports.map((r) => r.message)).toEqual(['.notes/ is hidden, which Quire does not read: its 2 pages stay as in the space, not deleted'])
+
+    // The space changes: the pass moves the folder to the name sync up reads, and nothing is deleted.
+    await merge(t, ws.seeded.spaceId, [{ operation: 'update_page', page: await idOfPath('faq.md'), document: { markdown: '# FAQ\n\nMore questions.\n' } }])
+    const pulled = await ws.pull()
+    expect(pulled.issues).toEqual([])
+    expect(fs.existsSync(ws.file('.notes'))).toBe(false)
+    expect(ws.read('_.notes/child.md')).toBe('# Child\n\nInside.\n')
+    const after = await ws.push()
+    expect(after.planned).toBe(0)
+    expect(after.reports).toEqual([])
+  })
+
   it('a folder or page file replaced by a symlink, and a page over 8 MB, keep their pages and are reported; removing the file deletes', async () => {
     await ws.pull()
     const outside = tempDir('quire-outside-')
