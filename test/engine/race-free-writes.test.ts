@@ -207,6 +207,47 @@ describe('the last check sits right before the rename', () => {
   })
 })
 
+describe('a save that reaches the file inside the last window (between the final lstat and the rename or unlink)', () => {
+  const inWindow = (save: () => void) => {
+    let saved = false
+    return new SpaceFolder(dir, {
+      inWindow: () => {
+        if (!saved) save()
+        saved = true
+      },
+    })
+  }
+
+  it('is read back from the replaced file and put back in place: a download', async () => {
+    write('page.md', BASE)
+    const { result, journal } = await run([download('page.md', gitBlobOid(BASE))], inWindow(() => fs.appendFileSync(file('page.md'), SAVED)))
+    expect(read('page.md')).toBe(BASE + SAVED)
+    expect(result.skipped.map((s) => s.reason)).toEqual(['page.md changed locally'])
+    expect(journal.size).toBe(0)
+    expect(tempFiles()).toEqual([])
+    expect(fs.readdirSync(dir)).toEqual(['page.md'])
+  })
+
+  it('is put back in place: a deletion', async () => {
+    write('page.md', BASE)
+    const { result } = await run([{ type: 'delete', id: 'p1', kind: 'page', path: 'page.md', baseHash: gitBlobOid(BASE) }], inWindow(() => fs.appendFileSync(file('page.md'), SAVED)))
+    expect(read('page.md')).toBe(BASE + SAVED)
+    expect(result.skipped.map((s) => s.reason)).toEqual(['page.md changed locally'])
+    expect(tempFiles()).toEqual([])
+  })
+
+  it('a move carries it along (the moved file is the one saved into)', async () => {
+    write('a.md', BASE)
+    const { result } = await run(
+      [{ type: 'move', id: 'p1', kind: 'page', from: 'a.md', to: 'b.md', oid: 'o', baseHash: gitBlobOid(BASE) }],
+      inWindow(() => fs.appendFileSync(file('a.md'), SAVED)),
+    )
+    expect(read('b.md')).toBe(BASE + SAVED)
+    // Journaled at the new place with the old base: the appended line is a local edit for sync up.
+    expect(result.done).toBe(1)
+  })
+})
+
 describe('a page the writer saved during a pass goes the conflict way, nothing lost', () => {
   const t = serviceForFile()
   let ws: Workstation

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { constants, linkSync, lstatSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs'
+import { constants, fstatSync, linkSync, lstatSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
@@ -82,21 +82,41 @@ export async function writeTempFile(dir: string, name: string, data: string | Ui
  * plan expected: its content hashes to `expect` (exact) and, in the same synchronous turn as the final
  * step, an lstat shows the very inode, size, mtime and ctime (nanoseconds) the hash was read from
  * (cheap, and it catches a save during or after the read). The final step is one syscall right after
- * that lstat, with no await between them.
+ * that lstat, with no await between them. The file it replaces or removes stays open meanwhile: if its
+ * size or mtime moved after all (a save that reached that inode inside the window), the writer's bytes
+ * are read back from it and put back in place (or beside it as a conflicted copy when the writer has
+ * saved yet again), and the step reports the file as changed locally.
  *
- * The remaining window is that syscall itself (and the lstat just before it): a save that lands inside
- * it is lost the way any two programs renaming one name race. A write through a handle the writer
- * opened before the check and writes after it goes to the old inode, as with every rename-based save;
- * filesystems with coarse timestamps (FAT: 2 s) let a same-size in-place save within one tick of the
+ * What remains: an editor-style save (a new file renamed over the name) that lands between the lstat
+ * and the step's own syscall is replaced, the way any two programs renaming one name race; so is a
+ * write through a handle opened before the step and written after the fstat that follows it.
+ * Filesystems with coarse timestamps (FAT: 2 s) let a same-size in-place save within one tick of the
  * previous one pass the stat comparison. Creating a file that must not exist has no window at all:
  * `link` fails when the name is taken.
  */
 
+export interface GuardOptions {
+  /** Where the writer's bytes go when they cannot go back in place (a conflicted copy beside `target`). */
+  copyPath: (target: string) => string
+  /** Tests: runs after the read found the file unchanged, before the final lstat. */
+  checked?: () => void
+  /** Tests: runs after the final lstat, right before the step (inside the window). */
+  inWindow?: () => void
+}
+
 /** Renames `temp` over `target` only if `target` still hashes to `expect` (undefined: nothing is there). */
-export async function replaceIfUnchanged(temp: string, target: string, expect: string | undefined, label: string, checked?: () => void): Promise<void> {
+export async function replaceIfUnchanged(temp: string, target: string, expect: string | undefined, label: string, guard: GuardOptions): Promise<void> {
   try {
-    if (expect === undefined) await createExclusive(temp, target, label)
-    else await whenUnchanged(target, expect, label, () => renameSync(temp, target), checked)
+    if (expect === undefined) {
+      await createExclusive(temp, target, label)
+      return
+    }
+    let placed: BigIntStats | undefined
+    const overtaken = await whenUnchanged(target, expect, label, guard, () => {
+      renameSync(temp, target)
+      placed = lstatSync(target, { bigint: true, throwIfNoEntry: false })
+    })
+    if (overtaken) await putBack(target, overtaken, placed, label, guard)
   } catch (error) {
     await fs.rm(temp, { force: true })
     throw error
@@ -104,46 +124,61 @@ export async function replaceIfUnchanged(temp: string, target: string, expect: s
 }
 
 /** Removes `target` only if it still hashes to `expect`. */
-export async function removeIfUnchanged(target: string, expect: string, label: string, checked?: () => void): Promise<void> {
-  await whenUnchanged(target, expect, label, () => unlinkSync(target), checked)
+export async function removeIfUnchanged(target: string, expect: string, label: string, guard: GuardOptions): Promise<void> {
+  const overtaken = await whenUnchanged(target, expect, label, guard, () => unlinkSync(target))
+  if (overtaken) await putBack(target, overtaken, undefined, label, guard)
 }
 
 /** Renames `from` to `to` only if `from` still hashes to `expect` and nothing is at `to`. */
-export async function renameIfUnchanged(from: string, to: string, expect: string, labels: { from: string; to: string }, checked?: () => void): Promise<void> {
+export async function renameIfUnchanged(from: string, to: string, expect: string, labels: { from: string; to: string }, guard: GuardOptions): Promise<void> {
   if (lstatSync(to, { throwIfNoEntry: false })) throw new LocalFileChanged(labels.to, 'appeared')
-  await whenUnchanged(
-    from,
-    expect,
-    labels.from,
-    () => {
-      // Node has no rename that refuses to replace (renameat2 is Linux-only): this lstat is the guard.
-      if (lstatSync(to, { throwIfNoEntry: false })) throw new LocalFileChanged(labels.to, 'appeared')
-      renameSync(from, to)
-    },
-    checked,
-  )
+  // A save that reaches the file just after it moved is in the moved file: nothing to put back.
+  await whenUnchanged(from, expect, labels.from, guard, () => {
+    // Node has no rename that refuses to replace (renameat2 is Linux-only): this lstat is the guard.
+    if (lstatSync(to, { throwIfNoEntry: false })) throw new LocalFileChanged(labels.to, 'appeared')
+    renameSync(from, to)
+  })
 }
 
 /**
- * Runs `step` (one syscall) once `target` is proven to hold `expect`; read again while the file moves
- * under the read. `checked` (tests) runs between the read and the final lstat.
+ * Runs `step` (one syscall) once `target` is proven to hold `expect`, read again while the file moves
+ * under the read. Returns the replaced file's bytes when a save reached it inside the window.
  */
-async function whenUnchanged(target: string, expect: string, label: string, step: () => void, checked?: () => void): Promise<void> {
+async function whenUnchanged(target: string, expect: string, label: string, guard: GuardOptions, step: () => void): Promise<Uint8Array | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const seen = await readExpected(target, expect, label)
-    checked?.()
-    const now = lstatSync(target, { bigint: true, throwIfNoEntry: false })
-    if (now === undefined) throw new LocalFileChanged(label, 'disappeared')
-    if (sameFile(seen, now)) {
+    const seen = await openExpected(target, expect, label)
+    try {
+      guard.checked?.()
+      const now = lstatSync(target, { bigint: true, throwIfNoEntry: false })
+      if (now === undefined) throw new LocalFileChanged(label, 'disappeared')
+      if (!sameFile(seen.stat, now)) continue
+      guard.inWindow?.()
       step()
-      return
+      // The rename or unlink changes the old inode's ctime, not its size or mtime: only a write does.
+      const after = fstatSync(seen.handle.fd, { bigint: true })
+      if (after.size === seen.stat.size && after.mtimeNs === seen.stat.mtimeNs) return undefined
+      return await readAll(seen.handle)
+    } finally {
+      await seen.handle.close()
     }
   }
   throw new LocalFileChanged(label, 'changed')
 }
 
-/** Hashes `target` without following a link; what it was read from, if it holds `expect`. */
-async function readExpected(target: string, expect: string, label: string): Promise<BigIntStats> {
+/**
+ * The writer saved into the file just replaced or removed: their bytes go back at `target` if it is
+ * still what the step left there (`placed`; undefined: nothing), else beside it as a conflicted copy.
+ */
+async function putBack(target: string, bytes: Uint8Array, placed: BigIntStats | undefined, label: string, guard: GuardOptions): Promise<never> {
+  const temp = await writeTempFile(path.dirname(target), path.basename(target), bytes)
+  const now = lstatSync(target, { bigint: true, throwIfNoEntry: false })
+  const ours = placed === undefined ? now === undefined : now !== undefined && sameFile(placed, now)
+  renameSync(temp, ours ? target : guard.copyPath(target))
+  throw new LocalFileChanged(label, 'changed')
+}
+
+/** Opens `target` without following a link and proves it hashes to `expect`; the handle stays open. */
+async function openExpected(target: string, expect: string, label: string): Promise<{ handle: fs.FileHandle; stat: BigIntStats }> {
   let handle: fs.FileHandle
   try {
     handle = await fs.open(target, constants.O_RDONLY | O_NOFOLLOW)
@@ -155,12 +190,25 @@ async function readExpected(target: string, expect: string, label: string): Prom
     throw error
   }
   try {
-    const before = await handle.stat({ bigint: true })
-    if (!before.isFile()) throw new LocalFileChanged(label, 'changed')
-    if (gitBlobOid(await handle.readFile()) !== expect) throw new LocalFileChanged(label, 'changed')
-    return before
-  } finally {
+    const stat = await handle.stat({ bigint: true })
+    if (!stat.isFile()) throw new LocalFileChanged(label, 'changed')
+    if (gitBlobOid(await readAll(handle)) !== expect) throw new LocalFileChanged(label, 'changed')
+    return { handle, stat }
+  } catch (error) {
     await handle.close()
+    throw error
+  }
+}
+
+/** The whole file from its start, whatever the handle's position. */
+async function readAll(handle: fs.FileHandle): Promise<Uint8Array> {
+  const chunks: Buffer[] = []
+  for (let position = 0; ; ) {
+    const buffer = Buffer.allocUnsafe(64 * 1024)
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position)
+    if (bytesRead === 0) return Buffer.concat(chunks)
+    chunks.push(buffer.subarray(0, bytesRead))
+    position += bytesRead
   }
 }
 

@@ -4,7 +4,8 @@ import path from 'node:path'
 import { gitBlobOid } from '../../content'
 import type { SpaceFiles } from '../sync/executor'
 import type { LocalState } from '../sync/plan-types'
-import { removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile } from './atomic-write'
+import { conflictCopyPath } from '../push/push-planner'
+import { removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile, type GuardOptions } from './atomic-write'
 import { confinedPath, PathEscapeError } from './safe-names'
 
 /** A write, move or deletion that would go through a symbolic link: refused, nothing touched. */
@@ -20,6 +21,10 @@ export interface SpaceFolderOptions {
   beforeCommit?: (operation: Operation, relative: string) => void | Promise<void>
   /** Runs after the target was read and found unchanged, right before the final lstat and the step. */
   afterCheck?: (operation: Operation, relative: string) => void
+  /** Runs after the final lstat, right before the step's own syscall: inside the window that remains. */
+  inWindow?: (operation: Operation, relative: string) => void
+  /** The clock for conflicted copies' names. */
+  now?: () => Date
 }
 
 /** Stands for a folder where a file should be: it is never our content, so nothing overwrites it. */
@@ -89,7 +94,7 @@ export class SpaceFolder implements SpaceFiles {
       await fs.rm(temp, { force: true })
       throw error
     }
-    await replaceIfUnchanged(temp, full, expect, relative, this.checked('write', relative))
+    await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative))
     this.unsynced.add(path.dirname(full))
   }
 
@@ -112,7 +117,7 @@ export class SpaceFolder implements SpaceFiles {
     const source = await this.realEntry(from, 'move', false)
     const target = await this.realEntry(to, 'move', true)
     await this.options.beforeCommit?.('move', from)
-    await renameIfUnchanged(source, target, expect, { from, to }, this.checked('move', from))
+    await renameIfUnchanged(source, target, expect, { from, to }, this.guard('move', from))
     await this.prune(path.dirname(source))
   }
 
@@ -120,13 +125,18 @@ export class SpaceFolder implements SpaceFiles {
   async remove(relative: string, expect: string): Promise<void> {
     const full = await this.realEntry(relative, 'delete', false)
     await this.options.beforeCommit?.('delete', relative)
-    await removeIfUnchanged(full, expect, relative, this.checked('delete', relative))
+    await removeIfUnchanged(full, expect, relative, this.guard('delete', relative))
     await this.prune(path.dirname(full))
   }
 
-  private checked(operation: Operation, relative: string): (() => void) | undefined {
-    const hook = this.options.afterCheck
-    return hook && (() => hook(operation, relative))
+  private guard(operation: Operation, relative: string): GuardOptions {
+    const { afterCheck, inWindow } = this.options
+    return {
+      // Beside the file, named like sync up's conflicted copies, which Quire never takes for a page.
+      copyPath: (target) => path.join(path.dirname(target), path.basename(conflictCopyPath(relative, stampOf(this.options.now?.() ?? new Date())))),
+      ...(afterCheck ? { checked: () => afterCheck(operation, relative) } : {}),
+      ...(inWindow ? { inWindow: () => inWindow(operation, relative) } : {}),
+    }
   }
 
   /**
@@ -253,4 +263,11 @@ async function realpathOrUndefined(full: string): Promise<string | undefined> {
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
     throw error
   }
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** Local time as sync up names conflicted copies: `2026-01-31 093612`. */
+function stampOf(date: Date): string {
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}${pad(date.getMinutes())}${pad(date.getSeconds())}`
 }
