@@ -104,6 +104,8 @@ export interface GuardOptions {
   inWindow?: () => void
 }
 
+const HOLD_OPEN = process.platform !== 'win32'
+
 /** Renames `temp` over `target` only if `target` still hashes to `expect` (undefined: nothing is there). */
 export async function replaceIfUnchanged(temp: string, target: string, expect: string | undefined, label: string, guard: GuardOptions): Promise<void> {
   try {
@@ -149,11 +151,15 @@ async function whenUnchanged(target: string, expect: string, label: string, guar
     const seen = await openExpected(target, expect, label)
     try {
       guard.checked?.()
+      // Windows may refuse to replace or remove a file that is open: there the handle is closed first
+      // and a save inside the window is not caught.
+      if (!HOLD_OPEN) await seen.handle.close()
       const now = lstatSync(target, { bigint: true, throwIfNoEntry: false })
       if (now === undefined) throw new LocalFileChanged(label, 'disappeared')
       if (!sameFile(seen.stat, now)) continue
       guard.inWindow?.()
       step()
+      if (!HOLD_OPEN) return undefined
       // The rename or unlink changes the old inode's ctime, not its size or mtime: only a write does.
       const after = fstatSync(seen.handle.fd, { bigint: true })
       if (after.size === seen.stat.size && after.mtimeNs === seen.stat.mtimeNs) return undefined
