@@ -42,11 +42,34 @@ export interface ChangeRequestRow {
   data: Record<string, unknown>
 }
 
+/**
+ * Who may send the outbox: the holder of the workspace lease (engine/cache/workspace-lease.ts,
+ * `WorkspaceLease.outboxClaim()`). Several processes may open one cache; only the holder claims ops.
+ */
+export interface OutboxClaim {
+  readonly ownerId: string
+  /** The lease's connection: it must be the outbox's own, so the check runs in the claim's transaction. */
+  readonly database: Database.Database
+  /** Whether `ownerId` holds the lease at this moment. */
+  holds(): boolean
+}
+
+/** This process does not (or no longer) hold the workspace lease: another process sends the outbox. */
+export class ClaimLostError extends Error {
+  constructor() {
+    super('another Quire process holds this workspace now and sends its outbox')
+  }
+}
+
 export class OutboxRepository {
   constructor(
     private readonly db: Database.Database,
     private readonly now: () => string = () => new Date().toISOString(),
-  ) {}
+    /** Without a claim (a single process, as the CLI was), `claimNext` is `next` and nothing is checked. */
+    private readonly claim?: OutboxClaim,
+  ) {
+    if (claim && claim.database !== db) throw new Error('the outbox claim must come from a lease on the same database connection')
+  }
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn)()
@@ -85,6 +108,29 @@ export class OutboxRepository {
     return row && opOf(row)
   }
 
+  /**
+   * `next`, claimed for the lease holder: the lease is checked and the op marked as this owner's in one
+   * IMMEDIATE transaction, so of two processes that both believe they hold the lease only the one that
+   * does can claim. Throws ClaimLostError when this process does not hold it.
+   */
+  claimNext(spaceId: string): OutboxOp | undefined {
+    const claim = this.claim
+    if (!claim) return this.next(spaceId)
+    return this.db
+      .transaction(() => {
+        if (!claim.holds()) throw new ClaimLostError()
+        const op = this.next(spaceId)
+        if (op) this.db.prepare('UPDATE outbox SET claimed_by = ?, claimed_at = ? WHERE seq = ?').run(claim.ownerId, this.now(), op.seq)
+        return op
+      })
+      .immediate()
+  }
+
+  /** Which lease owner last claimed an op (undefined: never claimed, or sent without a lease). */
+  claimedBy(seq: number): string | undefined {
+    return str((this.db.prepare('SELECT claimed_by FROM outbox WHERE seq = ?').get(seq) as Row | undefined)?.claimed_by)
+  }
+
   unfinished(spaceId?: string): OutboxOp[] {
     const rows = spaceId
       ? (this.db.prepare("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq").all(spaceId) as Row[])
@@ -97,10 +143,25 @@ export class OutboxRepository {
   }
 
   /** Recorded BEFORE the request leaves: after a crash, `sending` means "ask the service first". */
+  /**
+   * With a claim, only while this process holds the lease and the op is still its claim (the last check
+   * before the request leaves): throws ClaimLostError otherwise.
+   */
   markSending(seq: number, context?: unknown) {
+    const mark = this.db.prepare(
+      `UPDATE outbox SET state = 'sending', attempts = attempts + 1, sent_at = ?, sent_context = ? WHERE seq = ?${this.claim ? ' AND claimed_by = ?' : ''}`,
+    )
+    const args = [this.now(), context === undefined ? null : JSON.stringify(context), seq]
+    const claim = this.claim
+    if (!claim) {
+      mark.run(...args)
+      return
+    }
     this.db
-      .prepare("UPDATE outbox SET state = 'sending', attempts = attempts + 1, sent_at = ?, sent_context = ? WHERE seq = ?")
-      .run(this.now(), context === undefined ? null : JSON.stringify(context), seq)
+      .transaction(() => {
+        if (!claim.holds() || mark.run(...args, claim.ownerId).changes !== 1) throw new ClaimLostError()
+      })
+      .immediate()
   }
 
   /** The request certainly did not reach the service (refused connection, 429): it is sent as new. */

@@ -5,7 +5,7 @@ import { replyOf, threadOf } from '../comments/threads'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 import { ChangeRequestGoneError, UnsendableError, type ChangeRequestGone, type ContentOutcome } from './outbox-errors'
 import { definedRefs, withKnownRefs } from './known-refs'
-import type { OutboxRepository } from './outbox-repository'
+import { ClaimLostError, type OutboxRepository } from './outbox-repository'
 import type { OutboxOp } from './outbox-types'
 
 export { ChangeRequestGoneError, type ChangeRequestGone } from './outbox-errors'
@@ -20,7 +20,7 @@ export interface DrainResult {
   sent: number
   failed: Array<{ op: OutboxOp; error: string }>
   /** Why draining stopped before the outbox was empty. */
-  stopped?: { reason: 'offline' | 'signed-out' | 'rate-limited' | 'server-error' | 'local-error'; message: string }
+  stopped?: { reason: 'offline' | 'signed-out' | 'rate-limited' | 'server-error' | 'local-error' | 'lease-lost'; message: string }
   /** The writer's change request was merged or closed under us. */
   gone?: ChangeRequestGone
 }
@@ -60,7 +60,15 @@ export class OutboxSender {
     const result: DrainResult = { sent: 0, failed: [] }
     for (;;) {
       if (options.stopAfter !== undefined && result.sent >= options.stopAfter) return result
-      const op = this.outbox.next(spaceId)
+      let op: OutboxOp | undefined
+      try {
+        // Claimed only while this process holds the workspace lease (when the repository has a claim).
+        op = this.outbox.claimNext(spaceId)
+      } catch (error) {
+        if (!(error instanceof ClaimLostError)) throw error
+        result.stopped = { reason: 'lease-lost', message: error.message }
+        return result
+      }
       if (!op) return result
       try {
         await this.process(op)
@@ -76,6 +84,10 @@ export class OutboxSender {
         }
         if (error instanceof SignedOut) {
           result.stopped = { reason: 'signed-out', message: error.message }
+          return result
+        }
+        if (error instanceof ClaimLostError) {
+          result.stopped = { reason: 'lease-lost', message: error.message }
           return result
         }
         if (error instanceof LocalFailure) {

@@ -1,6 +1,7 @@
 import type { Migration } from '../../../db/migrate'
 import { cacheMigration001 } from './001-initial'
 import { cacheMigration002 } from './002-outbox'
+import { cacheMigration003 } from './003-lease'
 
 /** One file per schema version, in order. */
-export const cacheMigrations: Migration[] = [cacheMigration001, cacheMigration002]
+export const cacheMigrations: Migration[] = [cacheMigration001, cacheMigration002, cacheMigration003]
