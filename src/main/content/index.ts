@@ -6,6 +6,7 @@
  * - markdown/  Git Sync page files, blob ids, links, JSON documents
  * - gitsync/   slugs, file paths, SUMMARY.md
  * - revision/  applying change batches, diffing and merging trees
+ * - merge/     three-way merge of page text, block by block
  */
 export * from './types'
 export { ContentError } from './errors'
@@ -29,3 +30,4 @@ export { contentTypeFromName, imageDimensions } from './revision/file-bytes'
 export { diffTrees, type PageChangeKind, type PageDiff, type TreeDiff } from './revision/diff'
 export { mergeTrees, type MergeResult } from './revision/merge'
 export { cloneTree, containsPage, findPage, flattenPages, indexPages, locatePage, walkPages, type PageForest, type PageLocation } from './revision/tree'
+export { mergePageBodies, mergePageFiles, type MergeSide, type PageMergeConflict, type PageMergeOptions, type PageMergeResult } from './merge/merge-page'

@@ -1,0 +1,96 @@
+/**
+ * The block-level page merge on hand-made pages: which units merge, which
+ * conflict, and what a conflict reports.
+ */
+import { describe, expect, it } from 'vitest'
+import { mergePageBodies, mergePageFiles } from '../../src/main/content'
+
+const PAGE = [
+  '---',
+  'description: About it',
+  'icon: gear',
+  '---',
+  '',
+  '# Guide',
+  '',
+  'Intro paragraph.',
+  '',
+  '* first',
+  '* second',
+  '* third',
+  '',
+  '{% hint style="info" %}',
+  'Hint one.',
+  '',
+  'Hint two.',
+  '{% endhint %}',
+  '',
+  '```js',
+  'const a = 1',
+  'const b = 2',
+  'const c = 3',
+  '```',
+  '',
+  'Last paragraph.',
+  '',
+].join('\n')
+
+const edit = (text: string, ...pairs: Array<[string, string]>): string => pairs.reduce((out, [from, to]) => out.replace(from, to), text)
+
+describe('mergePageFiles', () => {
+  it('merges edits of different list items, GitBook inner blocks, code lines and front matter keys', () => {
+    const main = edit(PAGE, ['* first', '* FIRST'], ['Hint one.', 'Hint ONE.'], ['const a = 1', 'const a = 10'], ['icon: gear', 'icon: rocket'])
+    const branch = edit(PAGE, ['* third', '* THIRD'], ['Hint two.', 'Hint TWO.'], ['const c = 3', 'const c = 30'], ['description: About it', 'description: About this'], ['style="info"', 'style="warning"'])
+    const expected = edit(main, ['* third', '* THIRD'], ['Hint two.', 'Hint TWO.'], ['const c = 3', 'const c = 30'], ['description: About it', 'description: About this'], ['style="info"', 'style="warning"'])
+    expect(mergePageFiles(PAGE, main, branch)).toEqual({ text: expected, conflicts: [] })
+  })
+
+  it('keeps both paragraphs when both writers append one at the end', () => {
+    const main = `${PAGE}\nFrom main.\n`
+    const branch = `${PAGE}\nFrom branch.\n`
+    expect(mergePageFiles(PAGE, main, branch)).toEqual({ text: `${PAGE}\nFrom main.\n\nFrom branch.\n`, conflicts: [] })
+  })
+
+  it('reports the paragraph both changed, with the three versions and its line, and keeps the side asked for', () => {
+    const main = edit(PAGE, ['Intro paragraph.', 'Intro from main.'], ['Last paragraph.', 'Last, edited.'])
+    const branch = edit(PAGE, ['Intro paragraph.', 'Intro from branch.'])
+    const result = mergePageFiles(PAGE, main, branch)
+    expect(result.conflicts).toEqual([{ part: 'body', line: 8, base: 'Intro paragraph.', main: 'Intro from main.', branch: 'Intro from branch.' }])
+    expect(result.text).toBe(main)
+    expect(mergePageFiles(PAGE, main, branch, { keep: 'branch' }).text).toBe(edit(PAGE, ['Intro paragraph.', 'Intro from branch.'], ['Last paragraph.', 'Last, edited.']))
+  })
+
+  it('reports a title both renamed as the title, and two values of one new front matter key as a front matter conflict', () => {
+    const main = edit(PAGE, ['# Guide', '# Main guide'], ['icon: gear\n', 'icon: gear\nhidden: true\n'])
+    const branch = edit(PAGE, ['# Guide', '# Branch guide'], ['description: About it\n', 'hidden: false\ndescription: About it\n'])
+    const result = mergePageFiles(PAGE, main, branch)
+    expect(result.conflicts.map((c) => [c.part, c.line])).toEqual([['frontMatter', 1], ['title', 7]])
+    expect(result.text).toBe(main)
+  })
+
+  it('conflicts on two changes of neighbouring lines of one block, as git does', () => {
+    const main = edit(PAGE, ['const a = 1', 'const a = 10'])
+    const branch = edit(PAGE, ['const b = 2', 'const b = 20'])
+    expect(mergePageFiles(PAGE, main, branch).conflicts).toHaveLength(1)
+  })
+
+  it('merges one writer deleting a block and the other deleting the next one', () => {
+    const main = edit(PAGE, ['Intro paragraph.\n\n', ''])
+    const branch = edit(PAGE, ['* first\n* second\n* third\n\n', ''])
+    expect(mergePageFiles(PAGE, main, branch)).toEqual({ text: edit(main, ['* first\n* second\n* third\n\n', '']), conflicts: [] })
+  })
+
+  it('keeps CRLF line ends and a byte order mark byte for byte', () => {
+    const base = `\uFEFF${PAGE.replace(/\n/g, '\r\n')}`
+    const main = edit(base, ['Intro paragraph.', 'Intro, main.'])
+    const branch = edit(base, ['Hint two.', 'Hint, branch.'])
+    expect(mergePageFiles(base, main, branch)).toEqual({ text: edit(main, ['Hint two.', 'Hint, branch.']), conflicts: [] })
+  })
+
+  it('merges bodies, whose GitBook tags share a paragraph with their text', () => {
+    const base = 'Intro.\n\n{% hint style="info" %}\nInside.\n{% endhint %}\n\nOutro.'
+    const main = edit(base, ['Intro.', 'Intro!'], ['style="info"', 'style="danger"'])
+    const branch = edit(base, ['Inside.', 'Inside!'], ['Outro.', 'Outro!'])
+    expect(mergePageBodies(base, main, branch)).toEqual({ text: 'Intro!\n\n{% hint style="danger" %}\nInside!\n{% endhint %}\n\nOutro!', conflicts: [] })
+  })
+})
