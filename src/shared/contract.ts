@@ -5,9 +5,12 @@
  * bridge (`quire serve`), so the renderer cannot tell which one it talks to. Plain JSON types only.
  */
 
-export type SpaceState = 'synced' | 'syncing' | 'paused' | 'offline' | 'error' | 'conflict' | 'idle'
-/** Tray/overall state: the worst space decides. */
-export type OverallState = 'synced' | 'syncing' | 'paused' | 'offline' | 'error' | 'conflict' | 'signed-out'
+import type { SpaceStateKind } from './space-state'
+
+/** A space's state: the engine's one vocabulary (src/shared/space-state.ts). */
+export type SpaceState = SpaceStateKind
+/** Tray/overall state: the worst space decides (signed out when there is no session). */
+export type OverallState = SpaceStateKind
 
 export interface SessionInfo {
   signedIn: boolean
@@ -31,7 +34,10 @@ export interface SpaceNode {
   lastError?: string
   /** 0..1 while a pass runs. */
   progress?: number
+  /** Local changes waiting to be sent. */
   pending?: number
+  /** Files to look at while the state is `conflict`. */
+  conflictFiles?: string[]
   folder?: string
   appUrl?: string
 }
@@ -75,6 +81,10 @@ export interface ChangeRequestSummary {
   updatedAt: string
   appUrl?: string
   canMerge: boolean
+  /** Set when the service could not be reached: the change request as last seen at this time. */
+  asOf?: string
+  /** Set while an action on it (merge, update from main) waits in the outbox to be sent. */
+  waiting?: string
 }
 
 export interface CommentThread {
@@ -88,6 +98,10 @@ export interface CommentThread {
   /** Posted by the signed-in user (replies likewise): new replies to these are notified. Absent: compared by name. */
   mine?: boolean
   replies: Array<{ id: string; author: string; postedAt: string; markdown: string; mine?: boolean }>
+  /** Set when the service could not be reached: the thread as last seen at this time. */
+  asOf?: string
+  /** Set while the comment (or a reply or resolve of it) waits in the outbox to be sent: why it waits. */
+  waiting?: string
 }
 
 export interface BrokenLink {

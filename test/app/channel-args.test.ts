@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ChannelArgsError, isQuireChannel, parseChannelArgs } from '../../src/main/app/channel-args'
-import { overallState, spaceState } from '../../src/main/app/status'
+import { overallState } from '../../src/main/app/status'
 import { QUIRE_CHANNELS } from '../../src/shared/contract'
 
 describe('channel arguments', () => {
@@ -44,27 +44,15 @@ describe('channel arguments', () => {
 })
 
 describe('overall state: the worst space decides', () => {
-  it('orders error > conflict > offline > syncing > paused > synced', () => {
-    expect(overallState(false, false, [{ state: 'error' }])).toBe('signed-out')
-    expect(overallState(true, false, [])).toBe('synced')
-    expect(overallState(true, false, [{ state: 'synced' }, { state: 'syncing' }])).toBe('syncing')
-    expect(overallState(true, false, [{ state: 'synced' }, { state: 'idle' }])).toBe('syncing')
-    expect(overallState(true, false, [{ state: 'offline' }, { state: 'syncing' }])).toBe('offline')
-    expect(overallState(true, false, [{ state: 'conflict' }, { state: 'offline' }])).toBe('conflict')
-    expect(overallState(true, false, [{ state: 'conflict' }, { state: 'error' }])).toBe('error')
-    expect(overallState(true, true, [{ state: 'synced' }, { state: 'syncing' }])).toBe('paused')
-    expect(overallState(true, true, [{ state: 'offline' }])).toBe('offline')
-    expect(overallState(true, true, [{ state: 'error' }])).toBe('error')
-  })
-
-  it('turns the cache state and the pass into a space state', () => {
-    expect(spaceState({ state: 'synced', issues: [] }, true, false)).toBe('syncing')
-    expect(spaceState({ state: 'synced', issues: [] }, false, false)).toBe('synced')
-    expect(spaceState({ state: 'synced', issues: [] }, false, true)).toBe('paused')
-    expect(spaceState({ state: 'synced', issues: [{ kind: 'local-edit', path: 'a.md', message: 'm' }] }, false, false)).toBe('conflict')
-    expect(spaceState({ state: 'synced', issues: [{ kind: 'failed', message: 'm' }] }, false, false)).toBe('error')
-    expect(spaceState({ state: 'offline', issues: [] }, false, true)).toBe('offline')
-    expect(spaceState({ state: 'idle', issues: [] }, false, false)).toBe('idle')
-    expect(spaceState({ state: 'syncing', issues: [] }, false, false)).toBe('idle')
+  it('orders signed-out > error > conflict > offline > syncing > pending > paused > synced', () => {
+    expect(overallState(false, [{ state: 'error' }])).toBe('signed-out')
+    expect(overallState(true, [])).toBe('synced')
+    expect(overallState(true, [{ state: 'synced' }, { state: 'syncing' }])).toBe('syncing')
+    expect(overallState(true, [{ state: 'synced' }, { state: 'pending' }])).toBe('pending')
+    expect(overallState(true, [{ state: 'offline' }, { state: 'syncing' }])).toBe('offline')
+    expect(overallState(true, [{ state: 'conflict' }, { state: 'offline' }])).toBe('conflict')
+    expect(overallState(true, [{ state: 'conflict' }, { state: 'error' }])).toBe('error')
+    expect(overallState(true, [{ state: 'paused' }, { state: 'synced' }])).toBe('paused')
+    expect(overallState(true, [{ state: 'error' }, { state: 'signed-out' }])).toBe('signed-out')
   })
 })

@@ -3,8 +3,10 @@ import { TRAY_STATES, trayStateFrom, worstOf, type TrayState } from '../../src/m
 import { space, status } from './fixtures'
 
 describe('trayStateFrom', () => {
-  it('is synced when every selected space is synced (or has not run yet)', () => {
-    expect(trayStateFrom(status([space('a', 'synced'), space('b', 'idle')]))).toBe('synced')
+  it('is synced when every selected space is synced; a refused token is an error, waiting edits are syncing', () => {
+    expect(trayStateFrom(status([space('a', 'synced'), space('b', 'synced')]))).toBe('synced')
+    expect(trayStateFrom(status([space('a', 'synced'), space('b', 'signed-out')]))).toBe('error')
+    expect(trayStateFrom(status([space('a', 'synced'), space('b', 'pending')]))).toBe('syncing')
     expect(trayStateFrom(status([]))).toBe('synced')
   })
 

@@ -1,7 +1,7 @@
 import { ChangeRequestStatus, type ChangeRequest, type Space } from '@gitbook/api'
 import type { ChangeRequestSummary } from '../../shared/contract'
 import { paginate, type ApiGateway } from '../engine/gateway/api-gateway'
-import { AppError, fromApiError } from './errors'
+import { fromApiError } from './errors'
 
 /** Change requests that can still move: open for review, or drafts. */
 const LIVE_STATUSES = [ChangeRequestStatus.Open, ChangeRequestStatus.Draft]
@@ -35,6 +35,8 @@ export class ChangeRequests {
   constructor(
     private readonly gateway: ApiGateway,
     private readonly userId: string,
+    /** Keeps every change request read, so the list can be shown offline. */
+    private readonly mirror?: { saveChangeRequest(spaceId: string, cr: ChangeRequest): void },
   ) {}
 
   async list(spaces: SpaceRef[], filter: { mine?: boolean }): Promise<ChangeRequestSummary[]> {
@@ -45,7 +47,10 @@ export class ChangeRequests {
           const out: ChangeRequestSummary[] = []
           for (const status of LIVE_STATUSES) {
             const items = paginate((page) => this.gateway.client.spaces.listChangeRequestsForSpace(ref.id, { status, page, limit: 100 }).then((r) => r.data))
-            for await (const cr of items) out.push(summary(cr, space, this.userId))
+            for await (const cr of items) {
+              this.mirror?.saveChangeRequest(ref.id, cr)
+              out.push(summary(cr, space, this.userId))
+            }
           }
           return out
         } catch (error) {
@@ -65,38 +70,11 @@ export class ChangeRequests {
         this.gateway.client.spaces.getSpaceById(spaceId).then((r) => r.data),
         this.gateway.client.spaces.getChangeRequestById(spaceId, changeRequestId).then((r) => r.data),
       ])
+      this.mirror?.saveChangeRequest(spaceId, cr)
       return summary(cr, space, this.userId)
     } catch (error) {
       throw fromApiError(error, 'Reading the change request')
     }
-  }
-
-  /** Rebases onto the space's current content; conflicts are reported, the change request keeps its versions. */
-  async updateFromMain(spaceId: string, changeRequestId: string): Promise<{ summary: ChangeRequestSummary; conflicts: boolean }> {
-    let result: 'update' | 'conflicts'
-    try {
-      result = (await this.gateway.client.spaces.updateChangeRequest(spaceId, changeRequestId)).data.result
-    } catch (error) {
-      throw fromApiError(error, 'Updating the change request from main')
-    }
-    return { summary: await this.get(spaceId, changeRequestId), conflicts: result === 'conflicts' }
-  }
-
-  async merge(spaceId: string, changeRequestId: string): Promise<{ summary: ChangeRequestSummary; revision: string }> {
-    const before = await this.get(spaceId, changeRequestId)
-    if (!before.canMerge) {
-      throw new AppError('forbidden', `Change request #${before.number} cannot be merged by you (status ${before.status}).`)
-    }
-    let outcome: { revision: string; result: 'merge' | 'conflicts' }
-    try {
-      outcome = (await this.gateway.client.spaces.mergeChangeRequest(spaceId, changeRequestId)).data
-    } catch (error) {
-      throw fromApiError(error, `Merging change request #${before.number}`)
-    }
-    if (outcome.result === 'conflicts') {
-      throw new AppError('conflict', `Change request #${before.number} conflicts with the space's content: update it from main, then merge.`)
-    }
-    return { summary: await this.get(spaceId, changeRequestId), revision: outcome.revision }
   }
 
   async pdfUrl(spaceId: string, changeRequestId: string): Promise<string> {

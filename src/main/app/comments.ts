@@ -1,5 +1,7 @@
 import type { Comment, CommentReply, Document } from '@gitbook/api'
 import type { CommentThread } from '../../shared/contract'
+import type { CommentsRepository, Thread } from '../engine/comments/comments-repository'
+import { threadOf } from '../engine/comments/threads'
 import { paginate, type ApiGateway } from '../engine/gateway/api-gateway'
 import { fromApiError } from './errors'
 
@@ -12,13 +14,38 @@ function reply(r: CommentReply): CommentThread['replies'][number] {
   return { id: r.id, author: r.postedBy.displayName, postedAt: r.postedAt, markdown: markdownOf(r.body) }
 }
 
-/** Comment threads of a space (not those inside change requests), with their replies. */
+/**
+ * Comment threads of a space (not those inside change requests), with their replies. Every thread read
+ * is mirrored in the cache, so the same list can be shown offline (`fromMirror`).
+ */
 export class Comments {
   constructor(
     private readonly gateway: ApiGateway,
     /** Page titles by id, when the caller knows them. */
     private readonly pageTitle: (spaceId: string, pageId: string) => Promise<string | undefined>,
+    private readonly mirror?: CommentsRepository,
   ) {}
+
+  /** The threads as last read from the service, marked with the time they were read. */
+  async fromMirror(spaceId: string, pageId?: string): Promise<CommentThread[]> {
+    const threads = (this.mirror?.threadsOfSpace(spaceId) ?? []).filter((t) => !pageId || t.pageId === pageId)
+    return Promise.all(threads.map((t) => this.mirrored(t)))
+  }
+
+  async mirrored(t: Thread): Promise<CommentThread> {
+    const pageTitle = t.pageId ? await this.pageTitle(t.spaceId, t.pageId).catch(() => undefined) : undefined
+    return {
+      id: t.id,
+      ...(t.pageId ? { pageId: t.pageId } : {}),
+      ...(pageTitle ? { pageTitle } : {}),
+      author: t.author,
+      postedAt: t.postedAt,
+      markdown: t.markdown,
+      resolved: t.status === 'resolved',
+      replies: t.replies.map((r) => ({ id: r.id, author: r.author, postedAt: r.postedAt, markdown: r.markdown })),
+      asOf: t.fetchedAt,
+    }
+  }
 
   async threads(spaceId: string, pageId?: string): Promise<CommentThread[]> {
     const client = this.gateway.client
@@ -61,7 +88,7 @@ export class Comments {
     }
   }
 
-  private async reload(spaceId: string, commentId: string): Promise<CommentThread> {
+  async reload(spaceId: string, commentId: string): Promise<CommentThread> {
     const comment = (await this.gateway.client.spaces.getCommentInSpace(spaceId, commentId, { format: 'markdown' })).data
     return this.thread(spaceId, comment)
   }
@@ -72,6 +99,7 @@ export class Comments {
       const pages = paginate((page) => this.gateway.client.spaces.listCommentRepliesInSpace(spaceId, comment.id, { page, limit: 100, format: 'markdown' }).then((r) => r.data))
       for await (const r of pages) replies.push(r)
     }
+    this.mirror?.save(threadOf(comment, replies, new Date().toISOString()))
     const pageId = comment.target.page?.id
     const pageTitle = pageId ? await this.pageTitle(spaceId, pageId) : undefined
     return {

@@ -1,39 +1,30 @@
-import type { OverallState, SpaceNode, SpaceState } from '../../shared/contract'
+import type { OverallState, SpaceNode } from '../../shared/contract'
+import { describeState, worstState, type SpaceSyncState } from '../../shared/space-state'
 import type { SpaceRow } from '../engine/cache/cache-repository'
 
-/** How bad a state is: the worst selected space decides the app's (and the tray's) state. */
-const RANK: Record<SpaceState, number> = { error: 6, conflict: 5, offline: 4, syncing: 3, idle: 3, paused: 2, synced: 1 }
-
-export function overallState(signedIn: boolean, paused: boolean, spaces: readonly Pick<SpaceNode, 'state'>[]): OverallState {
+/** The app's (and the tray's) state: signed out, or the worst selected space's; pausing hides progress and success, never trouble. */
+export function overallState(signedIn: boolean, spaces: readonly Pick<SpaceNode, 'state'>[]): OverallState {
   if (!signedIn) return 'signed-out'
-  let worst: SpaceState = 'synced'
-  for (const space of spaces) if (RANK[space.state] > RANK[worst]) worst = space.state
-  // Pausing hides progress and success, never trouble.
-  if (paused && RANK[worst] < RANK.offline) return 'paused'
-  // A space waiting for its first pass is work to do: the app is syncing.
-  return worst === 'idle' ? 'syncing' : worst
+  return worstState(spaces.map((s) => s.state))
 }
 
-/**
- * A space's state as the user sees it, from the cache's folder state and what the running pass says:
- * kept local edits that hold back a remote change, blocked paths and a mass deletion waiting for the
- * user's word are conflicts to look at (the engine files them as errors; the app shows them apart).
- */
-export function spaceState(
-  row: Pick<SpaceRow, 'state' | 'issues'>,
-  running: boolean,
-  paused: boolean,
-  syncUp: { pushesEdits: boolean; openConflicts: number } = { pushesEdits: false, openConflicts: 0 },
-): SpaceState {
-  if (running) return 'syncing'
-  // With sync up on, a local edit the pass kept is on its way to a change request, not a problem.
-  const issues = syncUp.pushesEdits ? row.issues.filter((i) => i.kind !== 'local-edit') : row.issues
-  if (syncUp.openConflicts > 0 || issues.some((i) => i.kind === 'local-edit' || i.kind === 'path-occupied' || i.kind === 'mass-delete')) return 'conflict'
-  if (row.state === 'offline') return 'offline'
-  if (issues.some((i) => i.kind === 'failed')) return 'error'
-  // An error with no issues is a pass that threw; one whose only issues were pushed edits is not an error.
-  if (row.state === 'error' && (issues.length > 0 || row.issues.length === 0)) return 'error'
-  if (paused) return 'paused'
-  if (row.state === 'syncing') return 'idle' // a pass that stopped part way: the next one resumes it
-  return row.state === 'synced' || row.state === 'error' ? 'synced' : 'idle'
+/** A space as the renderer shows it: the engine's one state, with what the cache knows beside it. */
+export function spaceNode(row: SpaceRow, derived: SpaceSyncState | undefined, extra: { pageCount: number; folder?: string }): SpaceNode {
+  // A space nobody chose is not being synced: for this space, Quire is paused.
+  const state: SpaceSyncState | undefined = row.selected ? derived : { kind: 'paused' }
+  const trouble = state && (state.kind === 'error' || state.kind === 'offline' || state.kind === 'signed-out' || state.kind === 'conflict')
+  return {
+    id: row.id,
+    title: row.title,
+    selected: row.selected,
+    state: state?.kind ?? 'synced',
+    ...(row.syncedRevision ? { revision: row.syncedRevision } : {}),
+    ...(extra.pageCount > 0 ? { pageCount: extra.pageCount } : {}),
+    ...(row.lastSyncAt ? { lastSyncAt: row.lastSyncAt } : {}),
+    ...(trouble ? { lastError: describeState(state) } : {}),
+    ...(state?.kind === 'syncing' && state.total > 0 ? { progress: state.done / state.total } : {}),
+    ...(state?.kind === 'pending' ? { pending: state.edits } : {}),
+    ...(state?.kind === 'conflict' ? { conflictFiles: state.files } : {}),
+    ...(extra.folder ? { folder: extra.folder } : {}),
+  }
 }

@@ -14,10 +14,11 @@ export function worstOf(states: Iterable<TrayState>): TrayState {
   return SEVERITY[worst]
 }
 
-// A space that has not had its first pass yet has nothing wrong with it.
-const fromSpace = (state: SpaceState): TrayState => (state === 'idle' ? 'synced' : state)
-// Signed out, nothing is connected: the tray says so with the offline icon (the menu says why).
-const fromOverall = (overall: OverallState): TrayState => (overall === 'signed-out' ? 'offline' : overall)
+// A space whose token the service refused needs the user (sign in again): the error icon. Local edits
+// waiting to be sent are work in progress: the syncing icon.
+const fromSpace = (state: SpaceState): TrayState => (state === 'signed-out' ? 'error' : state === 'pending' ? 'syncing' : state)
+// Signed out with no session at all, nothing is connected: the offline icon (the menu says why).
+const fromOverall = (overall: OverallState): TrayState => (overall === 'signed-out' ? 'offline' : overall === 'pending' ? 'syncing' : overall)
 
 /**
  * The tray's state: the worst of the selected spaces, any conflict copy, the pause switch and the

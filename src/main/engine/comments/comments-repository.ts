@@ -59,6 +59,12 @@ export class CommentsRepository {
     return row && threadOf(row)
   }
 
+  /** Threads of a space outside change requests, oldest first (what the app lists offline). */
+  threadsOfSpace(spaceId: string): Thread[] {
+    const rows = this.db.prepare('SELECT * FROM comments WHERE space_id = ? AND change_request_id IS NULL').all(spaceId) as Row[]
+    return rows.map(threadOf).sort((a, b) => a.postedAt.localeCompare(b.postedAt) || a.id.localeCompare(b.id))
+  }
+
   /** Threads of a page, oldest first, change request threads included. */
   threadsOfPage(spaceId: string, pageId: string): Thread[] {
     const rows = this.db.prepare('SELECT * FROM comments WHERE space_id = ? AND page_id = ?').all(spaceId, pageId) as Row[]

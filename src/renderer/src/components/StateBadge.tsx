@@ -7,7 +7,7 @@ const LABELS: Record<OverallState | SpaceState, string> = {
   offline: 'Offline',
   error: 'Error',
   conflict: 'Needs attention',
-  idle: 'Not synced yet',
+  pending: 'Changes waiting',
   'signed-out': 'Signed out',
 }
 

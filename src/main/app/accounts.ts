@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto'
+import type { SessionInfo } from '../../shared/contract'
+import { normalizeEndpoint } from '../engine/account/account'
+import type { AccountRow, CacheRepository } from '../engine/cache/cache-repository'
+import { ApiGateway } from '../engine/gateway/api-gateway'
+import { startLocalService, type LocalService } from '../service/local-service'
+import { AppError, fromApiError } from './errors'
+import type { AppPaths } from './paths'
+import { vaultOfKind, type TokenVault } from './token-vault'
+
+/** A signed-in account with its gateway (and the embedded demo service when that is what it talks to). */
+export interface SignedIn {
+  account: AccountRow
+  token: string
+  gateway: ApiGateway
+  demo?: LocalService
+}
+
+export interface AccountsOptions {
+  cache: CacheRepository
+  paths: AppPaths
+  /** Where new tokens go. */
+  vault: TokenVault
+  /** The shell's own vault, used for every account when given. */
+  fixedVault?: TokenVault
+  nativeBinding?: string
+  startDemoService?: (options: { dataDir: string; token?: string }) => Promise<LocalService>
+  gateway?: { timeoutMs?: number; maxAttempts?: number }
+}
+
+type AuthenticatedUser = Awaited<ReturnType<ApiGateway['client']['user']['getAuthenticatedUser']>>['data']
+
+/** The demo service is one per data folder; its account has this fixed id. */
+export const DEMO_ACCOUNT = 'demo'
+
+/**
+ * Signing in and out for the app: a token is checked (GET /user) before anything ends, kept in the vault
+ * (never in the cache, a log or an error), and the account row is shared with the CLI (`quire login`).
+ */
+export class Accounts {
+  constructor(private readonly o: AccountsOptions) {}
+
+  /** A new session from an endpoint and a token; throws (keeping whatever session there is) when refused. */
+  async signIn(input: { endpoint: string; token: string }): Promise<SignedIn> {
+    let endpoint: string
+    try {
+      endpoint = normalizeEndpoint(input.endpoint)
+    } catch {
+      throw new AppError('invalid', `"${input.endpoint}" is not an http(s) URL`)
+    }
+    const token = input.token.trim()
+    let gateway: ApiGateway
+    try {
+      gateway = this.gatewayFor(endpoint, token)
+    } catch (error) {
+      // A token no HTTP header can carry; the message names the reason, never the token.
+      throw new AppError('invalid', `Signing in to ${endpoint}: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    const user = await this.authenticatedUser(gateway, endpoint)
+    return this.keep({ endpoint, token, gateway, user })
+  }
+
+  /** The embedded demo service, started with the token of its last run. */
+  async demo(): Promise<SignedIn> {
+    const token = await this.o.vault.get(DEMO_ACCOUNT)
+    const demo = await this.startDemo(token)
+    try {
+      const gateway = this.gatewayFor(demo.origin, demo.token)
+      const user = await this.authenticatedUser(gateway, demo.origin)
+      return { ...(await this.keep({ endpoint: demo.origin, token: demo.token, gateway, user, demo: true })), demo }
+    } catch (error) {
+      await demo.close()
+      throw error
+    }
+  }
+
+  /** Picks up the account of the last run; the demo service is started again with the same token. */
+  async restore(): Promise<SignedIn | { missingToken: AccountRow } | undefined> {
+    const account = this.o.cache.activeAccount()
+    if (!account) return undefined
+    const token = await this.vaultFor(account).get(account.id)
+    if (!token) return { missingToken: account }
+    if (account.id !== DEMO_ACCOUNT) return { account, token, gateway: this.gatewayFor(account.endpoint, token) }
+    const demo = await this.startDemo(token)
+    const restored = this.o.cache.saveAccount({ ...account, endpoint: demo.origin })
+    return { account: restored, token, gateway: this.gatewayFor(demo.origin, token), demo }
+  }
+
+  /** Forgets the token; the synced folders and their journal stay, for the next sign-in (like `quire logout`). */
+  async signOut(session: SignedIn) {
+    await this.vaultFor(session.account).delete(session.account.id)
+    this.o.cache.deactivateAccount(session.account.id)
+  }
+
+  private async keep(input: { endpoint: string; token: string; gateway: ApiGateway; user: AuthenticatedUser; demo?: boolean }): Promise<SignedIn> {
+    // The CLI's account id (`quire login`), so both see the same account in the shared cache.
+    const id = input.demo ? DEMO_ACCOUNT : `${input.user.id}@${createHash('sha256').update(input.endpoint).digest('hex').slice(0, 12)}`
+    await this.o.vault.set(id, input.token)
+    const account = this.o.cache.saveAccount({ id, endpoint: input.endpoint, userId: input.user.id, displayName: input.user.displayName, email: input.user.email, tokenStore: this.o.vault.kind })
+    return { account, token: input.token, gateway: input.gateway }
+  }
+
+  private gatewayFor(endpoint: string, token: string): ApiGateway {
+    return new ApiGateway({ endpoint, token, timeoutMs: this.o.gateway?.timeoutMs, maxAttempts: this.o.gateway?.maxAttempts })
+  }
+
+  private startDemo(token: string | undefined): Promise<LocalService> {
+    const start = this.o.startDemoService ?? ((o) => startLocalService({ demo: true, port: 0, nativeBinding: this.o.nativeBinding, ...o }))
+    return start({ dataDir: this.o.paths.serviceDir, ...(token ? { token } : {}) })
+  }
+
+  private async authenticatedUser(gateway: ApiGateway, endpoint: string): Promise<AuthenticatedUser> {
+    try {
+      return (await gateway.client.user.getAuthenticatedUser()).data
+    } catch (error) {
+      throw fromApiError(error, `Signing in to ${endpoint}`)
+    }
+  }
+
+  /** The store an account's token was saved in: the shell's own vault when it passed one, else the kind the cache names. */
+  private vaultFor(account: AccountRow): TokenVault {
+    return this.o.fixedVault ?? (account.tokenStore === this.o.vault.kind ? this.o.vault : vaultOfKind(account.tokenStore, this.o.paths.tokenFolder))
+  }
+}
+
+export function sessionInfo(session: SignedIn | undefined, authError?: string): SessionInfo {
+  if (!session) return { signedIn: false, demo: false }
+  const { account } = session
+  return {
+    signedIn: true,
+    endpoint: account.endpoint,
+    user: { id: account.userId, displayName: account.displayName, ...(account.email ? { email: account.email } : {}) },
+    demo: session.demo !== undefined,
+    ...(authError ? { authError } : {}),
+  }
+}

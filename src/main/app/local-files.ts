@@ -1,0 +1,104 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import type { BrokenLink, PageSummary } from '../../shared/contract'
+import type { CacheRepository } from '../engine/cache/cache-repository'
+import { ServiceUnreachableError, type ApiGateway } from '../engine/gateway/api-gateway'
+import { linkFindings, refreshLinkReport } from '../engine/links/link-reports'
+import { spaceFolderPath } from '../engine/sync/sync-engine'
+import type { DesktopActions } from './desktop-actions'
+import { AppError, fromApiError } from './errors'
+
+/** Pages and broken links mapped to the workspace's files, and opening those files (only those) for the user. */
+export class LocalFiles {
+  constructor(
+    private readonly cache: CacheRepository,
+    private readonly workspace: () => string,
+    private readonly desktop: DesktopActions,
+  ) {}
+
+  async listPages(gateway: ApiGateway, spaceId: string): Promise<PageSummary[]> {
+    let pages
+    try {
+      pages = (await gateway.client.spaces.listPages(spaceId)).data.pages
+    } catch (error) {
+      throw fromApiError(error, 'Listing pages')
+    }
+    const out: PageSummary[] = []
+    const visit = (list: typeof pages) => {
+      for (const page of list) {
+        if (page.type === 'document') {
+          const local = this.cache.pageLocation(spaceId, page.id)?.localPath
+          const gitPath = 'git' in page ? page.git?.path : undefined
+          out.push({ id: page.id, title: page.title, ...(local || gitPath ? { path: local ?? gitPath } : {}) })
+        }
+        if ('pages' in page && Array.isArray(page.pages)) visit(page.pages)
+      }
+    }
+    visit(pages)
+    return out
+  }
+
+  async brokenLinks(gateway: ApiGateway, warn: (message: string, spaceId: string) => void): Promise<BrokenLink[]> {
+    const out: BrokenLink[] = []
+    for (const row of this.cache.selectedSpaces()) {
+      if (!this.cache.linkReport(row.id) && row.syncedRevision) {
+        try {
+          await refreshLinkReport(this.cache, gateway, row.id, row.syncedRevision)
+        } catch (error) {
+          if (!(error instanceof ServiceUnreachableError)) warn(fromApiError(error, `Reading the link report of ${row.title}`).message, row.id)
+        }
+      }
+      const candidate = spaceFolderPath(this.cache, this.workspace(), row)
+      const folder = candidate && fs.existsSync(candidate) ? candidate : undefined
+      for (const finding of await linkFindings(this.cache, row.id, folder, { brokenOnly: true })) {
+        out.push({
+          spaceId: row.id,
+          spaceTitle: row.title,
+          ...(finding.pageId ? { pageId: finding.pageId } : {}),
+          pageTitle: finding.pageTitle || 'Untitled page',
+          target: finding.target,
+          ...(folder && finding.localFile ? { file: path.join(folder, ...finding.localFile.split('/')) } : {}),
+          ...(finding.line ? { line: finding.line } : {}),
+        })
+      }
+    }
+    return out
+  }
+
+  brokenLinkCount(): number {
+    let count = 0
+    for (const row of this.cache.selectedSpaces()) {
+      const items = (this.cache.linkReport(row.id)?.items ?? []) as Array<{ status?: string; locationReferences?: unknown[] }>
+      for (const item of items) if (item.status === 'broken') count += Math.max(1, item.locationReferences?.length ?? 0)
+    }
+    return count
+  }
+
+  /** Opens a file of the workspace (and only of the workspace) in the user's editor. */
+  async openLocalFile(file: string, line?: number): Promise<void> {
+    let real: string
+    let root: string
+    try {
+      real = fs.realpathSync(file)
+      root = fs.realpathSync(this.workspace())
+    } catch {
+      throw new AppError('not-found', `${file} does not exist.`)
+    }
+    const relative = path.relative(root, real)
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new AppError('forbidden', 'Only files inside the workspace folder can be opened.')
+    if (!fs.statSync(real).isFile()) throw new AppError('invalid', `${file} is not a file.`)
+    await this.desktop.openFile(real, line)
+  }
+
+  async openExternal(url: string): Promise<void> {
+    const parsed = new URL(url)
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new AppError('invalid', 'Only http(s) links open in the browser.')
+    await this.desktop.openUrl(parsed.href)
+  }
+
+  async openWorkspaceFolder(): Promise<void> {
+    const workspace = this.workspace()
+    fs.mkdirSync(workspace, { recursive: true })
+    await this.desktop.openFolder(workspace)
+  }
+}

@@ -1,0 +1,179 @@
+import type { ChangeRequest } from '@gitbook/api'
+import type { ChangeRequestSummary, CommentThread } from '../../shared/contract'
+import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository'
+import type { CommentsRepository } from '../engine/comments/comments-repository'
+import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
+import type { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { ActionRefusedError, type ActionOutcome, type WorkspaceSession } from '../engine/session/workspace-session'
+import { ChangeRequests } from './change-requests'
+import { Comments } from './comments'
+import { AppError, fromApiError } from './errors'
+
+/**
+ * Comments and change requests as the app offers them. Reads come from the service and are mirrored;
+ * when the service cannot be reached they come from the cache's mirrors, marked "as last seen at".
+ * Every action goes through the session's outbox: offline it waits, and goes out exactly once when the
+ * service is back; the answer says it waits.
+ */
+export class ReviewActions {
+  private readonly changeRequests: ChangeRequests
+  private readonly comments: Comments
+
+  constructor(
+    private readonly session: WorkspaceSession,
+    private readonly cache: CacheRepository,
+    private readonly outbox: OutboxRepository,
+    mirror: CommentsRepository,
+    pageTitle: (spaceId: string, pageId: string) => Promise<string | undefined>,
+  ) {
+    this.changeRequests = new ChangeRequests(session.gateway, session.account.userId, outbox)
+    this.comments = new Comments(session.gateway, pageTitle, mirror)
+  }
+
+  /* Change requests */
+
+  async listChangeRequests(spaces: SpaceRow[], filter: { mine?: boolean }): Promise<ChangeRequestSummary[]> {
+    try {
+      const list = await this.changeRequests.list(
+        spaces.map((r) => ({ id: r.id, title: r.title })),
+        filter,
+      )
+      return list
+    } catch (error) {
+      if (!isOffline(error)) throw error
+      return this.mirroredChangeRequests(spaces, filter)
+    }
+  }
+
+  private mirroredChangeRequests(spaces: SpaceRow[], filter: { mine?: boolean }): ChangeRequestSummary[] {
+    const userId = this.session.account.userId
+    const out: ChangeRequestSummary[] = []
+    for (const space of spaces) {
+      for (const row of this.outbox.changeRequests(space.id)) {
+        if (row.status !== 'open' && row.status !== 'draft') continue
+        const cr = row.data as unknown as ChangeRequest & { fetchedAt?: string }
+        const mine = cr.createdBy?.id === userId
+        if (filter.mine && !mine) continue
+        out.push({
+          id: cr.id,
+          spaceId: space.id,
+          spaceTitle: space.title,
+          number: cr.number,
+          subject: cr.subject ?? '',
+          status: cr.status,
+          outdated: cr.outdated ?? false,
+          mine,
+          createdBy: cr.createdBy?.displayName ?? '',
+          updatedAt: cr.updatedAt ?? '',
+          ...(cr.urls?.app ? { appUrl: cr.urls.app } : {}),
+          canMerge: false,
+          asOf: space.lastSyncAt ?? cr.updatedAt ?? '',
+        })
+      }
+    }
+    return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+  }
+
+  async updateFromMain(spaceId: string, changeRequestId: string): Promise<{ summary: ChangeRequestSummary; conflicts: boolean }> {
+    const outcome = await this.act(() => this.session.updateFromMain(spaceId, changeRequestId), 'Updating the change request from main')
+    const summary = await this.summary(spaceId, changeRequestId, outcome)
+    const answer = outcome.op.result as { result?: string } | undefined
+    return { summary, conflicts: answer?.result === 'conflicts' }
+  }
+
+  async merge(spaceId: string, changeRequestId: string): Promise<ChangeRequestSummary> {
+    let before: ChangeRequestSummary | undefined
+    try {
+      before = await this.changeRequests.get(spaceId, changeRequestId)
+    } catch (error) {
+      if (!isOffline(error)) throw error
+    }
+    // Offline the service decides when the merge goes out; online a merge the caller may not make is refused here.
+    if (before && !before.canMerge) throw new AppError('forbidden', `Change request #${before.number} cannot be merged by you (status ${before.status}).`)
+    const outcome = await this.act(() => this.session.merge(spaceId, changeRequestId), `Merging change request #${before?.number ?? changeRequestId}`)
+    const answer = outcome.op.result as { result?: string } | undefined
+    if (outcome.sent && answer?.result === 'conflicts') {
+      throw new AppError('conflict', `Change request ${before ? `#${before.number}` : changeRequestId} was merged with conflicts: look at its pages in the space.`)
+    }
+    return this.summary(spaceId, changeRequestId, outcome)
+  }
+
+  private async summary(spaceId: string, changeRequestId: string, outcome: ActionOutcome): Promise<ChangeRequestSummary> {
+    if (outcome.sent) {
+      try {
+        return await this.changeRequests.get(spaceId, changeRequestId)
+      } catch (error) {
+        if (!isOffline(error)) throw error
+      }
+    }
+    const space = this.cache.space(spaceId)
+    const mirrored = space ? this.mirroredChangeRequests([space], {}).find((c) => c.id === changeRequestId) : undefined
+    if (!mirrored) throw new AppError('offline', `The change request is not known here yet; the action waits to be sent (${outcome.waiting ?? 'offline'}).`)
+    return { ...mirrored, ...(outcome.sent ? {} : { waiting: outcome.waiting ?? 'waiting to be sent' }) }
+  }
+
+  /* Comments */
+
+  async listComments(spaceId: string, pageId?: string): Promise<CommentThread[]> {
+    try {
+      return await this.comments.threads(spaceId, pageId)
+    } catch (error) {
+      if (!isOffline(error)) throw error
+      return this.comments.fromMirror(spaceId, pageId)
+    }
+  }
+
+  async postComment(spaceId: string, pageId: string, markdown: string): Promise<CommentThread> {
+    const outcome = await this.act(() => this.session.comment(spaceId, { pageId, text: markdown, target: 'space' }), 'Posting the comment')
+    const id = (outcome.op.result as { id?: string } | undefined)?.id
+    if (outcome.sent && id) return this.thread(spaceId, id)
+    const me = this.session.account
+    return { id: `pending-${outcome.op.seq}`, pageId, author: me.displayName, postedAt: outcome.op.createdAt, markdown, resolved: false, mine: true, replies: [], waiting: outcome.waiting ?? 'waiting to be sent' }
+  }
+
+  async reply(spaceId: string, commentId: string, markdown: string): Promise<CommentThread> {
+    const outcome = await this.act(() => this.session.reply(spaceId, { commentId, text: markdown }), 'Replying to the comment')
+    return this.threadAfter(spaceId, commentId, outcome)
+  }
+
+  async resolve(spaceId: string, commentId: string): Promise<CommentThread> {
+    const outcome = await this.act(() => this.session.resolve(spaceId, { commentId }), 'Resolving the comment')
+    return this.threadAfter(spaceId, commentId, outcome)
+  }
+
+  private async threadAfter(spaceId: string, commentId: string, outcome: ActionOutcome): Promise<CommentThread> {
+    if (outcome.sent) return this.thread(spaceId, commentId)
+    const known = (await this.comments.fromMirror(spaceId)).find((t) => t.id === commentId)
+    if (!known) throw new AppError('offline', `The comment is not known here yet; your answer waits to be sent (${outcome.waiting ?? 'offline'}).`)
+    return { ...known, waiting: outcome.waiting ?? 'waiting to be sent' }
+  }
+
+  private async thread(spaceId: string, commentId: string): Promise<CommentThread> {
+    try {
+      return await this.comments.reload(spaceId, commentId)
+    } catch (error) {
+      throw fromApiError(error, 'Reading the comment')
+    }
+  }
+
+  /** Runs an action; a refusal becomes the AppError its HTTP status says. */
+  private async act(run: () => Promise<ActionOutcome>, what: string): Promise<ActionOutcome> {
+    try {
+      return await run()
+    } catch (error) {
+      if (error instanceof ActionRefusedError) throw refusal(error, what)
+      throw fromApiError(error, what)
+    }
+  }
+}
+
+function isOffline(error: unknown): boolean {
+  return error instanceof ServiceUnreachableError || (error instanceof AppError && error.kind === 'offline')
+}
+
+function refusal(error: ActionRefusedError, what: string): AppError {
+  const reason = error.op.lastError ?? 'refused'
+  const status = Number(/^HTTP (\d{3})/.exec(reason)?.[1])
+  const kind = status === 403 ? 'forbidden' : status === 404 ? 'not-found' : status === 409 || status === 412 ? 'conflict' : status === 401 ? 'auth' : 'invalid'
+  return new AppError(kind, `${what}: ${reason}`)
+}

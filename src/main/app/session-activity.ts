@@ -1,0 +1,72 @@
+import type { ActivityEntry } from '../../shared/contract'
+import type { CacheRepository } from '../engine/cache/cache-repository'
+import type { SessionEvent } from '../engine/session/workspace-session'
+
+type Log = (level: ActivityEntry['level'], message: string, spaceId?: string) => void
+
+/**
+ * What the Activity screen says about the session's work: revisions synced, new problems of a pass,
+ * changes sent, conflicts, refusals, push reports (each once per session, not at every pass), merges
+ * taken in, and edits waiting while offline. Only new facts are logged, so a quiet pass adds nothing.
+ */
+export function sessionActivity(cache: CacheRepository, log: Log): (event: SessionEvent) => void {
+  const revisions = new Map(cache.selectedSpaces().map((row) => [row.id, row.syncedRevision]))
+  const issues = new Map(cache.selectedSpaces().map((row) => [row.id, new Set(row.issues.map((i) => i.message))]))
+  const reported = new Set<string>()
+  const conflicts = new Set<string>()
+  let offline = false
+  const title = (spaceId: string) => cache.space(spaceId)?.title ?? spaceId
+
+  return (event) => {
+    switch (event.type) {
+      case 'log':
+        log(event.level, event.message, event.spaceId)
+        return
+      case 'state':
+        if (event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') log('error', `${title(event.spaceId)}: ${event.to.reason}; sign in again`, event.spaceId)
+        return
+      case 'pass': {
+        const report = event.report
+        for (const space of report.spaces) {
+          if (space.state === 'offline') continue
+          if (space.steps > 0 || (space.revision && space.revision !== revisions.get(space.spaceId))) {
+            log('info', `Synced ${title(space.spaceId)} to revision ${(space.revision ?? '').slice(0, 10)} (${space.steps} change${space.steps === 1 ? '' : 's'} on disk)`, space.spaceId)
+          }
+          revisions.set(space.spaceId, space.revision ?? revisions.get(space.spaceId))
+          const known = issues.get(space.spaceId) ?? new Set<string>()
+          const now = cache.space(space.spaceId)?.issues ?? []
+          for (const issue of now) {
+            // A kept local edit is on its way to a change request: not news.
+            if (known.has(issue.message) || issue.kind === 'local-edit') continue
+            log(issue.kind === 'failed' ? 'error' : 'warning', `${title(space.spaceId)}: ${issue.message}`, space.spaceId)
+          }
+          issues.set(space.spaceId, new Set(now.map((i) => i.message)))
+          if (space.state === 'error' && now.length === 0 && space.message) log('error', `${title(space.spaceId)}: ${space.message}`, space.spaceId)
+        }
+        if (report.offline && !offline) log('warning', `Offline: ${report.spaces.find((s) => s.state === 'offline')?.message ?? 'the service cannot be reached'}`)
+        offline = report.offline
+        return
+      }
+      case 'push': {
+        const { spaceId, result } = event
+        const name = title(spaceId)
+        const cr = result.changeRequest?.number !== undefined ? `change request #${result.changeRequest.number}` : 'a change request'
+        if (result.planned > 0) log('info', `Sent ${result.planned} local change${result.planned === 1 ? '' : 's'} of ${name} to ${cr}`, spaceId)
+        for (const copy of result.conflicts) {
+          if (conflicts.has(`${spaceId}\n${copy}`)) continue
+          conflicts.add(`${spaceId}\n${copy}`)
+          log('warning', `${name}: both sides changed a page; the file now shows the space's version, your version is kept in ${copy}`, spaceId)
+        }
+        for (const failure of result.failures) log('warning', `${name}: ${failure}`, spaceId)
+        for (const report of result.reports) {
+          const key = `${spaceId}\n${report.kind}\n${report.path}\n${report.message}`
+          if (reported.has(key)) continue
+          reported.add(key)
+          log('warning', `${name}: ${report.message}`, spaceId)
+        }
+        if (result.stopped) log('warning', `${name}: local changes wait to be sent (${result.stopped.message})`, spaceId)
+        if (result.settled) log('info', `${name}: your change request was ${result.settled.status === 'merged' ? 'merged' : 'closed'}`, spaceId)
+      }
+    }
+  }
+}

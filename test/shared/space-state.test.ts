@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { deriveSpaceState, describeState, type SpaceFacts } from '../../src/shared/space-state'
+
+const facts = (over: Partial<SpaceFacts> = {}): SpaceFacts => ({ folder: 'synced', issues: [], paused: false, pushesEdits: true, pendingEdits: 0, refused: [], conflicts: [], ...over })
+
+describe('one state per space', () => {
+  it('says synced only when nothing is pending, refused, conflicted, offline or signed out', () => {
+    expect(deriveSpaceState(facts())).toEqual({ kind: 'synced' })
+    expect(deriveSpaceState(facts({ pendingEdits: 2 }))).toEqual({ kind: 'pending', edits: 2 })
+    expect(deriveSpaceState(facts({ refused: [{ files: ['a.md'], error: 'HTTP 400: bad' }] }))).toEqual({ kind: 'error', reason: 'the service refused a change of a.md: HTTP 400: bad' })
+    expect(deriveSpaceState(facts({ conflicts: [{ path: 'a.md', copy: 'a (conflicted copy).md' }] }))).toEqual({ kind: 'conflict', files: ['a.md'] })
+    expect(deriveSpaceState(facts({ folder: 'offline', lastError: 'down' }))).toEqual({ kind: 'offline', reason: 'down' })
+    expect(deriveSpaceState(facts({ pushStopped: { reason: 'offline', message: 'refused' }, pendingEdits: 1 }))).toEqual({ kind: 'offline', reason: 'refused' })
+  })
+
+  it('a refused token beats everything, and says how back', () => {
+    const state = deriveSpaceState(facts({ authError: 'the service refused the token', conflicts: [{ path: 'a.md', copy: 'c' }], folder: 'error' }))
+    expect(state).toEqual({ kind: 'signed-out', reason: 'the service refused the token' })
+    expect(describeState(state)).toMatch(/sign in again/)
+  })
+
+  it('pausing hides progress and success, never trouble', () => {
+    expect(deriveSpaceState(facts({ paused: true }))).toEqual({ kind: 'paused' })
+    expect(deriveSpaceState(facts({ paused: true, pendingEdits: 3 }))).toEqual({ kind: 'paused' })
+    expect(deriveSpaceState(facts({ paused: true, folder: 'offline' })).kind).toBe('offline')
+    expect(deriveSpaceState(facts({ paused: true, issues: [{ kind: 'failed', message: 'disk full' }] }))).toEqual({ kind: 'error', reason: 'disk full' })
+  })
+
+  it('a kept local edit is a conflict only when nothing sends it', () => {
+    const issues = [{ kind: 'local-edit', path: 'guide.md', message: 'kept' }]
+    expect(deriveSpaceState(facts({ issues }))).toEqual({ kind: 'synced' })
+    expect(deriveSpaceState(facts({ issues, pushesEdits: false }))).toEqual({ kind: 'conflict', files: ['guide.md'] })
+  })
+
+  it('running work is syncing with its counts; a space never synced is syncing too', () => {
+    expect(deriveSpaceState(facts({ running: { done: 3, total: 10 } }))).toEqual({ kind: 'syncing', done: 3, total: 10 })
+    expect(deriveSpaceState(facts({ folder: 'idle' }))).toEqual({ kind: 'syncing', done: 0, total: 0 })
+  })
+})
