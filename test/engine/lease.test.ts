@@ -145,6 +145,13 @@ describe('workspace lease', () => {
     // A released owner's release does not free another's lease.
     a.release()
     expect(b.holder()!.ownerId).toBe(b.ownerId)
+
+    // A session that closed its database first can still release (its dead pid frees the row later).
+    const closing = open(cacheFile())
+    const c = new WorkspaceLease(closing)
+    c.acquire({ kind: 'sync', ttlMs: 150, heartbeatMs: 20 })
+    closing.close()
+    expect(() => c.release()).not.toThrow()
   })
 
   it('waitFor waits until the holder lets go, gives up after its timeout naming the holder, and stops when aborted', async () => {

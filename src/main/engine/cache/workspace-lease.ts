@@ -166,7 +166,7 @@ export class WorkspaceLease {
   /** Gives the lease up (when still ours) and stops the heartbeat. */
   release() {
     this.stopTimer()
-    if (this.state === 'held') this.db.prepare('DELETE FROM workspace_lease WHERE workspace = ? AND owner_id = ?').run(this.workspace, this.ownerId)
+    if (this.state === 'held' && this.db.open) this.db.prepare('DELETE FROM workspace_lease WHERE workspace = ? AND owner_id = ?').run(this.workspace, this.ownerId)
     this.state = 'released'
   }
 
