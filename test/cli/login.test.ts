@@ -85,8 +85,47 @@ describe('quire login / logout', () => {
   it('explains missing options and a bad endpoint', async () => {
     const { lines, io } = capture()
     expect(await main(['login', '--token', 'x'], io)).toBe(2)
-    expect(lines.join('\n')).toMatch(/--endpoint and --token are required/)
+    expect(lines.join('\n')).toMatch(/--endpoint is required/)
+    expect(await main(['login', '--endpoint', t.service.baseUrl], io)).toBe(2)
+    expect(lines.join('\n')).toMatch(/no token: set QUIRE_TOKEN or pass it on standard input/)
     expect(await main(['login', '--endpoint', 'not a url', '--token', 'x'], io)).toBe(1)
     expect(lines.join('\n')).toMatch(/--endpoint must be a URL/)
+  })
+
+  it('reads the token from standard input or QUIRE_TOKEN, and warns when it is given on the command line', async () => {
+    const prompts: string[] = []
+    const piped = capture()
+    const stdinIo = { ...piped.io, readSecret: async (prompt: string) => (prompts.push(prompt), `${t.service.token}`) }
+    expect(await main(['login', '--endpoint', t.service.baseUrl], stdinIo)).toBe(0)
+    expect(prompts).toEqual(['Access token (not shown): '])
+    expect(piped.lines.join('\n')).toMatch(/signed in to/)
+    expect(piped.lines.join('\n')).not.toMatch(/warning/)
+
+    process.env.QUIRE_TOKEN = t.service.token
+    try {
+      const fromEnv = capture()
+      const asked: string[] = []
+      expect(await main(['login', '--endpoint', t.service.baseUrl], { ...fromEnv.io, readSecret: async (p: string) => (asked.push(p), '') })).toBe(0)
+      expect(asked).toEqual([]) // QUIRE_TOKEN wins over standard input
+      expect(fromEnv.lines.join('\n')).not.toMatch(/warning/)
+    } finally {
+      delete process.env.QUIRE_TOKEN
+    }
+
+    const argv = capture()
+    expect(await main(['login', '--endpoint', t.service.baseUrl, '--token', t.service.token], argv.io)).toBe(0)
+    expect(argv.lines[0]).toMatch(/warning: --token puts the token in the process list/)
+    expect(argv.lines.join('\n')).not.toContain(t.service.token)
+  })
+
+  it('refuses a token with a line break as such, without quoting it or calling the service unreachable', async () => {
+    const { lines, io } = capture()
+    const hostile = 'qs_Zq81nL0wPq\nAuthorization-Evil: xK29dM3v'
+    const { result, written } = await consoleDuring(() => main(['login', '--endpoint', t.service.baseUrl], { ...io, readSecret: async () => hostile }))
+    expect(result).toBe(1)
+    const text = lines.join('\n') + written
+    expect(text).toMatch(/the token contains a line break/)
+    expect(text).not.toMatch(/cannot be reached/)
+    for (const piece of ['qs_Zq81nL0wPq', 'xK29dM3v', hostile]) expect(text).not.toContain(piece)
   })
 })

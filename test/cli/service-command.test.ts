@@ -23,13 +23,16 @@ function startService(args: string[]) {
 }
 
 describe('quire service', () => {
-  it('prints the base URL and token first, persists under --data, and stops cleanly on SIGTERM', async () => {
-    const run = startService(['--port', '0', '--data', dataDir, '--token', 'secret-token', '--demo'])
+  it('prints the base URL first (not a token it was given), persists under --data, and stops cleanly on SIGTERM', async () => {
+    const tokenFile = path.join(dataDir, '..', `quire-token-${process.pid}.txt`)
+    fs.writeFileSync(tokenFile, 'secret-token-from-a-file\n', { mode: 0o600 })
+    const run = startService(['--port', '0', '--data', dataDir, '--token-file', tokenFile, '--demo'])
     const line = await run.first
-    const match = /^(http:\/\/127\.0\.0\.1:\d+\/v1) token=(\S+)$/.exec(line)
-    expect(match).not.toBeNull()
-    const [, baseUrl, token] = match!
-    expect(token).toBe('secret-token')
+    fs.rmSync(tokenFile)
+    const match = /^(http:\/\/127\.0\.0\.1:\d+\/v1)$/.exec(line)
+    expect(match, line).not.toBeNull()
+    const [, baseUrl] = match!
+    const token = 'secret-token-from-a-file'
     const user = await fetch(`${baseUrl}/user`, { headers: { Authorization: `Bearer ${token}` } })
     expect(user.status).toBe(200)
     const orgs = (await (await fetch(`${baseUrl}/orgs`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { items: Array<{ title: string }> }
@@ -56,5 +59,26 @@ describe('quire service', () => {
     expect(errors.join('\n')).toMatch(/--rate-limit expects N\/MIN/)
     expect(await main(['nope'], io)).toBe(2)
     expect(errors.join('\n')).toMatch(/unknown command "nope"/)
+    expect(await main(['service', '--token', 'a-token-1234', '--token-file', '/dev/null'], io)).toBe(1)
+    expect(errors.join('\n')).toMatch(/give --token or --token-file, not both/)
+    const bad = path.join(dataDir, '..', `quire-bad-token-${process.pid}.txt`)
+    fs.writeFileSync(bad, 'qs_Rk29sLq0\r\nX-Injected: Hv83nQz1\n')
+    try {
+      expect(await main(['service', '--token-file', bad], io)).toBe(1)
+    } finally {
+      fs.rmSync(bad)
+    }
+    expect(errors.at(-1)).toMatch(/token file .* contains a line break/)
+    expect(errors.join('\n')).not.toMatch(/Rk29sLq0|Hv83nQz1/)
+  })
+
+  it('warns that --token is visible in the process list', async () => {
+    const run = startService(['--port', '0', '--data', dataDir, '--token', 'visible-token-123'])
+    const stderr = readline.createInterface({ input: run.child.stderr! })
+    const warning = new Promise<string>((resolve) => stderr.once('line', resolve))
+    expect(await run.first).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+    expect(await warning).toMatch(/warning: --token puts the token in the process list/)
+    run.child.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
   })
 })

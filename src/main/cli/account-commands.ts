@@ -1,11 +1,29 @@
 import { parseArgs } from 'node:util'
 import { login, logout, openCache, quirePaths } from '../engine/account/account'
+import { registerSecret } from '../engine/gateway/secrets'
 import type { CliIo } from './io'
 
-export const loginUsage = `quire login --endpoint URL --token T
+export const loginUsage = `quire login --endpoint URL
 
-Checks the token with the service (GET /user) and keeps it in the OS keychain where there is one,
-else in a file only you can read. The token is never printed.`
+Reads the access token from the QUIRE_TOKEN environment variable, else from standard input: typed at a
+prompt that does not echo, or piped (\`quire login --endpoint URL < token.txt\`). Checks it with the
+service (GET /user) and keeps it in the OS keychain where there is one, else in a file only you can
+read. The token is never printed. \`--token T\` works too, but puts the token in the process list and
+your shell history.`
+
+export const TOKEN_ARGV_WARNING =
+  'quire login: warning: --token puts the token in the process list (ps) and your shell history; set QUIRE_TOKEN or pipe it on standard input instead'
+
+/** The token, from --token (warned about), QUIRE_TOKEN, or standard input, in that order. */
+async function readToken(given: string | undefined, io: CliIo): Promise<string | undefined> {
+  if (given !== undefined) {
+    io.err(TOKEN_ARGV_WARNING)
+    return given
+  }
+  const fromEnv = process.env.QUIRE_TOKEN
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv
+  return io.readSecret?.('Access token (not shown): ')
+}
 
 export async function loginCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -17,14 +35,22 @@ export async function loginCommand(args: string[], io: CliIo): Promise<number> {
     io.out(loginUsage)
     return 0
   }
-  if (!values.endpoint || values.token === undefined) {
-    io.err(`quire login: --endpoint and --token are required\n\n${loginUsage}`)
+  if (!values.endpoint) {
+    io.err(`quire login: --endpoint is required\n\n${loginUsage}`)
     return 2
   }
+  const token = await readToken(values.token, io)
+  if (token === undefined || token.trim() === '') {
+    io.err('quire login: no token: set QUIRE_TOKEN or pass it on standard input')
+    return 2
+  }
+  // Known before anything can fail, so no error text can carry it.
+  registerSecret(token)
+  registerSecret(token.trim())
   const paths = quirePaths()
   const cache = openCache(paths)
   try {
-    const { account, where } = await login(cache, paths, { endpoint: values.endpoint, token: values.token, tokenStore: process.env.QUIRE_TOKEN_STORE })
+    const { account, where } = await login(cache, paths, { endpoint: values.endpoint, token, tokenStore: process.env.QUIRE_TOKEN_STORE })
     io.out(`signed in to ${account.endpoint} as ${account.displayName}${account.email ? ` <${account.email}>` : ''}`)
     io.out(`token kept in ${where}`)
     return 0

@@ -1,3 +1,4 @@
+import { redactedMessage } from '../engine/gateway/secrets'
 import { processIo, type CliIo } from './io'
 
 type Command = (args: string[], io: CliIo) => Promise<number>
@@ -39,7 +40,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     return await (await command.load())(rest, io)
   } catch (error) {
-    io.err(`quire ${name}: ${error instanceof Error ? error.message : String(error)}`)
+    // Scrubbed of tokens: an error can quote a header value or a request, token and all.
+    io.err(`quire ${name}: ${redactedMessage(error)}`)
     return 1
   }
 }

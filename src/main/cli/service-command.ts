@@ -1,12 +1,39 @@
+import fs from 'node:fs'
 import { parseArgs } from 'node:util'
+import { checkTokenShape, registerSecret } from '../engine/gateway/secrets'
 import { parseRateLimit } from '../service/http/rate-limit'
 import { defaultServiceDataDir, startLocalService } from '../service/local-service'
 import type { CliIo } from './io'
 
-export const serviceUsage = `quire service [--host 127.0.0.1] [--port N] [--data DIR] [--token T] [--demo] [--rate-limit N/MIN]
+export const serviceUsage = `quire service [--host 127.0.0.1] [--port N] [--data DIR] [--token-file FILE] [--demo] [--rate-limit N/MIN]
 
 Runs the local documentation service (the GitBook-compatible API) until SIGINT or SIGTERM.
-The first line printed is the base URL and the token it accepts.`
+The first line printed is the base URL and, when the service generated it, the token it accepts.
+--token-file FILE  the owner's token, read from FILE (one line); --token T works too, but puts the token
+                   in the process list and your shell history`
+
+/** The owner's token from --token-file or --token (warned about); undefined lets the service generate one. */
+function givenToken(values: { token?: string; 'token-file'?: string }, io: CliIo): string | undefined {
+  if (values.token !== undefined && values['token-file'] !== undefined) throw new Error('give --token or --token-file, not both')
+  let token: string | undefined
+  let where = '--token'
+  if (values['token-file'] !== undefined) {
+    where = `the token file ${values['token-file']}`
+    // One line; the line break an editor or `echo` leaves is not part of the token.
+    token = fs.readFileSync(values['token-file'], 'utf8').replace(/\r?\n$/, '')
+  } else if (values.token !== undefined) {
+    io.err('quire service: warning: --token puts the token in the process list (ps) and your shell history; use --token-file instead')
+    token = values.token
+  }
+  if (token === undefined) return undefined
+  registerSecret(token)
+  try {
+    checkTokenShape(token)
+  } catch (error) {
+    throw new Error(`${where}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  return token
+}
 
 export async function serviceCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
@@ -16,6 +43,7 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
       port: { type: 'string', default: '0' },
       data: { type: 'string' },
       token: { type: 'string' },
+      'token-file': { type: 'string' },
       demo: { type: 'boolean', default: false },
       'rate-limit': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -28,22 +56,26 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
   }
   const port = Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${values.port}"`)
+  const token = givenToken(values, io)
   const service = await startLocalService({
     host: values.host,
     port,
     dataDir: values.data ?? defaultServiceDataDir(),
-    token: values.token,
+    token,
     demo: values.demo,
     rateLimitPerMinute: values['rate-limit'] ? parseRateLimit(values['rate-limit']) : undefined,
     log: (line) => io.err(line),
   })
-  io.out(`${service.baseUrl} token=${service.token}`)
-  io.out(`data: ${values.data ?? defaultServiceDataDir()}`)
-  await new Promise<void>((resolve) => {
+  // Listening for the signals before the first line, so whoever stops the service on seeing it stops it cleanly.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
   })
+  // A token the user gave is not printed back: they have it, and output ends up in logs.
+  io.out(token === undefined ? `${service.baseUrl} token=${service.token}` : service.baseUrl)
+  io.out(`data: ${values.data ?? defaultServiceDataDir()}`)
+  await stopped
   await service.close()
   io.out('stopped')
   return 0

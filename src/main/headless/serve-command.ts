@@ -45,6 +45,11 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     await backend.close()
     throw error
   }
+  // Listening for the signals before the first line, so whoever stops serve on seeing it stops it cleanly.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve())
+    process.once('SIGTERM', () => resolve())
+  })
   io.out(server.url)
   io.err(`data: ${path.dirname(backend.dataPaths.cacheFile)}  log: ${backend.dataPaths.logFile}`)
   // On a terminal, Enter prints a fresh one-time link; a pipe or /dev/null on stdin is left alone.
@@ -53,10 +58,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     io.err('the link works once, for 5 minutes; press Enter for another')
     keys.on('line', () => server && io.out(server.newLink()))
   }
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve())
-    process.once('SIGTERM', () => resolve())
-  })
+  await stopped
   keys?.close()
   await server.close()
   await backend.close()
