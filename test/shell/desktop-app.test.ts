@@ -149,6 +149,12 @@ describe('single instance', () => {
     expect(app.listenerCount('second-instance')).toBe(0)
   })
 
+  it('sandboxes every renderer process, before the app is ready (Electron refuses it later)', () => {
+    runDesktopApp(MAIN_DIR)
+    expect(app.enableSandbox).toHaveBeenCalledOnce()
+    expect(app.enableSandbox.mock.invocationCallOrder[0]).toBeLessThan(app.whenReady.mock.invocationCallOrder[0])
+  })
+
   it('shows its window when a second launch knocks, and hardens every web contents', () => {
     runDesktopApp(MAIN_DIR)
     expect(app.quit).not.toHaveBeenCalled()

@@ -246,6 +246,8 @@ class FakeApp extends EventEmitter {
   quit = vi.fn()
   exit = vi.fn()
   whenReady = vi.fn(() => new Promise<void>(() => undefined))
+  /** Electron allows it only before `ready`; the fake records when, relative to whenReady. */
+  enableSandbox = vi.fn()
   /** Folder under which getPath(name) answers `<root>/<name>`; tests point it at a temporary folder. */
   pathRoot = '/tmp/quire-electron-mock'
   appPath = '/tmp/quire-electron-mock/app'

@@ -204,6 +204,9 @@ export class DesktopApp {
 
 /** Single instance: a second launch hands over to the first (which shows its window) and exits. */
 export function runDesktopApp(mainDir: string) {
+  // Every renderer sandboxed, not only the windows whose options say so (Electron's checklist, item 4):
+  // a window or webContents created later without `sandbox: true` is sandboxed all the same.
+  app.enableSandbox()
   if (!app.requestSingleInstanceLock()) {
     app.quit()
     return
