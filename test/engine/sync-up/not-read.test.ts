@@ -140,6 +140,20 @@ describe('pages whose files the scan does not read are held, never deleted', () 
     }
   })
 
+  it('a space folder gone as a whole (moved, unmounted) deletes nothing', async () => {
+    await ws.pull()
+    fs.renameSync(ws.folder, `${ws.folder}-moved`)
+    const pushed = await ws.push()
+    expect(pushed.planned).toBe(0)
+    expect(pushed.reports.map((r) => r.message)).toEqual(['the space folder cannot be read: its 6 pages stay as in the space, not deleted'])
+    expect(await openChangeRequests(t.api, ws.seeded.spaceId)).toEqual([])
+    // Sync down agrees: nothing is held, the next pass puts the folder back whole.
+    expect(holdOf(ws.cache, ws.outbox, ws.seeded.spaceId, ws.folder)).toEqual(new Set())
+    await ws.pull()
+    expect(ws.read('guide/install.md')).toBe(fs.readFileSync(`${ws.folder}-moved/guide/install.md`, 'utf8'))
+    expect((await ws.push()).planned).toBe(0)
+  })
+
   it('a dangling symlink at a page path is no deletion, for the planner and for the hold of sync down alike', async () => {
     await ws.pull()
     fs.rmSync(ws.file('faq.md'))

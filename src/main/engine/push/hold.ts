@@ -31,7 +31,9 @@ export function holdOf(
   spaceId: string,
   folder?: string,
 ): Set<string> {
-  const missing = folder === undefined ? undefined : (path: string) => !exists(folder, path)
+  // A space folder gone as a whole is a moved workspace or an unmounted drive, as for the push planner:
+  // no page is the writer's removal then, and sync down may put them all back.
+  const missing = folder === undefined ? undefined : fs.existsSync(folder) ? (path: string) => !exists(folder, path) : () => false
   return heldPageIds(journal.journal(spaceId), outbox.entries(spaceId), missing)
 }
 

@@ -50,7 +50,10 @@ export class LocalScanner {
       try {
         entries = await fs.readdir(dir, { withFileTypes: true })
       } catch (error) {
-        if (!isGone(error)) skipped.set(relative === '' ? '.' : relative, 'unreadable')
+        // A space folder gone as a whole is a moved workspace or an unmounted drive, not the writer
+        // deleting every page: nothing is taken for deleted then.
+        if (relative === '') skipped.set('.', 'unreadable')
+        else if (!isGone(error)) skipped.set(relative, 'unreadable')
         return
       }
       for (const entry of entries) {
