@@ -1,6 +1,6 @@
 import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH } from '../../src/main/service/http/json-depth'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/main/service/http/json-depth'
 import { arrangeSpace, page } from '../support/content-fixtures'
 import { startTestService, type TestService } from '../support/service'
 
@@ -64,6 +64,15 @@ describe('the service at its edges (issue 10, finding 5)', () => {
       }
     }
     expect(logged.filter((l) => l.includes('internal error'))).toEqual([])
+  })
+
+  it('counts nesting in the text, brackets inside strings (escaped quotes too) not counting', () => {
+    expect(nestsDeeperThan('{"a":[1]}', 2)).toBe(false)
+    expect(nestsDeeperThan('{"a":[[1]]}', 2)).toBe(true)
+    expect(nestsDeeperThan('{"a":"[[[[{{{{","b":"\\"[[[[\\\\"}', 1)).toBe(false)
+    expect(nestsDeeperThan('[{}, {}, {}, [], []]', 2)).toBe(false)
+    expect(nestsDeeperThan(nested(MAX_JSON_DEPTH))).toBe(false)
+    expect(nestsDeeperThan(nested(MAX_JSON_DEPTH + 1))).toBe(true)
   })
 
   it('still takes documents nested as deep as real ones get', async () => {

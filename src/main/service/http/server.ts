@@ -180,12 +180,13 @@ export class HttpService {
       if (raw.length > 0) {
         const type = req.headers['content-type'] ?? ''
         if (!/^application\/(.+\+)?json\b/i.test(type)) throw new ApiError(415, 'request bodies must be application/json')
+        const text = raw.toString('utf8')
+        if (nestsDeeperThan(text)) throw new ApiError(400, `request body is nested more than ${MAX_JSON_DEPTH} levels deep`)
         try {
-          body = JSON.parse(raw.toString('utf8'))
+          body = JSON.parse(text)
         } catch {
           throw new ApiError(400, 'request body is not valid JSON')
         }
-        if (nestsDeeperThan(body)) throw new ApiError(400, `request body is nested more than ${MAX_JSON_DEPTH} levels deep`)
       }
       if (op.requestBody?.schema) {
         if (body === undefined && op.requestBody.required) throw new ApiError(400, 'body is required')
