@@ -128,7 +128,7 @@ describe('a save between the executor check and the rename is never overwritten'
     const saveSource = new SaveOnStep(new SpaceFolder(dir), (_, relative) => fs.appendFileSync(file(relative), SAVED))
     const first = await run([move], saveSource)
     expect(read('a.md')).toBe(BASE + SAVED)
-    expect(fs.existsSync(file('sub/b.md'))).toBe(false)
+    expect(fs.existsSync(file('sub'))).toBe(false)
     expect(first.result.skipped.map((s) => s.reason)).toEqual(['a.md changed locally'])
 
     // A new file at the target: not replaced by the move.

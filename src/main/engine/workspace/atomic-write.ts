@@ -165,7 +165,8 @@ async function whenUnchanged(target: string, expect: string, label: string, guar
       if (after.size === seen.stat.size && after.mtimeNs === seen.stat.mtimeNs) return undefined
       return await readAll(seen.handle)
     } finally {
-      await seen.handle.close()
+      // Not awaited: the caller journals the step in this same turn (see executePlan).
+      void seen.handle.close().catch(() => {})
     }
   }
   throw new LocalFileChanged(label, 'changed')

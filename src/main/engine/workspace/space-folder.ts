@@ -94,8 +94,12 @@ export class SpaceFolder implements SpaceFiles {
       await fs.rm(temp, { force: true })
       throw error
     }
-    await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative))
-    this.unsynced.add(path.dirname(full))
+    try {
+      await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative))
+    } finally {
+      // Also when the writer's bytes were put back: that rename is made durable the same way.
+      this.unsynced.add(path.dirname(full))
+    }
   }
 
   /** Makes every write so far durable: one sync per folder written to. */
@@ -117,7 +121,13 @@ export class SpaceFolder implements SpaceFiles {
     const source = await this.realEntry(from, 'move', false)
     const target = await this.realEntry(to, 'move', true)
     await this.options.beforeCommit?.('move', from)
-    await renameIfUnchanged(source, target, expect, { from, to }, this.guard('move', from))
+    try {
+      await renameIfUnchanged(source, target, expect, { from, to }, this.guard('move', from))
+    } catch (error) {
+      // Folders made for a move that did not happen go again (empty ones only).
+      await this.prune(path.dirname(target))
+      throw error
+    }
     await this.prune(path.dirname(source))
   }
 
