@@ -489,6 +489,79 @@ describe('change requests', () => {
       expect(guide.body.markdown).toBe('# Guide\n\nOurs.\n')
     })
 
+    describe('block by block', () => {
+      const PARAGRAPHS = ['First paragraph.', 'Second paragraph.', 'Third paragraph.', 'Fourth paragraph.', 'Fifth paragraph.']
+      const doc = (paragraphs: string[]) => `# Doc\n\n${paragraphs.join('\n\n')}\n`
+      const edited = (changes: Record<number, string>) => PARAGRAPHS.map((text, i) => changes[i] ?? text)
+      const docSpace = () => arrangeSpace(t.service, [page('doc', doc(PARAGRAPHS)), page('other', '# Other\n\nUntouched.\n')])
+      const markdownOf = async (s: ArrangedSpace) =>
+        (await t.api.call('getPageById', { params: { spaceId: s.spaceId, pageId: s.pages.doc }, query: { format: 'markdown' } })).body.markdown
+      const merge = (s: ArrangedSpace, cr: { id: string }) => t.api.call('mergeChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })
+      const editDoc = (s: ArrangedSpace, cr: { id: string }, markdown: string) => write(s, cr, [{ operation: 'update_page', page: s.pages.doc, document: md(markdown) }])
+
+      it('two change requests editing different paragraphs of one page both merge, and main has both edits', async () => {
+        const s = docSpace()
+        const first = await create(s)
+        const second = await create(s)
+        await editDoc(s, first, doc(edited({ 0: 'First, edited by one.' })))
+        await editDoc(s, second, doc(edited({ 3: 'Fourth, edited by two.' })))
+
+        expect((await merge(s, first)).body.result).toBe('merge')
+        const res = await merge(s, second)
+        expect(res.body.result).toBe('merge')
+        expect(await markdownOf(s)).toBe(doc(edited({ 0: 'First, edited by one.', 3: 'Fourth, edited by two.' })))
+        // The merged body is a stored blob under its git id, like any other.
+        const head = t.service.store.repo(RevisionsRepository).get(res.body.revision)
+        const body = head?.tree.pages.find((p) => p.id === s.pages.doc)?.bodyOid as string
+        expect(body).toBe(gitBlobOid(edited({ 0: 'First, edited by one.', 3: 'Fourth, edited by two.' }).join('\n\n')))
+        expect(t.service.store.repo(RevisionsRepository).hasBlob(body)).toBe(true)
+      })
+
+      it('merges a title changed on main with a body changed in the change request', async () => {
+        const s = docSpace()
+        const cr = await create(s)
+        await editDoc(s, cr, doc(edited({ 2: 'Third, from the change request.' })))
+        editSpaceDirectly(t.service, s.spaceId, [{ operation: 'update_page', page: s.pages.doc, title: 'Renamed on main' }])
+        expect((await merge(s, cr)).body.result).toBe('merge')
+        expect(await markdownOf(s)).toBe(doc(edited({ 2: 'Third, from the change request.' })).replace('# Doc', '# Renamed on main'))
+      })
+
+      it('answers conflicts when both changed the same paragraph, and main keeps its version', async () => {
+        const s = docSpace()
+        const first = await create(s)
+        const second = await create(s)
+        await editDoc(s, first, doc(edited({ 1: 'Second, by one.', 2: 'Third, by one.' })))
+        await editDoc(s, second, doc(edited({ 1: 'Second, by two.', 4: 'Fifth, by two.' })))
+        const live = (await merge(s, first)).body.revision
+
+        const res = await merge(s, second)
+        expect(res.body).toEqual({ revision: live, result: 'conflicts' })
+        expect((await t.api.call('getCurrentRevision', { params: { spaceId: s.spaceId } })).body.id).toBe(live)
+        expect(await markdownOf(s)).toBe(doc(edited({ 1: 'Second, by one.', 2: 'Third, by one.' })))
+
+        // Updating from main brings main's paragraphs in and keeps the change request's version of the clash.
+        const update = await t.api.call('updateChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: second.id } })
+        expect(update.body.result).toBe('conflicts')
+        const crPages = (await t.api.call('listPagesInChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: second.id } })).body.pages
+        expect(crPages.find((p: { id: string }) => p.id === s.pages.doc).markdown).toBe(doc(edited({ 1: 'Second, by two.', 2: 'Third, by one.', 4: 'Fifth, by two.' })))
+      })
+
+      it('a change request edited in paragraph 1 and main in paragraph 5 updates cleanly from main, then merges', async () => {
+        const s = docSpace()
+        const cr = await create(s)
+        await editDoc(s, cr, doc(edited({ 0: 'First, in the change request.' })))
+        editSpaceDirectly(t.service, s.spaceId, [{ operation: 'update_page', page: s.pages.doc, document: md(doc(edited({ 4: 'Fifth, on main.' }))) }])
+
+        const update = await t.api.call('updateChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })
+        expect(update.body.result).toBe('update')
+        const both = doc(edited({ 0: 'First, in the change request.', 4: 'Fifth, on main.' }))
+        const crPages = (await t.api.call('listPagesInChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })).body.pages
+        expect(crPages.find((p: { id: string }) => p.id === s.pages.doc).markdown).toBe(both)
+        expect((await merge(s, cr)).body.result).toBe('merge')
+        expect(await markdownOf(s)).toBe(both)
+      })
+    })
+
     it('reports outdated until updated; updating an up-to-date change request changes nothing', async () => {
       const s = space()
       const cr = await create(s)

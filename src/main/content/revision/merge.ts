@@ -16,17 +16,29 @@
  * after the sibling that precedes them in the branch. A page whose parent did
  * not survive goes up to the nearest surviving ancestor.
  *
- * Bodies merge as whole blobs: there is no line-level merge here.
+ * With a body reader (options.readBody), a page both sides edited merges
+ * field by field and its body block by block (mergePageVersions): it is a
+ * conflict only where both changed the same field, metadata key or block, and
+ * merged bodies come back in `blobs` for the caller to store. Without one,
+ * such a page is a conflict and keeps the branch's version whole.
  */
 import { uniqueSlug } from '../gitsync/slug'
 import type { RevisionTree, TreeFile, TreePage } from '../types'
 import { childLists, movedPages, pageContentChanges, parentIds, sameFile, samePageVersion } from './compare'
+import { mergePageVersions, type BodyReader } from './merge-page-versions'
 import { flattenPages } from './tree'
 
 export interface MergeResult {
   tree: RevisionTree
   /** Ids of pages and files changed differently on both sides (the branch's version was kept). */
   conflicts: string[]
+  /** Page bodies the merge wrote (merged block by block), keyed by blob id; absent when there are none. */
+  blobs?: Map<string, Uint8Array>
+}
+
+export interface MergeOptions {
+  /** Reads stored page bodies, so that pages both sides edited merge block by block. */
+  readBody?: BodyReader
 }
 
 type Side = 'main' | 'branch'
@@ -47,10 +59,11 @@ interface SideView {
   order: string[]
 }
 
-export function mergeTrees(base: RevisionTree, main: RevisionTree, branch: RevisionTree): MergeResult {
+export function mergeTrees(base: RevisionTree, main: RevisionTree, branch: RevisionTree, options: MergeOptions = {}): MergeResult {
   const conflicts: string[] = []
+  const blobs = new Map<string, Uint8Array>()
   const sides = { base: view(base, base), main: view(base, main), branch: view(base, branch) }
-  const decisions = decidePages(sides, conflicts)
+  const decisions = decidePages(sides, conflicts, { readBody: options.readBody, blobs })
   const parents = resolveParents(decisions, sides)
   const children = orderChildren(decisions, parents, sides)
 
@@ -61,7 +74,8 @@ export function mergeTrees(base: RevisionTree, main: RevisionTree, branch: Revis
     })
   const pages = build(undefined)
   dedupeSlugs(pages)
-  return { tree: { pages, files: mergeFiles(base.files, main.files, branch.files, conflicts) }, conflicts }
+  const tree = { pages, files: mergeFiles(base.files, main.files, branch.files, conflicts) }
+  return blobs.size > 0 ? { tree, conflicts, blobs } : { tree, conflicts }
 }
 
 function view(base: RevisionTree, tree: RevisionTree): SideView {
@@ -77,7 +91,11 @@ function view(base: RevisionTree, tree: RevisionTree): SideView {
 
 /* ---------------------------- which version wins --------------------------- */
 
-function decidePages(sides: Record<'base' | Side, SideView>, conflicts: string[]): Map<string, Decision> {
+function decidePages(
+  sides: Record<'base' | Side, SideView>,
+  conflicts: string[],
+  bodies: { readBody?: BodyReader; blobs: Map<string, Uint8Array> },
+): Map<string, Decision> {
   const { base, main, branch } = sides
   const decisions = new Map<string, Decision>()
   const ids = [...new Set([...main.order, ...branch.order])]
@@ -106,11 +124,21 @@ function decidePages(sides: Record<'base' | Side, SideView>, conflicts: string[]
 
     const oursChanged = !samePageVersion(original, ours)
     const theirsChanged = !samePageVersion(original, theirs)
-    if (edited(ours) && edited(theirs) && pageContentChanges(ours, theirs).length > 0) conflicts.push(id)
-    else if (placed(main) && placed(branch) && main.parents.get(id) !== branch.parents.get(id)) conflicts.push(id)
     // Content decides which side changed: a branch page reverted to the base (or touched without a change)
     // must not override main's edit just because its timestamp moved.
-    const page = edited(theirs) ? theirs : edited(ours) ? ours : theirsChanged && !oursChanged ? theirs : ours
+    let page = edited(theirs) ? theirs : edited(ours) ? ours : theirsChanged && !oursChanged ? theirs : ours
+    let conflicted = placed(main) && placed(branch) && main.parents.get(id) !== branch.parents.get(id)
+    if (edited(ours) && edited(theirs) && pageContentChanges(ours, theirs).length > 0) {
+      if (bodies.readBody) {
+        const merged = mergePageVersions(original, ours, theirs, bodies.readBody)
+        page = merged.page
+        conflicted ||= merged.conflict
+        if (merged.blob) bodies.blobs.set(merged.blob.oid, merged.blob.bytes)
+      } else {
+        conflicted = true
+      }
+    }
+    if (conflicted) conflicts.push(id)
     decisions.set(id, { page, placement: placed(branch) ? 'branch' : 'main' })
   }
   return decisions

@@ -10,9 +10,10 @@ import { RevisionView } from './serializers/revision'
 /**
  * Merge: the change request's content goes into the space as a new space revision whose parents are
  * [space head, change request head]. The merge is three-way from the space revision the change request
- * is based on. When the space changed a page the change request changed too, nothing is merged and the
- * answer is `conflicts`: the user updates the change request (keeping its versions) and merges again,
- * so a merge never silently overwrites work done on the main content.
+ * is based on; a page both changed merges field by field and its body block by block. When both changed
+ * the same block (or field) differently, nothing is merged and the answer is `conflicts`: the user updates
+ * the change request (keeping its versions of those blocks) and merges again, so a merge never silently
+ * overwrites work done on the main content.
  */
 function mergeChangeRequest(ctx: RequestContext) {
   const { space } = requireSpace(ctx, 'merge')
@@ -24,14 +25,16 @@ function mergeChangeRequest(ctx: RequestContext) {
   const head = changeRequestRevision(ctx, cr)
   const main = space.revisionId ? currentRevision(ctx, space) : undefined
   let tree: RevisionTree = head.tree
+  let blobs: Map<string, Uint8Array> | undefined
   if (main && main.id !== cr.revisionMergedAncestor) {
     const base = ctx.store.repo(RevisionsRepository).get(cr.revisionMergedAncestor)
-    const merged = mergeTrees(base?.tree ?? { pages: [], files: [] }, main.tree, head.tree)
+    const merged = mergeTrees(base?.tree ?? { pages: [], files: [] }, main.tree, head.tree, { readBody: storedBody(ctx) })
     if (merged.conflicts.length > 0) return ok({ revision: main.id, result: 'conflicts' })
     tree = merged.tree
+    blobs = merged.blobs
   }
   const revision = ctx.store.transaction(() => {
-    const created = createSpaceRevision(ctx.store, space.id, tree, undefined, main ? [main.id, head.id] : [head.id], {
+    const created = createSpaceRevision(ctx.store, space.id, tree, blobs, main ? [main.id, head.id] : [head.id], {
       type: 'merge',
       createdBy: ctx.user.id,
       message: `Merge change request #${cr.number}${cr.subject ? `: ${cr.subject}` : ''}`,
@@ -45,7 +48,8 @@ function mergeChangeRequest(ctx: RequestContext) {
 /**
  * Update: brings the space's current content into the change request as a new change request revision
  * (parents [change request head, space head]); the merge base moves to the space head. Where both sides
- * changed a page, the change request's version is kept and the answer is `conflicts`.
+ * changed the same block or field of a page, the change request's version of it is kept and the answer is
+ * `conflicts`.
  */
 function updateChangeRequest(ctx: RequestContext) {
   const { space } = requireSpace(ctx, 'edit')
@@ -56,12 +60,13 @@ function updateChangeRequest(ctx: RequestContext) {
   if (main.id === cr.revisionMergedAncestor) return ok({ revision: head.id, result: 'update' })
 
   const base = ctx.store.repo(RevisionsRepository).get(cr.revisionMergedAncestor)
-  const merged = mergeTrees(base?.tree ?? { pages: [], files: [] }, main.tree, head.tree)
+  const merged = mergeTrees(base?.tree ?? { pages: [], files: [] }, main.tree, head.tree, { readBody: storedBody(ctx) })
   const revision = ctx.store.transaction(() => {
     const created = ctx.store.repo(RevisionsRepository).create({
       spaceId: space.id,
       parents: [head.id, main.id],
       tree: merged.tree,
+      blobs: merged.blobs,
       type: 'update',
       createdBy: ctx.user.id,
       message: `Update change request #${cr.number} from the main content`,
@@ -70,6 +75,12 @@ function updateChangeRequest(ctx: RequestContext) {
     return created
   })
   return ok({ revision: revision.id, result: merged.conflicts.length > 0 ? 'conflicts' : 'update' })
+}
+
+/** Page bodies from the store, so that pages both sides edited merge block by block. */
+function storedBody(ctx: RequestContext): (oid: string) => string | undefined {
+  const revisions = ctx.store.repo(RevisionsRepository)
+  return (oid) => revisions.blob(oid)?.toString('utf8')
 }
 
 const MAX_CHANGES_LIMIT = 1000
