@@ -58,7 +58,7 @@ describe('quire sync / status / links', () => {
   it('status reads the cache: state, revision, pages, last sync, pending work', async () => {
     const text = await quire('status')
     expect(text.code).toBe(0)
-    expect(text.out).toMatch(/Quire Demo\/User Guide: synced\n {2}revision \w+, 47 pages, last sync \d{4}-/)
+    expect(text.out).toMatch(/Quire Demo\/User Guide: in sync\n {2}revision \w+, 47 pages, last sync \d{4}-/)
     const json = JSON.parse((await quire('status', '--json')).out) as { spaces: Array<{ title: string; state: string; pages: number; revision: string; pending: { steps: number } }> }
     expect(json.spaces.map((s) => [s.title, s.state])).toEqual([
       ['API Reference', 'synced'],

@@ -1,15 +1,20 @@
 import { parseArgs } from 'node:util'
 import { openCache, quirePaths } from '../engine/account/account'
+import { CacheRepository } from '../engine/cache/cache-repository'
+import { openCacheDatabase } from '../engine/cache/open-cache'
 import { linkFindings } from '../engine/links/link-reports'
 import { readSpaceStatuses, type SpaceStatus } from '../engine/sync/space-status'
 import { describeSyncUp, readSyncUpStatuses } from '../engine/push/sync-up-status'
+import { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { storedSpaceFacts } from '../engine/session/space-facts'
+import { deriveSpaceState, describeState } from '../../shared/space-state'
 import type { CliIo } from './io'
 import { workspaceFolder } from './sync-command'
 
 export const statusUsage = `quire status [--json]
 
-Per synced space: state (synced, syncing, offline, error), revision, page count, last sync and pending
-work. Read from the local cache: works offline.`
+Per synced space: its state (in sync, syncing, N local changes waiting, conflict, offline, error, paused,
+signed out), revision, page count, last sync and pending work. Read from the local cache: works offline.`
 
 export async function statusCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } }, strict: true })
@@ -17,30 +22,36 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
     io.out(statusUsage)
     return 0
   }
-  const cache = openCache(quirePaths())
+  const db = openCacheDatabase(quirePaths().cacheFile)
+  const cache = new CacheRepository(db)
   try {
     const account = cache.activeAccount()
     const workspace = workspaceFolder(cache)
     const spaces = readSpaceStatuses(cache, workspace)
-    // Sync up (hook): conflicts put a space in state `conflict`; the outbox and change request are pending work.
     const up = readSyncUpStatuses(quirePaths().cacheFile, spaces.map((s) => s.spaceId))
+    // The one state the app shows too, from the same facts.
+    const outbox = new OutboxRepository(db)
+    const paused = cache.setting('paused') === 'true'
+    const stateOf = (spaceId: string) => deriveSpaceState(storedSpaceFacts(cache, outbox, spaceId, { paused, pushesEdits: true, accountId: account?.id }))
     if (values.json) {
-      const withUp = spaces.map((s) => ({ ...s, state: up.get(s.spaceId)?.state ?? s.state, syncUp: up.get(s.spaceId) }))
+      const withUp = spaces.map((s) => {
+        const state = stateOf(s.spaceId)
+        return { ...s, state: state.kind, stateDetail: state, syncUp: up.get(s.spaceId) }
+      })
       io.out(JSON.stringify({ account: account ? { endpoint: account.endpoint, user: account.displayName } : null, workspace, spaces: withUp }, null, 2))
       return 0
     }
     io.out(account ? `signed in to ${account.endpoint} as ${account.displayName}` : 'not signed in')
     io.out(`workspace: ${workspace}`)
     if (spaces.length === 0) io.out('no spaces selected: run quire sync --space ID (or --all)')
-    for (const space of spaces) io.out([describe({ ...space, state: up.get(space.spaceId)?.state ?? space.state }), ...describeSyncUp(up.get(space.spaceId))].join('\n'))
+    for (const space of spaces) io.out([describe(space, describeState(stateOf(space.spaceId))), ...describeSyncUp(up.get(space.spaceId))].join('\n'))
     return 0
   } finally {
     cache.close()
   }
 }
 
-function describe(s: SpaceStatus): string {
-  const state = s.state === 'idle' ? 'not synced yet' : s.state
+function describe(s: SpaceStatus, state: string): string {
   const lines = [`${s.organization}/${s.title}: ${state}`]
   const facts = [
     s.revision ? `revision ${s.revision}` : undefined,

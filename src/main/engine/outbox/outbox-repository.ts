@@ -214,6 +214,33 @@ export class OutboxRepository {
     return keys
   }
 
+  /**
+   * Content batches the service refused whose every file a later batch has now carried: the writer saved
+   * those files again and the new version went through, so the refusal is over.
+   */
+  retireRefusals(spaceId: string, carried: ReadonlySet<string>) {
+    const rows = this.db.prepare("SELECT seq, payload FROM outbox WHERE space_id = ? AND kind = 'content' AND state = 'failed'").all(spaceId) as Row[]
+    const retire = this.db.prepare("UPDATE outbox SET state = 'superseded', finished_at = ? WHERE seq = ?")
+    for (const row of rows) {
+      const paths = ((JSON.parse(String(row.payload)) as { entries?: Array<{ path: string }> }).entries ?? []).map((e) => e.path)
+      if (paths.length > 0 && paths.every((p) => carried.has(p))) retire.run(this.now(), Number(row.seq))
+    }
+  }
+
+  /**
+   * Refused edits the writer still has to act on (saving the file again): content batches of the current
+   * change request's generation. A refused comment or merge was answered to whoever asked for it.
+   */
+  openRefusals(spaceId: string, limit = 5): OutboxOp[] {
+    const session = this.session(spaceId)
+    if (!session) return []
+    return (
+      this.db
+        .prepare("SELECT * FROM outbox WHERE space_id = ? AND generation = ? AND kind = 'content' AND state = 'failed' ORDER BY seq DESC LIMIT ?")
+        .all(spaceId, session.generation, limit) as Row[]
+    ).map(opOf)
+  }
+
   failures(spaceId: string, limit = 20): OutboxOp[] {
     return (this.db.prepare("SELECT * FROM outbox WHERE space_id = ? AND state = 'failed' ORDER BY seq DESC LIMIT ?").all(spaceId, limit) as Row[]).map(opOf)
   }

@@ -299,6 +299,7 @@ export class OutboxSender {
         const { refs, head, changeRequest } = answer as ContentOutcome
         this.outbox.transaction(() => {
           this.outbox.resolveRefs(op.spaceId, new Map(Object.entries(refs)))
+          this.outbox.retireRefusals(op.spaceId, new Set(op.payload.entries.map((e) => e.path)))
           if (head) this.outbox.setHead(op.spaceId, op.generation, head)
           if (changeRequest) this.outbox.saveChangeRequest(op.spaceId, changeRequest)
           this.outbox.markDone(op.seq, { refs, head })

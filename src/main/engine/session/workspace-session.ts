@@ -8,9 +8,9 @@ import type { OutboxRepository } from '../outbox/outbox-repository'
 import type { NewOutboxOp, OutboxOp, PayloadOf } from '../outbox/outbox-types'
 import { workspaceHold } from '../push/hold'
 import { SpacePusher, type PushResult } from '../push/space-pusher'
-import { filesOf } from '../push/sync-up-status'
 import { spaceFolderPath, SyncEngine, type PassReport } from '../sync/sync-engine'
 import { WorkspaceWatcher, type WatchedSpace } from '../watch/watcher'
+import { authErrorKey, storedSpaceFacts } from './space-facts'
 
 export interface WorkspaceSessionOptions {
   cache: CacheRepository
@@ -76,7 +76,9 @@ export class WorkspaceSession {
   private timer?: NodeJS.Timeout
   private stopped = false
 
-  constructor(private readonly o: WorkspaceSessionOptions) {}
+  constructor(private readonly o: WorkspaceSessionOptions) {
+    this.authError = o.cache.setting(authErrorKey(o.account.id)) || undefined
+  }
 
   get account(): AccountRow {
     return this.o.account
@@ -198,28 +200,15 @@ export class WorkspaceSession {
 
   /** The state of a space now (derived from the cache, the outbox and what runs). */
   state(spaceId: string): SpaceSyncState {
-    const row = this.o.cache.space(spaceId)
-    const pushed = this.lastPush.get(spaceId)
-    const refused = [
-      ...(pushed?.reports ?? []).filter((r) => r.kind === 'refused').map((r) => ({ files: [r.path], error: r.message })),
-      ...this.o.outbox.failures(spaceId, 5).filter((op) => pushed?.failures.some((f) => f.startsWith(`${op.kind} #${op.seq}`))).map((op) => ({ files: filesOf(op), error: op.lastError ?? '' })),
-    ]
-    return deriveSpaceState({
-      folder: row?.state ?? 'idle',
-      lastError: row?.lastError,
-      issues: row?.issues ?? [],
-      running: this.running.get(spaceId),
-      paused: this.paused(),
-      authError: this.authError,
-      pushesEdits: this.o.syncUp !== false,
-      pendingEdits: this.o.outbox.unfinished(spaceId).length,
-      pushStopped: pushed?.stopped,
-      refused,
-      conflicts: this.o.outbox
-        .conflicts(spaceId)
-        .filter((c) => c.state === 'open')
-        .map((c) => ({ path: c.path, copy: c.copyPath })),
-    })
+    return deriveSpaceState(
+      storedSpaceFacts(this.o.cache, this.o.outbox, spaceId, {
+        paused: this.paused(),
+        pushesEdits: this.o.syncUp !== false,
+        accountId: this.o.account.id,
+        running: this.running.get(spaceId),
+        pushStopped: this.lastPush.get(spaceId)?.stopped,
+      }),
+    )
   }
 
   /** Re-derives the state of every selected space, emitting the changes. */
@@ -243,6 +232,8 @@ export class WorkspaceSession {
   private noteAuth(reason: string | undefined) {
     if (reason === this.authError) return
     this.authError = reason
+    // Kept in the cache, so `quire status` and the next start say signed out too.
+    this.o.cache.setSetting(authErrorKey(this.o.account.id), reason ?? '')
     this.refreshStates()
   }
 

@@ -53,6 +53,11 @@ export class UsersRepository {
     return token
   }
 
+  /** The token stops working at once (a user revoking it, an administrator, a test of a refused token). */
+  revokeToken(token: string) {
+    this.db.prepare('DELETE FROM tokens WHERE token_hash = ?').run(hashToken(token))
+  }
+
   byToken(token: string): UserRow | undefined {
     return this.db
       .prepare('SELECT users.* FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.token_hash = ?')

@@ -1,0 +1,38 @@
+import type { SpaceFacts } from '../../../shared/space-state'
+import type { CacheRepository } from '../cache/cache-repository'
+import type { OutboxRepository } from '../outbox/outbox-repository'
+import { filesOf } from '../push/sync-up-status'
+
+/** The cache setting that keeps an account's refused token, so every process (the CLI's status too) says signed out. */
+export const authErrorKey = (accountId: string) => `auth_error:${accountId}`
+
+/**
+ * What the stores (cache and outbox) know of a space, for `deriveSpaceState`. A running session adds
+ * what only it knows (work running now, why its last push stopped); `quire status` reads the same facts
+ * from the cache file, so both say the same state.
+ */
+export function storedSpaceFacts(
+  cache: CacheRepository,
+  outbox: OutboxRepository,
+  spaceId: string,
+  now: { paused: boolean; pushesEdits: boolean; accountId?: string; running?: SpaceFacts['running']; pushStopped?: SpaceFacts['pushStopped'] },
+): SpaceFacts {
+  const row = cache.space(spaceId)
+  const authError = now.accountId ? cache.setting(authErrorKey(now.accountId)) : undefined
+  return {
+    folder: row?.state ?? 'idle',
+    lastError: row?.lastError,
+    issues: row?.issues ?? [],
+    running: now.running,
+    paused: now.paused,
+    ...(authError ? { authError } : {}),
+    pushesEdits: now.pushesEdits,
+    pendingEdits: outbox.unfinished(spaceId).length,
+    pushStopped: now.pushStopped,
+    refused: outbox.openRefusals(spaceId).map((op) => ({ files: filesOf(op), error: op.lastError ?? '' })),
+    conflicts: outbox
+      .conflicts(spaceId)
+      .filter((c) => c.state === 'open')
+      .map((c) => ({ path: c.path, copy: c.copyPath })),
+  }
+}
