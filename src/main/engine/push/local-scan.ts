@@ -61,7 +61,8 @@ export class LocalScanner {
         const full = path.join(dir, entry.name)
         if (entry.isSymbolicLink()) {
           // Never followed, whatever it points at (a folder's pages included).
-          skipped.set(rel, nameReason(entry.name) ?? 'symlink')
+          const reason = folderReason(rel)
+          skipped.set(rel, reason === undefined || reason === 'outside' ? 'symlink' : reason)
           continue
         }
         if (entry.isDirectory()) {
