@@ -30,6 +30,8 @@ export interface Template {
   seeded: SeededSpace
   /** Texts the writer saved: each must survive (P1). */
   saved: Array<{ path: string; text: string }>
+  /** A page file the writer deleted: the deletion must survive too (in the change request, or held by the pass). */
+  removed: string
 }
 
 /** One run: a fresh service and workstation folder, copied from the template. */
@@ -50,7 +52,10 @@ export async function buildTemplate(scenario: ScenarioName): Promise<Template> {
     try {
       await ws.pull()
       const saved = scenario === 'push' ? writerEdits(ws) : await remoteChanges(t, ws)
-      return { scenario, root, token: t.service.token, seeded, saved }
+      // A deletion the writer made and has not pushed: a push sends it, a pass leaves the page out.
+      const removed = scenario === 'push' ? 'getting-started.md' : 'faq.md'
+      fs.rmSync(ws.file(removed))
+      return { scenario, root, token: t.service.token, seeded, saved, removed }
     } finally {
       ws.close()
     }
@@ -82,7 +87,7 @@ export function removeTemplate(template: Template) {
   fs.rmSync(template.root, { recursive: true, force: true })
 }
 
-/** The writer's session before a push: two edited pages, a new page, a comment marker. */
+/** The writer's session before a push: three edited pages, a new page, a comment marker (and a deletion). */
 function writerEdits(ws: Workstation): Template['saved'] {
   const saved = [
     { path: 'guide/install.md', text: 'Run the installer, then restart the service.' },
@@ -101,7 +106,7 @@ export const COMMENT = 'Is the FAQ complete?'
 
 /**
  * Another writer's merged change request (two edits, a new page with an image, a deletion, a rename)
- * for the pass to bring down, and one unpushed local edit the pass must leave alone.
+ * for the pass to bring down, and one unpushed local edit the pass must leave alone (and a deletion).
  */
 async function remoteChanges(t: TestService, ws: Workstation): Promise<Template['saved']> {
   const { spaceId } = ws.seeded
@@ -113,7 +118,7 @@ async function remoteChanges(t: TestService, ws: Workstation): Promise<Template[
     body: {
       changes: [
         { operation: 'update_page', page: ids.get('guide/install.md'), document: { markdown: '# Install\n\nRun the installer as an administrator.\n' } },
-        { operation: 'update_page', page: ids.get('faq.md'), document: { markdown: '# FAQ\n\nQuestions, and their answers.\n' } },
+        { operation: 'update_page', page: ids.get('guide/README.md'), document: { markdown: '# Guide\n\nThe guide, revised.\n' } },
         { operation: 'insert_files', files: [{ ref: 'chart', name: 'chart.png', base64: CHART.toString('base64') }] },
         { operation: 'insert_page', document: { markdown: '# Release notes\n\n![Chart](./chart)\n\nVersion 2 is out.\n' }, slug: 'release-notes' },
         { operation: 'delete_page', page: ids.get('getting-started.md') },
@@ -241,6 +246,9 @@ export async function violations(i: Instance): Promise<string[]> {
           : (onDisk && served.get(s.path)?.oid === localOid(s.path)) || (await allServed()).some((m) => m.includes(s.text))
       if (!kept && !inCopy) problems.push(`P1: "${s.text}" (saved in ${s.path}) is lost`)
     }
+    // The writer's deletion is an edit too: its file stays gone, and a push takes the page out of the change request.
+    if (fs.existsSync(ws.file(i.removed))) problems.push(`P1: ${i.removed}, deleted by the writer, is back`)
+    if (i.scenario === 'push' && served.has(i.removed)) problems.push(`P1: the change request still has ${i.removed}, deleted by the writer`)
 
     // P3: each page once (the new one too), the comment once.
     for (const title of new Set(titles)) {
@@ -257,9 +265,9 @@ export async function violations(i: Instance): Promise<string[]> {
 
     // P4 after a clean pass: every page of the service has its file, byte for byte, and no page file is
     // left over (SUMMARY.md and conflicted copies aside). For a push the service's version is the change
-    // request's (main and the writer's edits); for a pass it is main's, the unpushed edit aside.
+    // request's (main and the writer's edits); for a pass it is main's, the unpushed edit and deletion aside.
     const pages = local.filter((f) => f !== 'SUMMARY.md' && !isCopy(f))
-    const missing = [...served.keys()].filter((f) => !pages.includes(f))
+    const missing = [...served.keys()].filter((f) => !pages.includes(f) && !(i.scenario === 'pass' && f === i.removed))
     const extra = pages.filter((f) => !served.has(f))
     if (missing.length > 0) problems.push(`P4: pages without a file: ${missing.join(', ')}`)
     if (extra.length > 0) problems.push(`P4: files without a page: ${extra.join(', ')}`)
