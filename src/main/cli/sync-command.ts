@@ -4,7 +4,8 @@ import { quirePaths, signedIn } from '../engine/account/account'
 import { CacheRepository } from '../engine/cache/cache-repository'
 import { openCacheDatabase } from '../engine/cache/open-cache'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { workspaceHold } from '../engine/push/hold'
+import { CommentsRepository } from '../engine/comments/comments-repository'
+import { WorkspaceSession } from '../engine/session/workspace-session'
 import type { PassReport, SyncEngine } from '../engine/sync/sync-engine'
 import { SyncEngine as Engine } from '../engine/sync/sync-engine'
 import type { CliIo } from './io'
@@ -67,14 +68,19 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
   try {
     const { account, gateway } = await signedIn(cache, paths)
     const workspace = workspaceFolder(cache, values.workspace)
-    const engine = new Engine({
+    const engine = new Engine({ cache, account, gateway, workspace })
+    // Passes run through the workspace session, the engine every front end uses: renames and deletions
+    // the writer made but has not pushed yet stay as they are (the session's hold).
+    const session = new WorkspaceSession({
       cache,
+      outbox: new OutboxRepository(db),
+      comments: new CommentsRepository(db),
       account,
       gateway,
-      workspace,
+      workspace: () => workspace,
+      syncUp: false,
+      watch: false,
       allowMassDelete: values['allow-mass-delete'],
-      // Renames and deletions the writer made but has not pushed yet stay as they are.
-      hold: workspaceHold(cache, new OutboxRepository(db), workspace),
       onProgress: createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns }),
     })
     await applySelection(engine, cache, account.id, values.all, picks)
@@ -83,7 +89,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
       return 2
     }
     io.out(`workspace: ${workspace}`)
-    if (values.once) return report(await engine.pass(), io, cache)
+    if (values.once) return report(await session.pass(), io, cache)
 
     let stop = false
     let wake: (() => void) | undefined
@@ -97,7 +103,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     process.once('SIGTERM', onSignal)
     try {
       while (!stop) {
-        report(await engine.pass(), io, cache)
+        report(await session.pass(), io, cache)
         if (stop) break
         await new Promise<void>((resolve) => {
           wake = resolve

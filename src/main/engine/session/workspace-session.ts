@@ -8,7 +8,7 @@ import type { OutboxRepository } from '../outbox/outbox-repository'
 import type { NewOutboxOp, OutboxOp, PayloadOf } from '../outbox/outbox-types'
 import { workspaceHold } from '../push/hold'
 import { SpacePusher, type PushResult } from '../push/space-pusher'
-import { spaceFolderPath, SyncEngine, type PassReport } from '../sync/sync-engine'
+import { spaceFolderPath, SyncEngine, type PassReport, type SyncProgressEvent } from '../sync/sync-engine'
 import { WorkspaceWatcher, type WatchedSpace } from '../watch/watcher'
 import { authErrorKey, storedSpaceFacts } from './space-facts'
 
@@ -35,6 +35,8 @@ export interface WorkspaceSessionOptions {
   refreshLinks?: boolean
   now?: () => Date
   onEvent?: (event: SessionEvent) => void
+  /** Every step of a pass, for a progress display (`quire sync`). */
+  onProgress?: (event: SyncProgressEvent) => void
 }
 
 export type SessionEvent =
@@ -286,6 +288,7 @@ export class WorkspaceSession {
       refreshLinks: this.o.refreshLinks,
       hold: workspaceHold(this.o.cache, this.o.outbox, this.o.workspace()),
       onProgress: (event) => {
+        this.o.onProgress?.(event)
         if (event.type === 'space-started') this.running.set(event.spaceId, { done: 0, total: 0 })
         else if (event.type === 'space-planned') this.running.set(event.spaceId, { done: 0, total: event.total })
         else if (event.type === 'step') this.running.set(event.spaceId, { done: event.step.index, total: event.step.total })
