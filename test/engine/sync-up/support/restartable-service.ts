@@ -85,4 +85,18 @@ export class UncheckedApiClient extends ApiClient {
     }
     return (await this.raw(op.method.toUpperCase(), url.toString(), options.body, options.token ?? this.token)) as ApiResponse<T>
   }
+
+  /**
+   * After a restart, a kept-alive connection to the stopped instance fails before the request is sent
+   * ("other side closed"): the test's own calls try again on a new one (the writer's Quire retries by itself).
+   */
+  override async raw(method: string, url: string, body?: unknown, token: string | null = this.token, headers: Record<string, string> = {}): Promise<ApiResponse> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await super.raw(method, url, body, token, headers)
+      } catch (error) {
+        if (attempt >= 3 || !(error instanceof TypeError) || error.message !== 'fetch failed') throw error
+      }
+    }
+  }
 }
