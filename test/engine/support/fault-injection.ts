@@ -36,7 +36,7 @@ export interface FaultReport {
   count: number
   /** One line per access: `<n> <kind> <what>`, paths relative to the root. */
   log: string[]
-  /** The access that failed, when one did. */
+  /** The access that failed, when one did, with the engine's frames that made it. */
   fired?: string
 }
 
@@ -88,7 +88,7 @@ function access(kind: 'db' | 'fs', what: string, failure: { code: string; cleanu
   a.count++
   a.log.push(`${a.count} ${kind} ${what}`)
   if (a.mode === 'count' || a.count !== a.at) return
-  a.fired = `${kind} ${what}`
+  a.fired = `${kind} ${what}${engineFrames()}`
   if (a.mode === 'kill') {
     writeLine(1, `killed ${a.count} ${kind} ${what}\n`)
     process.kill(process.pid, 'SIGKILL')
@@ -97,6 +97,15 @@ function access(kind: 'db' | 'fs', what: string, failure: { code: string; cleanu
   }
   failure.cleanup?.()
   throw new InjectedFault(a.count, `${kind} ${what}`, failure.code)
+}
+
+/** Where in the engine (src/) an access comes from: ` at space-folder.ts:151 < executor.ts:119 < ...`. */
+function engineFrames(): string {
+  const frames = (new Error().stack ?? '').split('\n').flatMap((line) => {
+    const match = /[/\\]src[/\\](?:.*[/\\])?([^/\\]+\.ts):(\d+)/.exec(line)
+    return match ? [`${match[1]}:${match[2]}`] : []
+  })
+  return frames.length > 0 ? ` at ${frames.slice(0, 4).join(' < ')}` : ''
 }
 
 function scopedPath(arg: unknown): string | undefined {
