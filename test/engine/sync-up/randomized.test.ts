@@ -450,7 +450,7 @@ async function sequence(seed: number) {
   t.service.store.repo(OrganizationsRepository).setMember(seeded.orgId, other!.id, 'admin')
   const partial = { seed, r, seeded, dir, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>() } as Omit<Run, 'ws' | 'net'>
   const run = partial as Run
-  run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms) => saveDuringPass(run, id, ms) })
+  run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms) => saveDuringPass(run, id, ms), beforeRequest: () => noteCreated(run.ledger, run.ws) })
   run.ws = open(run)
   for (const cr of await changeRequestsOf(owner, seeded.spaceId, t.service.ownerId, ['merged'])) run.ledger.before.add(cr.id)
   const history: string[] = []

@@ -42,7 +42,7 @@ export class Ledger {
   readonly markers = new Set<string>()
   /** Change requests of the writer's account made before the sequence (the seeding), not the writer's Quire's. */
   readonly before = new Set<string>()
-  /** Change requests the writer's Quire recorded as created (its create ops, seen after every step: settled ones are pruned). */
+  /** Change requests the writer's Quire recorded as created (its create ops, seen before each of its requests and after every step: settled ones are pruned). */
   readonly created = new Set<string>()
   /** Markers the writer removed with their file, or whose page someone deleted before they were posted. */
   readonly markersGone = new Set<string>()

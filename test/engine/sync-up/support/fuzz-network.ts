@@ -19,6 +19,8 @@ export interface NetworkHooks {
   moveHead(): Promise<string | undefined>
   /** The writer saves a page while a pass downloads `pageId` (called with the answer in hand). */
   saveDuringPass(pageId: string, delayMs: number): void
+  /** Before every request of the writer's Quire (to look at its outbox between any two of its steps). */
+  beforeRequest?(): void
 }
 
 export type FaultKind = 'rate-limited' | 'unavailable' | 'lost-answer' | 'killed' | 'cut-body' | 'refused' | 'stopped-after' | 'head-moved' | 'save-during-pass'
@@ -40,6 +42,7 @@ export class FuzzNetwork {
 
   fetch: typeof fetch = async (input, init) => {
     if (this.killed) throw new TypeError('fetch failed', { cause: Object.assign(new Error('the process was killed'), { code: 'ECONNREFUSED' }) })
+    this.hooks.beforeRequest?.()
     if (!this.on || !this.service.running) return fetch(input, init)
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
     const method = (init?.method ?? 'GET').toUpperCase()
