@@ -20,6 +20,7 @@ import { CacheRepository, type SpaceRow } from '../engine/cache/cache-repository
 import { openCacheDatabase } from '../engine/cache/open-cache'
 import { CommentsRepository } from '../engine/comments/comments-repository'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { WorkspaceLease } from '../engine/cache/workspace-lease'
 import { WorkspaceSession, type SessionEvent } from '../engine/session/workspace-session'
 import { spaceFolderPath, SyncEngine } from '../engine/sync/sync-engine'
 import type { LocalService } from '../service/local-service'
@@ -56,6 +57,8 @@ export interface BackendOptions {
   now?: () => Date
   /** Gateway tuning, e.g. shorter timeouts in tests. */
   gateway?: { timeoutMs?: number; maxAttempts?: number }
+  /** How this process names itself to another that finds the workspace taken (`quire serve` says serve). */
+  leaseKind?: 'app' | 'serve'
 }
 
 interface Live extends SignedIn {
@@ -79,6 +82,7 @@ export class QuireBackend implements QuireBridge {
   private readonly outbox: OutboxRepository
   private readonly comments: CommentsRepository
   private readonly accounts: Accounts
+  private readonly lease: WorkspaceLease
   private live: Live | undefined
   private statusTimer: NodeJS.Timeout | undefined
   private closed = false
@@ -90,7 +94,9 @@ export class QuireBackend implements QuireBridge {
     vault: TokenVault,
   ) {
     this.cache = new CacheRepository(db, () => (options.now?.() ?? new Date()).toISOString())
-    this.outbox = new OutboxRepository(db)
+    this.lease = new WorkspaceLease(db)
+    // Ops are claimed (and sent) only while this process holds the workspace: never by two at once.
+    this.outbox = new OutboxRepository(db, undefined, this.lease.outboxClaim())
     this.comments = new CommentsRepository(db)
     this.settings = new SettingsStore(this.cache, paths.defaultWorkspace)
     this.activity = new ActivityLog(paths.logFile, options.now)
@@ -189,6 +195,7 @@ export class QuireBackend implements QuireBridge {
       intervalMs: () => (this.options.autoSync === false ? undefined : this.settings.get().intervalSeconds * 1000),
       paused: () => this.settings.get().paused,
       now: this.options.now,
+      lease: { lease: this.lease, kind: this.options.leaseKind ?? 'app' },
       onEvent: (event: SessionEvent) => {
         onActivity(event)
         if (event.type === 'state' && event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') void this.getSession().then((session) => this.emit({ type: 'session', session }))

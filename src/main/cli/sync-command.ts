@@ -5,6 +5,7 @@ import { CacheRepository } from '../engine/cache/cache-repository'
 import { openCacheDatabase } from '../engine/cache/open-cache'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
 import { CommentsRepository } from '../engine/comments/comments-repository'
+import { LeaseHeldError, WorkspaceLease } from '../engine/cache/workspace-lease'
 import { WorkspaceSession } from '../engine/session/workspace-session'
 import type { PassReport, SyncEngine } from '../engine/sync/sync-engine'
 import { SyncEngine as Engine } from '../engine/sync/sync-engine'
@@ -65,7 +66,13 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
   const paths = quirePaths()
   const db = openCacheDatabase(paths.cacheFile)
   const cache = new CacheRepository(db)
+  const lease = new WorkspaceLease(db)
   try {
+    const taken = lease.acquire({ kind: 'sync' })
+    if (!taken.acquired) {
+      io.err(`quire sync: ${new LeaseHeldError(taken.holder).message}; it keeps the folders in sync already`)
+      return 3
+    }
     const { account, gateway } = await signedIn(cache, paths)
     const workspace = workspaceFolder(cache, values.workspace)
     const engine = new Engine({ cache, account, gateway, workspace })
@@ -73,7 +80,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     // the writer made but has not pushed yet stay as they are (the session's hold).
     const session = new WorkspaceSession({
       cache,
-      outbox: new OutboxRepository(db),
+      outbox: new OutboxRepository(db, undefined, lease.outboxClaim()),
       comments: new CommentsRepository(db),
       account,
       gateway,
@@ -117,6 +124,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     await gateway.idle()
     return 0
   } finally {
+    lease.release()
     cache.close()
   }
 }

@@ -6,6 +6,7 @@ import { openCacheDatabase } from '../engine/cache/open-cache'
 import { CommentsRepository } from '../engine/comments/comments-repository'
 import type { ApiGateway } from '../engine/gateway/api-gateway'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { WorkspaceLease, type LeaseHolder, type LeaseKind } from '../engine/cache/workspace-lease'
 import { SpacePusher } from '../engine/push/space-pusher'
 import { workspaceFolder } from './sync-command'
 
@@ -14,6 +15,7 @@ export class SyncUpContext {
   readonly cache: CacheRepository
   readonly outbox: OutboxRepository
   readonly comments: CommentsRepository
+  readonly lease: WorkspaceLease
   private gatewayCache?: { account: AccountRow; gateway: ApiGateway }
 
   private constructor(
@@ -22,7 +24,9 @@ export class SyncUpContext {
     workspace?: string,
   ) {
     this.cache = new CacheRepository(db)
-    this.outbox = new OutboxRepository(db)
+    this.lease = new WorkspaceLease(db)
+    // Ops are claimed (and sent) only while this process holds the workspace's lease.
+    this.outbox = new OutboxRepository(db, undefined, this.lease.outboxClaim())
     this.comments = new CommentsRepository(db)
     this.workspace = workspaceFolder(this.cache, workspace)
   }
@@ -35,11 +39,23 @@ export class SyncUpContext {
   }
 
   close() {
+    this.lease.release()
     this.db.close()
   }
 
-  async signedIn(): Promise<{ account: AccountRow; gateway: ApiGateway }> {
+  /**
+   * Takes the workspace for this command (no other process syncs or sends while it runs); answers who
+   * holds it when another live process does: then this one only queues, and the holder sends.
+   */
+  claim(kind: LeaseKind): LeaseHolder | undefined {
+    if (this.lease.held) return undefined
+    const result = this.lease.acquire({ kind })
+    return result.acquired ? undefined : result.holder
+  }
+
+  async signedIn(kind: LeaseKind = 'cli'): Promise<{ account: AccountRow; gateway: ApiGateway }> {
     this.gatewayCache ??= await signedIn(this.cache, this.paths)
+    this.claim(kind)
     return this.gatewayCache
   }
 

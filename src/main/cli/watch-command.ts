@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { LeaseHeldError } from '../engine/cache/workspace-lease'
 import { WorkspaceSession } from '../engine/session/workspace-session'
 import { DEFAULT_DEBOUNCE_MS, DEFAULT_RENAME_WINDOW_MS } from '../engine/watch/watcher'
 import type { CliIo } from './io'
@@ -37,7 +38,12 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
 
   const ctx = SyncUpContext.open({ workspace: values.workspace })
   try {
-    const { account, gateway } = await ctx.signedIn()
+    const holder = ctx.claim('watch')
+    if (holder) {
+      io.err(`quire watch: ${new LeaseHeldError(holder).message}; stop it first (its edits and outbox are the same)`)
+      return 3
+    }
+    const { account, gateway } = await ctx.signedIn('watch')
     if (!ctx.cache.hasSelection()) {
       io.err('quire watch: nothing selected; choose spaces with quire sync --space ID (or --org, --collection, --all) first')
       return 2
@@ -54,6 +60,7 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
       debounceMs: debounce,
       renameWindowMs: Math.max(DEFAULT_RENAME_WINDOW_MS, debounce),
       onEvent: printSessionEvents(io, ctx.cache, ctx.outbox),
+      lease: { lease: ctx.lease, kind: 'watch' },
     })
     io.out(`workspace: ${ctx.workspace}`)
     if (values.once) {

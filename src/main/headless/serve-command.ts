@@ -37,7 +37,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${values.port}"`)
 
   const rendererDir = values.renderer ? path.resolve(values.renderer) : await ensureRendererBuild(DEFAULT_RENDERER_OUT, (line) => io.err(line))
-  const backend = await QuireBackend.open({ dataDir: values.data ? path.resolve(values.data) : undefined })
+  const backend = await QuireBackend.open({ dataDir: values.data ? path.resolve(values.data) : undefined, leaseKind: 'serve' })
   let server
   try {
     server = await startHeadlessServer({ backend, rendererDir, port, log: (line) => io.err(line) })

@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto'
-import { GitBookAPIError } from '@gitbook/api'
 import { deriveSpaceState, sameState, type SpaceSyncState } from '../../../shared/space-state'
 import type { AccountRow, CacheRepository } from '../cache/cache-repository'
 import type { CommentsRepository } from '../comments/comments-repository'
 import type { ApiGateway } from '../gateway/api-gateway'
 import type { OutboxRepository } from '../outbox/outbox-repository'
-import type { NewOutboxOp, OutboxOp, PayloadOf } from '../outbox/outbox-types'
+import type { NewOutboxOp, PayloadOf } from '../outbox/outbox-types'
 import { workspaceHold } from '../push/hold'
-import { SpacePusher, type PushResult } from '../push/space-pusher'
-import { spaceFolderPath, SyncEngine, type PassReport, type SyncProgressEvent } from '../sync/sync-engine'
+import type { PushResult, SpacePusher } from '../push/space-pusher'
+import { SyncEngine, type PassReport, type SyncProgressEvent } from '../sync/sync-engine'
 import { WorkspaceWatcher, type WatchedSpace } from '../watch/watcher'
+import { describeHolder, waitFor, type LeaseHolder, type LeaseKind, type WorkspaceLease } from '../cache/workspace-lease'
 import { authErrorKey, storedSpaceFacts } from './space-facts'
+import { ActionRefusedError, authMessage, isAuthError, type ActionOutcome } from './session-outcomes'
+import { SpacePushers } from './space-pushers'
+
+export { ActionRefusedError, type ActionOutcome } from './session-outcomes'
 
 export interface WorkspaceSessionOptions {
   cache: CacheRepository
@@ -37,6 +41,11 @@ export interface WorkspaceSessionOptions {
   onEvent?: (event: SessionEvent) => void
   /** Every step of a pass, for a progress display (`quire sync`). */
   onProgress?: (event: SyncProgressEvent) => void
+  /**
+   * The cross-process lease on the workspace: only its holder syncs and sends (the outbox must be built
+   * with the lease's claim). Without it the session assumes it is alone (tests, a single process).
+   */
+  lease?: { lease: WorkspaceLease; kind: LeaseKind; ttlMs?: number }
 }
 
 export type SessionEvent =
@@ -45,14 +54,6 @@ export type SessionEvent =
   | { type: 'pass'; report: PassReport }
   | { type: 'push'; spaceId: string; result: PushResult }
   | { type: 'log'; level: 'info' | 'warning' | 'error'; message: string; spaceId?: string }
-
-/** What an explicit action (comment, merge...) came to: sent now, or waiting in the outbox. */
-export interface ActionOutcome {
-  op: OutboxOp
-  sent: boolean
-  /** Why it waits (offline, rate limited...) when it was not sent. */
-  waiting?: string
-}
 
 /**
  * One workspace of one signed-in account, the engine every front end drives: the app's backend,
@@ -68,7 +69,7 @@ export class WorkspaceSession {
   /** A cycle queued and not started yet: later requests join it rather than queue another. */
   private queuedCycle: Promise<void> | undefined
   private readonly queuedPushes = new Map<string, Promise<void>>()
-  private readonly pushers = new Map<string, SpacePusher>()
+  private readonly pushers: SpacePushers
   private readonly lastPush = new Map<string, PushResult>()
   private readonly running = new Map<string, { done: number; total: number }>()
   private readonly states = new Map<string, SpaceSyncState>()
@@ -77,9 +78,13 @@ export class WorkspaceSession {
   private watchedKey = ''
   private timer?: NodeJS.Timeout
   private stopped = false
+  /** Another process holds the workspace: this session reads and queues, the holder syncs and sends. */
+  private heldBy: LeaseHolder | undefined
+  private readonly waiting = new AbortController()
 
   constructor(private readonly o: WorkspaceSessionOptions) {
     this.authError = o.cache.setting(authErrorKey(o.account.id)) || undefined
+    this.pushers = new SpacePushers(o)
   }
 
   get account(): AccountRow {
@@ -90,8 +95,33 @@ export class WorkspaceSession {
     return this.o.gateway
   }
 
-  /** Runs the first cycle (unless paused), then keeps the timer and the watcher going. */
+  /**
+   * Takes the workspace's lease; answers who holds it when another live process does (then nothing is
+   * started: a CLI says so and exits, the app attaches with `start`, which waits for the lease).
+   */
+  claimWorkspace(): LeaseHolder | undefined {
+    const lease = this.o.lease
+    if (!lease || lease.lease.held) return undefined
+    const result = lease.lease.acquire({ kind: lease.kind, ttlMs: lease.ttlMs, onLost: (by) => void this.lost(by) })
+    this.heldBy = result.acquired ? undefined : result.holder
+    return this.heldBy
+  }
+
+  /** Who else holds the workspace while this session only reads (undefined when it syncs). */
+  get attachedTo(): LeaseHolder | undefined {
+    return this.heldBy
+  }
+
+  /**
+   * Runs the first cycle (unless paused), then keeps the timer and the watcher going. When another
+   * process holds the workspace, the session attaches read-only and takes over when that process ends.
+   */
   async start(): Promise<void> {
+    if (this.claimWorkspace()) {
+      this.emit({ type: 'log', level: 'warning', message: `This workspace is synced by ${describeHolder(this.heldBy!)}; this one shows its work and takes over when it ends` })
+      void this.waitForLease()
+      return
+    }
     if (!this.paused()) await this.requestCycle()
     else await this.run(() => this.rewatch())
     this.schedule()
@@ -99,10 +129,37 @@ export class WorkspaceSession {
 
   async stop(): Promise<void> {
     this.stopped = true
+    this.waiting.abort()
     clearTimeout(this.timer)
     await this.watcher?.close()
     this.watcher = undefined
     await this.queue
+    this.o.lease?.lease.release()
+  }
+
+  private async waitForLease() {
+    const lease = this.o.lease
+    if (!lease) return
+    try {
+      await waitFor(lease.lease, { kind: lease.kind, ttlMs: lease.ttlMs, onLost: (by) => void this.lost(by), signal: this.waiting.signal, pollMs: 1000 })
+    } catch {
+      return // stopped
+    }
+    this.heldBy = undefined
+    this.emit({ type: 'log', level: 'info', message: 'This process now syncs the workspace' })
+    await this.start()
+  }
+
+  /** Another process took the workspace over: stop syncing and sending, and wait to take it back. */
+  private async lost(by: LeaseHolder | undefined) {
+    if (this.stopped) return
+    this.heldBy = by
+    clearTimeout(this.timer)
+    await this.watcher?.close()
+    this.watcher = undefined
+    this.watchedKey = ''
+    this.emit({ type: 'log', level: 'warning', message: `The workspace was taken over${by ? ` by ${describeHolder(by)}` : ''}; this one stops syncing until it ends` })
+    void this.waitForLease()
   }
 
   /** Resolves once nothing is queued or running. */
@@ -247,7 +304,8 @@ export class WorkspaceSession {
 
   private run(work: () => Promise<void>): Promise<void> {
     const next = this.queue.then(async () => {
-      if (this.stopped) return
+      // Only the holder of the workspace syncs; an attached session leaves the work to it.
+      if (this.stopped || this.heldBy) return
       try {
         await work()
       } catch (error) {
@@ -302,7 +360,8 @@ export class WorkspaceSession {
     } finally {
       this.running.clear()
     }
-    this.noteAuth(undefined)
+    // The service answered this pass with the token: a refusal noted before is over.
+    if (report.spaces.some((space) => space.state !== 'offline' && space.state !== 'error')) this.noteAuth(undefined)
     this.emit({ type: 'pass', report })
     this.refreshStates()
     return report
@@ -336,32 +395,11 @@ export class WorkspaceSession {
 
   /** The spaces being synced that have a folder (the sync-down engine names it on the first pass). */
   spaces(): WatchedSpace[] {
-    const workspace = this.o.workspace()
-    return this.o.cache.selectedSpaces().flatMap((space) => {
-      const folder = spaceFolderPath(this.o.cache, workspace, space)
-      return folder ? [{ spaceId: space.id, folder }] : []
-    })
+    return this.pushers.spaces()
   }
 
   private pusher(spaceId: string): SpacePusher | undefined {
-    const space = this.spaces().find((s) => s.spaceId === spaceId)
-    if (!space) return undefined
-    const key = `${spaceId}\n${space.folder}`
-    let pusher = this.pushers.get(key)
-    if (!pusher) {
-      pusher = new SpacePusher({
-        gateway: this.o.gateway,
-        cache: this.o.cache,
-        outbox: this.o.outbox,
-        comments: this.o.comments,
-        spaceId,
-        folder: space.folder,
-        userId: this.o.account.userId,
-        now: this.o.now,
-      })
-      this.pushers.set(key, pusher)
-    }
-    return pusher
+    return this.pushers.of(spaceId)
   }
 
   /** (Re)starts chokidar when the set of space folders changed (a first pass gives new spaces folders). */
@@ -395,19 +433,4 @@ export class WorkspaceSession {
       // A listener's failure is not the engine's.
     }
   }
-}
-
-/** The service refused an action for good (its reason is the op's last error). */
-export class ActionRefusedError extends Error {
-  constructor(readonly op: OutboxOp) {
-    super(`the service refused it: ${op.lastError ?? 'no reason given'}`)
-  }
-}
-
-function isAuthError(error: unknown): boolean {
-  return error instanceof GitBookAPIError && error.code === 401
-}
-
-function authMessage(error: unknown): string {
-  return error instanceof GitBookAPIError ? `the service refused the token (HTTP 401: ${error.errorMessage})` : 'the service refused the token'
 }

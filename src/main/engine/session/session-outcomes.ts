@@ -1,0 +1,25 @@
+import { GitBookAPIError } from '@gitbook/api'
+import type { OutboxOp } from '../outbox/outbox-types'
+
+/** What an explicit action (comment, merge...) came to: sent now, or waiting in the outbox. */
+export interface ActionOutcome {
+  op: OutboxOp
+  sent: boolean
+  /** Why it waits (offline, rate limited...) when it was not sent. */
+  waiting?: string
+}
+
+/** The service refused an action for good (its reason is the op's last error). */
+export class ActionRefusedError extends Error {
+  constructor(readonly op: OutboxOp) {
+    super(`the service refused it: ${op.lastError ?? 'no reason given'}`)
+  }
+}
+
+export function isAuthError(error: unknown): boolean {
+  return error instanceof GitBookAPIError && error.code === 401
+}
+
+export function authMessage(error: unknown): string {
+  return error instanceof GitBookAPIError ? `the service refused the token (HTTP 401: ${error.errorMessage})` : 'the service refused the token'
+}
