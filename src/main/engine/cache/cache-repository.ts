@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { EntryKind, JournalEntry } from '../sync/plan-types'
+import { PageBases } from './page-bases'
 
 /**
  * Every SQL statement of the client cache. Callers see plain objects; nothing else in the engine or the
@@ -135,6 +136,13 @@ export class CacheRepository {
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn)()
+  }
+
+  private bases?: PageBases
+
+  /** The page texts the journal's oids stand for (merge bases of sync up). */
+  get pageBases(): PageBases {
+    return (this.bases ??= new PageBases(this.db))
   }
 
   close() {

@@ -70,11 +70,27 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   options.onPlanned?.(plan.actions.length)
   // Steps finished since the last journal write: counted for `quire status` in that write's transaction.
   let steps = 0
+  // Page texts downloaded and not yet journaled: each is kept as its page's merge base with its entry.
+  const downloaded = new Map<string, Uint8Array>()
+  const gatewaySource = new GatewayContentSource(gateway, space.id, revisionId)
   const result = await executePlan(plan, {
     files,
-    source: new GatewayContentSource(gateway, space.id, revisionId),
+    source: {
+      page: async (id) => {
+        const bytes = await gatewaySource.page(id)
+        downloaded.set(id, bytes)
+        return bytes
+      },
+      file: (id, url) => gatewaySource.file(id, url),
+    },
     journal: {
-      record: (entry) => cache.recordJournal(space.id, entry),
+      record: (entry) => {
+        cache.recordJournal(space.id, entry)
+        const bytes = entry.kind === 'page' ? downloaded.get(entry.id) : undefined
+        if (bytes === undefined) return
+        downloaded.delete(entry.id)
+        if (entry.baseHash === entry.oid) cache.pageBases.remember(space.id, entry.oid, Buffer.from(bytes).toString('utf8'))
+      },
       forget: (id, kind) => cache.forgetJournal(space.id, id, kind),
       commit: (work) =>
         cache.transaction(() => {
@@ -90,6 +106,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
     },
   })
   cache.finishRun(space.id)
+  cache.pageBases.prune(space.id)
 
   if (options.refreshLinks !== false && cache.linkReport(space.id)?.revisionId !== revisionId) {
     await refreshLinkReport(cache, gateway, space.id, revisionId)
