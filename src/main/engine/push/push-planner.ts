@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
-import { extractLinks, gitBlobOid, MAX_FILE_BYTES, MAX_FILES_PER_CHANGE, parsePageMarkdown, resolveRelativePath, rewriteLinks, slugify, SUMMARY_FILE, uniqueSlug, type ContentChange, type InsertFileInput } from '../../content'
+import { extractLinks, gitBlobOid, MAX_FILE_BYTES, MAX_FILES_PER_CHANGE, mergePageFiles, parsePageMarkdown, resolveRelativePath, rewriteLinks, slugify, SUMMARY_FILE, uniqueSlug, type ContentChange, type InsertFileInput } from '../../content'
 import type { RemotePageRow } from '../cache/cache-repository'
 import { findMarkers, markerKey, stripMarkers } from '../comments/markers'
 import type { JournalEntry } from '../sync/plan-types'
 import { enclosingIn } from '../workspace/content-names'
-import { CONFLICT_COPY, MAX_PAGE_BYTES, type SkipReason, type EntryUpdate, type LocalFile, type PlannedChange, type PlannedConflict, type PlannedMarker, type PushedEntry, type PushInput, type PushPlan, type PushReport } from './push-types'
+import { CONFLICT_COPY, MAX_PAGE_BYTES, type SkipReason, type EntryUpdate, type LocalFile, type PlannedChange, type PlannedConflict, type PlannedMarker, type PlannedRewrite, type PushedEntry, type PushInput, type PushPlan, type PushReport } from './push-types'
 import { summaryPlaces, type SummaryPlace } from './summary-order'
 
 /**
@@ -21,8 +21,9 @@ import { summaryPlaces, type SummaryPlace } from './summary-order'
  *   whose files are still there.
  * - A new image under `.gitbook/assets/` that a page sent now links to is uploaded with `insert_files`
  *   and linked through its `ref`; one over the size limit is reported.
- * - Both sides changed since the merge base: the change request carries the local version and the
- *   file is given back the remote version, the local one kept beside it as a conflicted copy.
+ * - Both sides changed since the merge base: the page merges block by block (the change request and
+ *   the file get the merge); where both changed the same block, the change request keeps main's
+ *   version and the file is given back the remote version, the local one kept as a conflicted copy.
  *   A page deleted remotely but edited locally is inserted again (an edit beats a delete).
  */
 export function planPush(input: PushInput): PushPlan {
@@ -84,6 +85,7 @@ class PushPlanner {
   private readonly changes: PlannedChange[] = []
   private readonly markers: PlannedMarker[] = []
   private readonly conflicts: PlannedConflict[] = []
+  private readonly rewrites: PlannedRewrite[] = []
   private readonly orphans: PushPlan['orphans'] = []
   private readonly relocations: PushPlan['relocations'] = []
   /** New pages inserted by this plan: path -> ref. */
@@ -121,7 +123,7 @@ class PushPlanner {
     this.planKnownPages()
     this.planDeletions()
     const uploads = this.planUploads()
-    return { changes: [...uploads, ...this.changes], bookkeeping: this.bookkeeping, markers: this.markers, conflicts: this.conflicts, orphans: this.orphans, relocations: this.relocations, reports: this.reports }
+    return { changes: [...uploads, ...this.changes], bookkeeping: this.bookkeeping, markers: this.markers, conflicts: this.conflicts, rewrites: this.rewrites, orphans: this.orphans, relocations: this.relocations, reports: this.reports }
   }
 
   /** Which page each local path belongs to: the change request's claims first, then the journal. */
@@ -432,6 +434,7 @@ class PushPlanner {
     // Both sides changed since the merge base, differently.
     const remoteChanged = j !== undefined && main?.gitOid !== undefined && main.gitOid !== j.oid
     if (localEdited && remoteChanged && !moved && main?.gitOid !== content.hash && main?.gitOid !== file.hash && file.text !== undefined) {
+      if (this.mergeWithMain(k, path, { hash: file.hash, text: file.text }, main!.gitOid!, title)) return
       this.conflicts.push({ path, pageId: k.handle, copyPath: conflictCopyPath(path, this.input.stamp), localText: file.text, remoteOid: main!.gitOid! })
       this.keepMainVersion(k, path, title)
       return
@@ -464,6 +467,31 @@ class PushPlanner {
       ],
       { title, uses: [...(k.isRef ? [k.handle] : []), ...parentRef] },
     )
+  }
+
+  /**
+   * Both sides changed the page: merged block by block with main, when the base's and main's texts are
+   * at hand and no block was changed by both. The change request gets the merge (markers cut out) and the
+   * file is rewritten to it with main as its new merge base. False: a conflict, as before.
+   */
+  private mergeWithMain(k: Known, path: string, file: { hash: string; text: string }, mainOid: string, title: string): boolean {
+    const texts = this.input.mergeTexts?.get(k.handle)
+    if (!texts) return false
+    const merged = mergePageFiles(texts.base, texts.main, file.text, { keep: 'main' })
+    if (merged.conflicts.length > 0) return false
+    const markers = findMarkers(merged.text)
+    const sent = markers.length === 0 ? merged.text : stripMarkers(merged.text, markers)
+    const content = { text: sent, hash: gitBlobOid(sent) }
+    this.rewrites.push({ path, pageId: k.handle, fromHash: file.hash, text: merged.text, mainOid, mainText: texts.main })
+    // Sent once: after a crash before the rewrite, the next plan merges to the same text again. Main's
+    // own version needs no change in a change request that never touched the page.
+    if (k.pushed ? k.pushed.hash === content.hash && k.pushed.state === 'pushed' : content.hash === mainOid) return true
+    this.add(
+      { operation: 'update_page', page: k.handle, document: { markdown: this.withUploads(path, content.text) } },
+      [{ op: 'set', path, kind: 'page', pageId: k.handle, hash: content.hash, state: 'pushed' }],
+      { title },
+    )
+    return true
   }
 
   /**

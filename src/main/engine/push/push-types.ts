@@ -72,6 +72,12 @@ export interface PushInput {
   /** Local time for conflicted copy names, `YYYY-MM-DD HHMMSS`. */
   stamp: string
   maxFileBytes?: number
+  /**
+   * For pages both the writer and main changed since the merge base: the base's text (the journal's
+   * oid) and main's, so the planner merges them with the file block by block. A page without them
+   * gets a conflicted copy.
+   */
+  mergeTexts?: ReadonlyMap<string, { base: string; main: string }>
 }
 
 /** How a pushed entry changes once a planned change is applied. */
@@ -110,6 +116,23 @@ export interface PlannedConflict {
   remoteOid: string
 }
 
+/**
+ * A page merged cleanly with main: the file becomes the merge (only while it still holds `fromHash`, so a
+ * save made since the plan is never replaced) and its merge base becomes main's version, so the merged
+ * edits still count as the writer's.
+ */
+export interface PlannedRewrite {
+  path: string
+  pageId: string
+  /** Hash of the file the merge was made from. */
+  fromHash: string
+  /** The merged file (with the writer's comment markers). */
+  text: string
+  /** Main's version merged with: the new merge base. */
+  mainOid: string
+  mainText: string
+}
+
 export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread' | 'not-read'
 
 export interface PushReport {
@@ -124,6 +147,7 @@ export interface PushPlan {
   bookkeeping: EntryUpdate[]
   markers: PlannedMarker[]
   conflicts: PlannedConflict[]
+  rewrites: PlannedRewrite[]
   /**
    * Files whose only change is comment markers on a page deleted remotely: nothing to post them on, so
    * the file is kept whole in a conflicted copy and the markers leave it (sync down then removes it).

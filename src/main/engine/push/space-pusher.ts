@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
+import path from 'node:path'
 import { GitBookAPIError, type Revision, type RevisionPage } from '@gitbook/api'
 import { gitBlobOid, SUMMARY_FILE, type ContentChange } from '../../content'
-import { SUMMARY_ENTRY_ID, type CacheRepository } from '../cache/cache-repository'
+import { SUMMARY_ENTRY_ID, type CacheRepository, type RemotePageRow } from '../cache/cache-repository'
 import type { CommentsRepository } from '../comments/comments-repository'
 import { findMarkers, stripMarkers } from '../comments/markers'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
@@ -10,13 +11,14 @@ import type { OutboxRepository, PushSession } from '../outbox/outbox-repository'
 import { filesOf } from './sync-up-status'
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
 import type { OutboxOp } from '../outbox/outbox-types'
-import { writeFileAtomic } from '../workspace/atomic-write'
+import { LocalFileChanged, replaceIfUnchanged, syncFolder, writeFileAtomic, writeTempFile } from '../workspace/atomic-write'
+import type { JournalEntry } from '../sync/plan-types'
 import { remoteRows } from '../sync/remote-snapshot'
 import { confinedPath } from '../workspace/safe-names'
 import { batchChanges } from './batches'
 import { LocalScanner } from './local-scan'
-import { FILE_BYTES_PLACEHOLDER, planPush } from './push-planner'
-import type { PlannedChange, PlannedMarker, PushPlan, PushReport } from './push-types'
+import { conflictCopyPath, FILE_BYTES_PLACEHOLDER, planPush } from './push-planner'
+import type { LocalFiles, PlannedChange, PlannedMarker, PlannedRewrite, PushPlan, PushReport } from './push-types'
 import { mergeTitles, subjectFor } from './subject'
 
 export interface SpacePusherOptions {
@@ -30,6 +32,8 @@ export interface SpacePusherOptions {
   /** The writer (the signed-in user). */
   userId: string
   now?: () => Date
+  /** Tests: a save at an exact moment of a merged page's rewrite (before it, or inside its final window). */
+  rewriteHooks?: { before?: (path: string) => void | Promise<void>; inWindow?: () => void }
 }
 
 export interface PushResult {
@@ -95,6 +99,7 @@ export class SpacePusher {
     const plan = await this.plan()
     result.reports.push(...plan.reports)
     result.planned = await this.enqueue(plan)
+    await this.applyRewrites(plan.rewrites)
     await this.removePostedMarkers(plan.markers.filter((m) => !m.post && this.o.outbox.byKey(m.key)?.state === 'done'))
     await this.keepOrphans(plan.orphans)
     for (const r of plan.relocations) {
@@ -139,10 +144,12 @@ export class SpacePusher {
     const carried = new Map(pushed.map((p) => [p.path, p.hash]))
     const pagePaths = [...journal, ...pushed].filter((e) => e.kind === 'page').map((e) => e.path)
     const scan = await this.scanner.scan((p, hash) => base.get(p) !== hash || (carried.has(p) && carried.get(p) !== hash), pagePaths)
+    const main = cache.remoteTree(spaceId)
     return planPush({
       spaceId,
       journal,
-      main: cache.remoteTree(spaceId),
+      main,
+      mergeTexts: await this.mergeTexts(journal, main.pages, scan.files),
       local: scan.files,
       skipped: scan.skipped,
       summary: scan.summary,
@@ -151,6 +158,58 @@ export class SpacePusher {
       refused: outbox.refusedKeys(spaceId),
       stamp: stampOf(this.now()),
     })
+  }
+
+  /**
+   * Base and main texts of the pages both the writer and main changed since the merge base, for the
+   * planner's block merge. A page whose base text is not kept, or whose main moved on since the last
+   * sync down, or that cannot be fetched now, is left out (it gets a conflicted copy).
+   */
+  private async mergeTexts(journal: readonly JournalEntry[], pages: readonly RemotePageRow[], local: LocalFiles): Promise<Map<string, { base: string; main: string }>> {
+    const texts = new Map<string, { base: string; main: string }>()
+    const mainOids = new Map(pages.map((p) => [p.id, p.gitOid]))
+    for (const j of journal) {
+      const mainOid = mainOids.get(j.id)
+      const file = local.get(j.path)
+      if (j.kind !== 'page' || !mainOid || mainOid === j.oid || !file || file.hash === j.baseHash || file.text === undefined) continue
+      const base = this.o.cache.pageBases.text(this.o.spaceId, j.oid)
+      if (base === undefined) continue
+      let page: { markdown: string; oid: string }
+      try {
+        page = await this.mainPage(j.id)
+      } catch (error) {
+        if (error instanceof ServiceUnreachableError || error instanceof GitBookAPIError) continue
+        throw error
+      }
+      if (page.oid === mainOid) texts.set(j.id, { base, main: page.markdown })
+    }
+    return texts
+  }
+
+  /**
+   * A cleanly merged page: the file becomes the merge and its merge base becomes main's version. Only
+   * over the very file the merge was made from: a save made since then stays (the next push merges it).
+   */
+  private async applyRewrites(rewrites: readonly PlannedRewrite[]) {
+    const { cache, spaceId } = this.o
+    for (const r of rewrites) {
+      const full = this.resolve(r.path)
+      await this.o.rewriteHooks?.before?.(r.path)
+      const temp = await writeTempFile(path.dirname(full), path.basename(full), r.text)
+      try {
+        const stamp = stampOf(this.now())
+        await replaceIfUnchanged(temp, full, r.fromHash, r.path, { copyPath: (target) => conflictCopyPath(target, stamp), inWindow: this.o.rewriteHooks?.inWindow })
+      } catch (error) {
+        if (error instanceof LocalFileChanged) continue
+        throw error
+      }
+      cache.transaction(() => {
+        cache.recordJournal(spaceId, { id: r.pageId, kind: 'page', path: r.path, oid: r.mainOid, baseHash: gitBlobOid(r.mainText) })
+        cache.pageBases.remember(spaceId, r.mainOid, r.mainText)
+      })
+      await syncFolder(path.dirname(full))
+    }
+    if (rewrites.length > 0) cache.pageBases.prune(spaceId)
   }
 
   /** Writes a plan to the outbox in one transaction: change request, batches, subject, comments, conflicts. */
@@ -315,7 +374,10 @@ export class SpacePusher {
       const file = this.resolve(c.path)
       const current = await hashOf(file)
       if (current === gitBlobOid(c.localText) || current === undefined) await writeFileAtomic(file, page.markdown)
-      cache.recordJournal(spaceId, { id: c.pageId, kind: 'page', path: c.path, oid: page.oid, baseHash: gitBlobOid(page.markdown) })
+      cache.transaction(() => {
+        cache.recordJournal(spaceId, { id: c.pageId, kind: 'page', path: c.path, oid: page.oid, baseHash: gitBlobOid(page.markdown) })
+        cache.pageBases.remember(spaceId, page.oid, page.markdown)
+      })
       outbox.openConflict(spaceId, c.copyPath)
     }
   }

@@ -1,0 +1,199 @@
+import fs from 'node:fs'
+import type { ChangeRequest } from '@gitbook/api'
+import { afterEach, describe, expect, it } from 'vitest'
+import { gitBlobOid } from '../../../src/main/content'
+import { SpacePusher, type SpacePusherOptions } from '../../../src/main/engine/push/space-pusher'
+import { removeWorkstation, serviceForFile } from './support/hooks'
+import { mainRevision, pagesOf, seedSpace, tempDir, Workstation } from './support/workspace'
+
+/**
+ * Merge, don't copy (issue 15): when the writer and main both changed a page since the writer's merge
+ * base, the push merges them block by block. A changes paragraph 1 and merges; B, synced before, changes
+ * paragraph 7 and pushes: B's file and B's change request get both paragraphs, no conflicted copy, and
+ * merging B's change request keeps A's paragraph. The file is rewritten only while it still holds what
+ * the merge was made from: a save made meanwhile is never replaced.
+ */
+
+const t = serviceForFile()
+
+const PAGE = 'guide/install.md'
+const A1 = 'Paragraph 1 as A rewrote it.'
+const B7 = 'Paragraph 7 as B rewrote it.'
+
+const paragraphs = (changes: Record<number, string> = {}) =>
+  `# Install\n\n${Array.from({ length: 7 }, (_, i) => changes[i + 1] ?? `Paragraph ${i + 1} as first written.`).join('\n\n')}\n`
+
+let stations: Workstation[] = []
+afterEach(() => {
+  for (const ws of stations) removeWorkstation(ws)
+  stations = []
+})
+
+async function twoWriters(): Promise<{ a: Workstation; b: Workstation; install: string; spaceId: string }> {
+  const seeded = await seedSpace(t)
+  const install = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === PAGE)![0]
+  await mergeRemote(seeded.spaceId, [{ operation: 'update_page', page: install, document: { markdown: paragraphs() } }])
+  const a = new Workstation(t, seeded, tempDir('quire-a-'))
+  const b = new Workstation(t, seeded, tempDir('quire-b-'))
+  stations = [a, b]
+  await a.pull()
+  await b.pull()
+  return { a, b, install, spaceId: seeded.spaceId }
+}
+
+async function mergeRemote(spaceId: string, changes: unknown[]) {
+  const cr = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Setup' } })).body as ChangeRequest
+  await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: cr.id }, body: { changes } })
+  expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })).body.result).toBe('merge')
+}
+
+async function mainMarkdown(spaceId: string, pageId: string): Promise<string> {
+  return (await t.api.call('getPageById', { params: { spaceId, pageId }, query: { format: 'markdown' } })).body.markdown
+}
+
+async function changeRequestMarkdown(spaceId: string, changeRequestId: string, pageId: string): Promise<string> {
+  return (await t.api.call('getPageInChangeRequestById', { params: { spaceId, changeRequestId, pageId }, query: { format: 'markdown' } })).body.markdown
+}
+
+async function aMergesParagraphOne(a: Workstation) {
+  a.write(PAGE, paragraphs({ 1: A1 }))
+  await a.push()
+  expect(await a.pusher.merge(a.outbox.session(a.seeded.spaceId)!.changeRequestId!)).toMatchObject({ result: 'merge' })
+}
+
+/** A second pusher of B's, with hooks at the rewrite of a merged page. */
+function pusherWith(b: Workstation, rewriteHooks: SpacePusherOptions['rewriteHooks']): SpacePusher {
+  return new SpacePusher({ gateway: b.gateway, cache: b.cache, outbox: b.outbox, comments: b.comments, spaceId: b.seeded.spaceId, folder: b.folder, userId: t.service.ownerId, rewriteHooks })
+}
+
+const copiesIn = (ws: Workstation) => fs.readdirSync(ws.file('guide')).filter((name) => name.includes('conflicted copy'))
+
+describe('a page both sides changed merges block by block', () => {
+  it('A edits paragraph 1 and merges, B edits paragraph 7: both paragraphs in B\'s file, change request and merged main, no copy', async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    const baseOid = b.cache.journal(spaceId).find((j) => j.id === install)!.oid
+    expect(b.cache.pageBases.text(spaceId, baseOid)).toBe(paragraphs())
+    await aMergesParagraphOne(a)
+
+    b.write(PAGE, paragraphs({ 7: B7 }))
+    b.write('faq.md', '# FAQ\n\nB also answered a question.\n')
+    await b.pull() // the remote change waits: the file is edited here
+    const pushed = await b.push()
+    expect(pushed.conflicts).toEqual([])
+    expect(copiesIn(b)).toEqual([])
+    expect(b.read(PAGE)).toBe(paragraphs({ 1: A1, 7: B7 }))
+
+    // The merge base is main's version now: the merged file still counts as B's edit, nothing more to send.
+    const mainNow = await mainMarkdown(spaceId, install)
+    const journaled = b.cache.journal(spaceId).find((j) => j.id === install)!
+    expect(journaled.baseHash).toBe(gitBlobOid(mainNow))
+    expect(b.cache.pageBases.text(spaceId, journaled.oid)).toBe(mainNow)
+    expect(b.cache.pageBases.text(spaceId, baseOid)).toBeUndefined()
+    expect((await b.push()).planned).toBe(0)
+
+    const crId = b.outbox.session(spaceId)!.changeRequestId!
+    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
+    expect(await mainMarkdown(spaceId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    await b.pull()
+    expect(b.read(PAGE)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(b.read('faq.md')).toContain('B also answered a question.')
+  })
+
+  it("B's change request already carried an earlier edit of the page: it now carries the merge of all three", async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    b.write(PAGE, paragraphs({ 5: 'Paragraph 5 as B first rewrote it.' }))
+    await b.push()
+    const crId = b.outbox.session(spaceId)!.changeRequestId!
+
+    await aMergesParagraphOne(a)
+    b.write(PAGE, paragraphs({ 5: 'Paragraph 5 as B first rewrote it.', 7: B7 }))
+    await b.pull()
+    const pushed = await b.push()
+    expect(pushed.conflicts).toEqual([])
+    const all = paragraphs({ 1: A1, 5: 'Paragraph 5 as B first rewrote it.', 7: B7 })
+    expect(b.read(PAGE)).toBe(all)
+    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(all)
+    expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
+    expect(await mainMarkdown(spaceId, install)).toBe(all)
+  })
+
+  it('the same paragraph on both sides: a conflicted copy as before, main keeps its paragraph', async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    await aMergesParagraphOne(a)
+    b.write(PAGE, paragraphs({ 1: 'Paragraph 1 as B rewrote it.', 7: B7 }))
+    await b.pull()
+    const pushed = await b.push()
+    expect(pushed.conflicts).toHaveLength(1)
+    expect(b.read(pushed.conflicts[0])).toBe(paragraphs({ 1: 'Paragraph 1 as B rewrote it.', 7: B7 }))
+    expect(b.read(PAGE)).toBe(paragraphs({ 1: A1 }))
+    const crId = b.outbox.session(spaceId)?.changeRequestId
+    if (crId) {
+      expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
+    }
+    expect(await mainMarkdown(spaceId, install)).toBe(paragraphs({ 1: A1 }))
+  })
+})
+
+describe('the rewrite of a merged page never replaces a save', () => {
+  it('a save made between planning and the rewrite stays; the next push merges it too', async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    await aMergesParagraphOne(a)
+    b.write(PAGE, paragraphs({ 7: B7 }))
+    await b.pull()
+    const later = paragraphs({ 3: 'Paragraph 3 saved during the push.', 7: B7 })
+    const pusher = pusherWith(b, { before: () => b.write(PAGE, later) })
+    const pushed = await pusher.push()
+    expect(pushed.conflicts).toEqual([])
+    expect(copiesIn(b)).toEqual([])
+    expect(b.read(PAGE)).toBe(later)
+    const crId = b.outbox.session(spaceId)!.changeRequestId!
+    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+
+    await b.push()
+    const all = paragraphs({ 1: A1, 3: 'Paragraph 3 saved during the push.', 7: B7 })
+    expect(b.read(PAGE)).toBe(all)
+    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(all)
+  })
+
+  it('a save inside the final window is put back in place', async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    await aMergesParagraphOne(a)
+    b.write(PAGE, paragraphs({ 7: B7 }))
+    await b.pull()
+    const later = paragraphs({ 7: B7, 4: 'Paragraph 4 saved in the window.' })
+    // An in-place save (same inode) right before the rename: the pusher reads it back and restores it.
+    const pusher = pusherWith(b, { inWindow: () => fs.writeFileSync(b.file(PAGE), later) })
+    await pusher.push()
+    expect(b.read(PAGE)).toBe(later)
+    expect(copiesIn(b)).toEqual([])
+
+    await b.push()
+    const all = paragraphs({ 1: A1, 4: 'Paragraph 4 saved in the window.', 7: B7 })
+    expect(b.read(PAGE)).toBe(all)
+    expect(await changeRequestMarkdown(spaceId, b.outbox.session(spaceId)!.changeRequestId!, install)).toBe(all)
+  })
+
+  it('a crash after the plan is written and before the rewrite: the next push rewrites, sending nothing twice', async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    await aMergesParagraphOne(a)
+    b.write(PAGE, paragraphs({ 7: B7 }))
+    await b.pull()
+    const crashing = pusherWith(b, {
+      before: () => {
+        throw new Error('killed before the rewrite')
+      },
+    })
+    await expect(crashing.push()).rejects.toThrow('killed before the rewrite')
+    expect(b.read(PAGE)).toBe(paragraphs({ 7: B7 }))
+
+    const again = await b.push()
+    expect(again.planned).toBe(0)
+    expect(again.conflicts).toEqual([])
+    expect(b.read(PAGE)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    const crId = b.outbox.session(spaceId)!.changeRequestId!
+    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
+    expect(await mainMarkdown(spaceId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+  })
+})
