@@ -29,6 +29,8 @@ class Offline extends Error {}
 class Retry extends Error {}
 class LocalFailure extends Error {}
 class SignedOut extends Error {}
+/** The service's 4xx answer to the op itself: the only thing that refuses an op. */
+class Refused extends Error {}
 
 /**
  * Sends the outbox of one space, oldest first, through the gateway. An op is marked `sending` before it
@@ -100,6 +102,12 @@ export class OutboxSender {
           return result
         }
         const message = error instanceof Error ? error.message : String(error)
+        if (!(error instanceof Refused) && !(error instanceof UnsendableError)) {
+          // Not the service's word on the op (a local failure: the database, the disk): the op stays as
+          // it was recorded and is tried again, never taken for a refusal.
+          result.stopped = { reason: 'local-error', message }
+          return result
+        }
         this.refuse(op, message)
         result.failed.push({ op, error: message })
       }
@@ -190,7 +198,7 @@ export class OutboxSender {
           throw new Retry(`server error ${error.code}: ${error.errorMessage}`)
         }
         await this.checkChangeRequest(op)
-        throw new Error(`HTTP ${error.code}: ${error.errorMessage}`)
+        throw new Refused(`HTTP ${error.code}: ${error.errorMessage}`)
       }
       // An answer that could not be read or understood: the service may well have acted on the request.
       const message = `unreadable answer from the service: ${error instanceof Error ? error.message : String(error)}`

@@ -33,7 +33,7 @@ export function holdOf(
 ): Set<string> {
   // A space folder gone as a whole is a moved workspace or an unmounted drive, as for the push planner:
   // no page is the writer's removal then, and sync down may put them all back.
-  const missing = folder === undefined ? undefined : fs.existsSync(folder) ? (path: string) => !exists(folder, path) : () => false
+  const missing = folder === undefined ? undefined : folderGone(folder) ? () => false : (path: string) => !exists(folder, path)
   return heldPageIds(journal.journal(spaceId), outbox.entries(spaceId), missing)
 }
 
@@ -43,11 +43,27 @@ export function holdOf(
  * scan would not read is there, and its page is held as it is rather than taken for deleted.
  */
 function exists(folder: string, relative: string): boolean {
+  let full: string
   try {
-    return fs.lstatSync(confinedPath(folder, relative), { throwIfNoEntry: false }) !== undefined
-  } catch (error) {
-    // A path that cannot be in the folder (or cannot be looked at) is not the writer's to have removed.
-    return (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
+    full = confinedPath(folder, relative)
+  } catch {
+    return true // a path that cannot be in the folder is not the writer's to have removed
+  }
+  try {
+    return fs.lstatSync(full, { throwIfNoEntry: false }) !== undefined
+  } catch {
+    // ENOTDIR: a file where a folder of the path was, so nothing is at the path. Any other failure
+    // (an I/O error) leaves it unknown, and unknown is held: a pass must not put back what may be removed.
+    return false
+  }
+}
+
+/** Only a folder lstat says is not there is gone; one that cannot be looked at is taken as there. */
+function folderGone(folder: string): boolean {
+  try {
+    return fs.lstatSync(folder, { throwIfNoEntry: false }) === undefined
+  } catch {
+    return false
   }
 }
 

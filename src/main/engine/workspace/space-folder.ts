@@ -158,7 +158,7 @@ export class SpaceFolder implements SpaceFiles {
    */
   private async realEntry(relative: string, operation: Operation, create: boolean): Promise<string> {
     const full = this.resolve(relative)
-    this.realRootPath ??= fs.realpath(this.root)
+    this.realRoot()
     const folders = path.relative(this.root, path.dirname(full)).split(path.sep).filter(Boolean)
     // The deepest folder on the way that exists (usually the parent itself).
     let depth = folders.length
@@ -194,8 +194,20 @@ export class SpaceFolder implements SpaceFiles {
     return entry
   }
 
+  /**
+   * The space folder's real path, looked up once. Started early and awaited later: its failure is
+   * handled here (no unhandled rejection while other work is awaited), and a failure is not kept.
+   */
+  private realRoot(): Promise<string> {
+    const pending = (this.realRootPath ??= fs.realpath(this.root))
+    pending.catch(() => {
+      if (this.realRootPath === pending) this.realRootPath = undefined
+    })
+    return pending
+  }
+
   private async refuseOutside(real: string, relative: string, operation: Operation): Promise<void> {
-    const root = await this.realRootPath!
+    const root = await this.realRoot()
     if (real === root || real.startsWith(root + path.sep)) return
     throw new WorkspaceBoundaryError(`${relative}: ${await this.firstLink(relative)} is a symbolic link that leads outside the space folder (to ${real}); Quire does not ${operation} through it`)
   }
@@ -252,7 +264,7 @@ export class SpaceFolder implements SpaceFiles {
 
   /** Removes folders a move or delete left empty, up to (not including) the space folder; `dir` is a real path. */
   private async prune(dir: string): Promise<void> {
-    const root = await (this.realRootPath ??= fs.realpath(this.root))
+    const root = await this.realRoot()
     let current = dir
     while (current.startsWith(root + path.sep)) {
       try {
