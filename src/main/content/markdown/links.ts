@@ -9,6 +9,7 @@
  * Text inside code is never a link.
  */
 import type { Nodes } from 'mdast'
+import { topLevelChunks } from './blocks'
 import { endOffset, LineIndex, parseMarkdownTree, startOffset, visitNodes } from './syntax-tree'
 
 export type LinkKind = 'page' | 'file' | 'url' | 'anchor'
@@ -34,18 +35,99 @@ const GITBOOK_LINK_TAG = /\{%\s*(?:content-ref|file|embed)\s+(?:url|src)\s*=\s*(
 const HTML_ATTRIBUTE = /<(?:img|a)\b[^>]*?\s(?:src|href)\s*=\s*(["'])(?<value>.*?)\1/dgi
 const GITBOOK_TAG = /\{%.*?%\}/dgs
 
-export function extractLinks(body: string): MarkdownLink[] {
-  const tree = parseMarkdownTree(body)
+/**
+ * Every link in `body`, in source order. The body is parsed in runs of
+ * top-level blocks (see `topLevelChunks`), each cached by its text, so the
+ * cost stays linear in the size and a body parsed before (by `warmLinks`, or
+ * an earlier call) is not parsed again. `mayContain`, when given, skips runs
+ * of text for which it is false: a caller that only cares about some targets
+ * need not parse the rest.
+ */
+export function extractLinks(body: string, mayContain?: (text: string) => boolean): MarkdownLink[] {
   const lines = new LineIndex(body)
   const found: MarkdownLink[] = []
   const code: Array<[number, number]> = []
-
+  for (const [from, to] of topLevelChunks(body, CHUNK_CHARS)) {
+    const text = body.slice(from, to)
+    if (mayContain && !mayContain(text)) continue
+    const chunk = chunkLinks(text)
+    for (const link of chunk.links) {
+      const start = from + link.start
+      found.push({ kind: classifyTarget(link.target), target: link.target, ...lines.locate(start), start, end: from + link.end, syntax: link.syntax })
+    }
+    for (const [start, end] of chunk.code) code.push([from + start, from + end])
+  }
   const add = (target: string, start: number, end: number, syntax: LinkSyntax): void => {
-    if (target === '') return
-    found.push({ kind: classifyTarget(target), target, ...lines.locate(start), start, end, syntax })
+    if (target !== '') found.push({ kind: classifyTarget(target), target, ...lines.locate(start), start, end, syntax })
   }
 
-  visitNodes(tree, (node) => {
+  // GitBook tags are plain paragraph text to remark, so they are found by pattern, outside code.
+  const inCode = rangeLookup(code)
+  for (const match of matchesIn(body, 0, body.length, GITBOOK_LINK_TAG)) {
+    if (!inCode(match.start)) add(decodeAttribute(match.value), match.start, match.end, 'attribute')
+  }
+
+  // GFM reads `url="https://..."` inside a tag as a bare URL too; the tag match above already has it.
+  const inTag = rangeLookup(matchesIn(body, 0, body.length, GITBOOK_TAG).map((tag) => [tag.start, tag.end]))
+  return found.filter((link) => !(link.syntax === 'autolink' && inTag(link.start))).sort((a, b) => a.start - b.start)
+}
+
+/**
+ * Parses the runs of `body` not parsed yet, awaiting `pause` between runs (a
+ * server gives its event loop back there), so that a later `extractLinks` /
+ * `rewriteLinks` of the same body finds them cached and takes no long turn.
+ */
+export async function warmLinks(body: string, mayContain: ((text: string) => boolean) | undefined, pause: () => Promise<void>): Promise<void> {
+  for (const [from, to] of topLevelChunks(body, CHUNK_CHARS)) {
+    const text = body.slice(from, to)
+    if ((mayContain && !mayContain(text)) || cache.has(text)) continue
+    chunkLinks(text)
+    await pause()
+  }
+}
+
+/* ------------------------------ parsed runs ------------------------------- */
+
+/** About 50 ms of remark on a slow, busy machine. */
+const CHUNK_CHARS = 8 * 1024
+/** Characters of run text kept in the cache (the least recently used go first). */
+const CACHE_CHARS = 16 * 1024 * 1024
+
+interface ChunkLinks {
+  links: Array<{ target: string; start: number; end: number; syntax: LinkSyntax }>
+  code: Array<[number, number]>
+}
+
+const cache = new Map<string, ChunkLinks>()
+let cachedChars = 0
+
+function chunkLinks(text: string): ChunkLinks {
+  const hit = cache.get(text)
+  if (hit) {
+    cache.delete(text)
+    cache.set(text, hit)
+    return hit
+  }
+  const result = parseChunk(text)
+  if (text.length <= CACHE_CHARS) {
+    cache.set(text, result)
+    cachedChars += text.length
+    for (const key of cache.keys()) {
+      if (cachedChars <= CACHE_CHARS) break
+      cache.delete(key)
+      cachedChars -= key.length
+    }
+  }
+  return result
+}
+
+function parseChunk(body: string): ChunkLinks {
+  const links: ChunkLinks['links'] = []
+  const code: ChunkLinks['code'] = []
+  const add = (target: string, start: number, end: number, syntax: LinkSyntax): void => {
+    if (target !== '') links.push({ target, start, end, syntax })
+  }
+  visitNodes(parseMarkdownTree(body), (node) => {
     switch (node.type) {
       case 'code':
       case 'inlineCode':
@@ -65,18 +147,23 @@ export function extractLinks(body: string): MarkdownLink[] {
         return
     }
   })
+  return { links, code }
+}
 
-  // GitBook tags are plain paragraph text to remark, so they are found by pattern, outside code.
-  const inCode = (offset: number): boolean => code.some(([from, to]) => offset >= from && offset < to)
-  for (const match of matchesIn(body, 0, body.length, GITBOOK_LINK_TAG)) {
-    if (!inCode(match.start)) add(decodeAttribute(match.value), match.start, match.end, 'attribute')
+/** Membership test for a position among non-overlapping ranges, by binary search. */
+function rangeLookup(ranges: Array<[number, number]>): (offset: number) => boolean {
+  const sorted = ranges.slice().sort((a, b) => a[0] - b[0])
+  return (offset) => {
+    let low = 0
+    let high = sorted.length - 1
+    while (low <= high) {
+      const mid = (low + high) >> 1
+      if (sorted[mid][1] <= offset) low = mid + 1
+      else if (sorted[mid][0] > offset) high = mid - 1
+      else return true
+    }
+    return false
   }
-
-  // GFM reads `url="https://..."` inside a tag as a bare URL too; the tag match above already has it.
-  const tags = matchesIn(body, 0, body.length, GITBOOK_TAG)
-  const insideTag = (link: MarkdownLink): boolean =>
-    link.syntax === 'autolink' && tags.some((tag) => link.start >= tag.start && link.start < tag.end)
-  return found.filter((link) => !insideTag(link)).sort((a, b) => a.start - b.start)
 }
 
 /**
@@ -84,14 +171,19 @@ export function extractLinks(body: string): MarkdownLink[] {
  * or undefined to keep a link as it is; quoting (`<...>` for targets with
  * spaces) follows the link's syntax. Everything else in the body is untouched.
  */
-export function rewriteLinks(body: string, replace: (link: MarkdownLink) => string | undefined): string {
-  let out = body
-  for (const link of extractLinks(body).reverse()) {
+export function rewriteLinks(body: string, replace: (link: MarkdownLink) => string | undefined, mayContain?: (text: string) => boolean): string {
+  // One pass over the pieces: splicing the whole string per link made many links quadratic.
+  const pieces: string[] = []
+  let cursor = 0
+  for (const link of extractLinks(body, mayContain)) {
     const target = replace(link)
     if (target === undefined || target === link.target) continue
-    out = out.slice(0, link.start) + quoteTarget(target, link.syntax) + out.slice(link.end)
+    pieces.push(body.slice(cursor, link.start), quoteTarget(target, link.syntax))
+    cursor = link.end
   }
-  return out
+  if (cursor === 0) return body
+  pieces.push(body.slice(cursor))
+  return pieces.join('')
 }
 
 /**

@@ -25,6 +25,7 @@ export interface BatchLinkTargets {
   slugPaths: Map<string, string>
   /** git path -> page id. */
   gitPaths: Map<string, string>
+  hint: (text: string) => boolean
 }
 
 export function batchLinkTargets(tree: RevisionTree, paths: Map<string, string>, pageRefs: Map<string, string>, fileRefs: Map<string, string>): BatchLinkTargets {
@@ -37,7 +38,29 @@ export function batchLinkTargets(tree: RevisionTree, paths: Map<string, string>,
   })
   const gitPaths = new Map<string, string>()
   for (const [id, path] of paths) gitPaths.set(path, id)
-  return { paths, pageRefs, fileRefs, slugPaths, gitPaths }
+  const hint = batchLinkHint([...pageRefs.keys(), ...fileRefs.keys()])
+  return { paths, pageRefs, fileRefs, slugPaths, gitPaths, hint }
+}
+
+/**
+ * Whether a run of markdown may hold a batch-time link: `/pages/`, `/files/`,
+ * or `./` followed by one of the batch's refs. Runs without one are not parsed
+ * at all, so a large page whose links are all ordinary costs no parse. A `\`
+ * or `&` soon after `./` counts as a match, since an escape or character
+ * reference may spell a ref differently.
+ */
+export function batchLinkHint(refs: Iterable<string>): (text: string) => boolean {
+  const names = Array.from(refs)
+  return (text) => {
+    if (text.includes('/pages/') || text.includes('/files/')) return true
+    if (names.length === 0) return false
+    for (let at = text.indexOf('./'); at !== -1; at = text.indexOf('./', at + 2)) {
+      if (text[at - 1] === '.') continue
+      const after = text.slice(at + 2, at + 258)
+      if (/[\\&]/.test(after) || names.some((name) => after.startsWith(name))) return true
+    }
+    return false
+  }
 }
 
 /** `body` of the page at `pagePath` with its batch-time links made relative. */
@@ -48,7 +71,7 @@ export function resolveBatchLinks(body: string, pagePath: string, targets: Batch
     const id = targetId(target, targets)
     const path = id === undefined ? undefined : targets.paths.get(id)
     return path === undefined ? undefined : relativePath(pagePath, path) + anchor
-  })
+  }, targets.hint)
 }
 
 function targetId(target: string, targets: BatchLinkTargets): string | undefined {

@@ -1,4 +1,7 @@
 import { ContentError, MAX_FILE_BYTES, applyContentChanges, type ApplyResult, type ChangedPage, type ContentChange, type InsertFileInput, type RevisionTree } from '../../content'
+import { splitPageMarkdown } from '../../content/markdown/page-file'
+import { warmLinks } from '../../content/markdown/links'
+import { batchLinkHint } from '../../content/revision/batch-links'
 import { ok, type RequestContext, type Route } from '../http/context'
 import { badRequest } from '../http/errors'
 import { ChangeRequestsRepository, type ChangeRequest } from '../store/change-requests'
@@ -156,10 +159,42 @@ function changeJson(ctx: RequestContext, cr: ChangeRequest, change: ChangedPage)
   }
 }
 
+/** Below this many characters a page body is parsed in one go: a few milliseconds. */
+const WARM_ABOVE_CHARS = 32 * 1024
+
+/**
+ * Parses the links of the batch's large bodies ahead of the batch, a run of blocks at a time with
+ * the event loop given back in between, so the synchronous apply finds them cached: one big page
+ * must not stall every other request for the seconds remark takes over it. Malformed input is left
+ * for the apply to refuse with its own message.
+ */
+async function warmBatchLinks(changes: unknown): Promise<void> {
+  if (!Array.isArray(changes)) return
+  const refs: string[] = []
+  for (const change of changes as ContentChange[]) {
+    if (change?.operation === 'insert_page' && typeof change.ref === 'string') refs.push(change.ref)
+    if (change?.operation === 'insert_files' && Array.isArray(change.files)) for (const file of change.files) if (typeof file?.ref === 'string') refs.push(file.ref)
+  }
+  const hint = batchLinkHint(refs)
+  for (const change of changes as ContentChange[]) {
+    if (change?.operation !== 'insert_page' && change?.operation !== 'update_page') continue
+    const markdown: unknown = (change.document as { markdown?: unknown } | undefined)?.markdown
+    if (typeof markdown !== 'string' || markdown.length < WARM_ABOVE_CHARS) continue
+    let body: string
+    try {
+      body = splitPageMarkdown(markdown).body
+    } catch {
+      continue
+    }
+    await warmLinks(body, hint, () => new Promise<void>((resolve) => setImmediate(resolve)))
+  }
+}
+
 async function updateChangeRequestContent(ctx: RequestContext) {
   // Access is checked before any URL is fetched, and again with fresh state once the bytes are in.
   requireChangeRequest(ctx, requireSpace(ctx, 'edit').space)
   const changes = await withFetchedFiles((ctx.body as { changes: ContentChange[] }).changes)
+  await warmBatchLinks(changes)
   const { space } = requireSpace(ctx, 'edit')
   const write = writeChangeRequestContent(ctx, space, requireChangeRequest(ctx, space), changes)
   const changeRequest = changeRequestJson(ctx.store, write.changeRequest, ctx.origin)
