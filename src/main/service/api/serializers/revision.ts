@@ -45,13 +45,55 @@ const safeDecode = (value: string) => {
 
 const isAbsoluteUrl = (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value)
 
+/** What a revision's tree gives once: paths and lookups by id and by path. */
+interface RevisionIndex {
+  gitPaths: Map<string, string>
+  /** Git path -> page or file id. */
+  idsByGitPath: Map<string, string>
+  apiPaths: Map<string, string>
+  /** API path -> page id (the first page in tree order, as a walk would find it). */
+  pagesByApiPath: Map<string, string>
+  pages: Map<string, TreePage>
+  files: Map<string, TreeFile>
+}
+
+/**
+ * Revisions are immutable and the store hands out one shared, frozen object per revision, so what is
+ * derived from a tree is kept beside it: without this every page read walked the whole space.
+ */
+const indexes = new WeakMap<Revision, RevisionIndex>()
+
+function revisionIndex(revision: Revision): RevisionIndex {
+  let index = indexes.get(revision)
+  if (index) return index
+  const gitPaths = computeGitPaths(revision.tree)
+  const idsByGitPath = new Map<string, string>()
+  for (const [id, path] of gitPaths) if (!idsByGitPath.has(path)) idsByGitPath.set(path, id)
+  const apiPaths = new Map<string, string>()
+  const pagesByApiPath = new Map<string, string>()
+  const pages = new Map<string, TreePage>()
+  const walk = (list: readonly TreePage[], prefix: string) => {
+    for (const page of list) {
+      const path = prefix === '' ? page.slug : `${prefix}/${page.slug}`
+      apiPaths.set(page.id, path)
+      if (!pagesByApiPath.has(path)) pagesByApiPath.set(path, page.id)
+      if (!pages.has(page.id)) pages.set(page.id, page)
+      walk(page.pages, path)
+    }
+  }
+  walk(revision.tree.pages, '')
+  const files = new Map<string, TreeFile>()
+  for (const file of revision.tree.files) if (!files.has(file.id)) files.set(file.id, file)
+  index = { gitPaths, idsByGitPath, apiPaths, pagesByApiPath, pages, files }
+  indexes.set(revision, index)
+  return index
+}
+
 /**
  * One revision as the API shows it. Paths and page markdown are computed lazily and once, so a listing
  * of every page costs one serialization per page.
  */
 export class RevisionView {
-  private gitPathsCache: Map<string, string> | undefined
-  private apiPathsCache: Map<string, string> | undefined
   private readonly markdownCache = new Map<string, string>()
 
   constructor(
@@ -66,25 +108,12 @@ export class RevisionView {
 
   /** Page id -> Git Sync file path, file id -> asset path. */
   get gitPaths(): Map<string, string> {
-    this.gitPathsCache ??= computeGitPaths(this.revision.tree)
-    return this.gitPathsCache
+    return revisionIndex(this.revision).gitPaths
   }
 
   /** Page id -> API `path`: the slugs from the root, groups included. */
   get apiPaths(): Map<string, string> {
-    if (!this.apiPathsCache) {
-      const paths = new Map<string, string>()
-      const walk = (pages: TreePage[], prefix: string) => {
-        for (const page of pages) {
-          const path = prefix === '' ? page.slug : `${prefix}/${page.slug}`
-          paths.set(page.id, path)
-          walk(page.pages, path)
-        }
-      }
-      walk(this.revision.tree.pages, '')
-      this.apiPathsCache = paths
-    }
-    return this.apiPathsCache
+    return revisionIndex(this.revision).apiPaths
   }
 
   /** The page file exactly as Git Sync writes it: front matter, `# Title`, body. Documents only. */
@@ -105,27 +134,16 @@ export class RevisionView {
   }
 
   pageByPath(path: string): TreePage | undefined {
-    const wanted = path.replace(/^\/+|\/+$/g, '')
-    for (const [id, candidate] of this.apiPaths) {
-      if (candidate === wanted) return this.findPage(id)
-    }
-    return undefined
+    const id = revisionIndex(this.revision).pagesByApiPath.get(path.replace(/^\/+|\/+$/g, ''))
+    return id === undefined ? undefined : this.findPage(id)
   }
 
   findPage(id: string): TreePage | undefined {
-    const search = (pages: TreePage[]): TreePage | undefined => {
-      for (const page of pages) {
-        if (page.id === id) return page
-        const found = search(page.pages)
-        if (found) return found
-      }
-      return undefined
-    }
-    return search(this.revision.tree.pages)
+    return revisionIndex(this.revision).pages.get(id)
   }
 
   findFile(id: string): TreeFile | undefined {
-    return this.revision.tree.files.find((file) => file.id === id)
+    return revisionIndex(this.revision).files.get(id)
   }
 
   pagesJson(format: PageFormat = 'markdown') {
@@ -230,12 +248,10 @@ export class RevisionView {
     const anchor = hash >= 0 ? target.slice(hash + 1) : ''
     const resolved = resolveRelativePath(gitPath, filePart)
     if (resolved === undefined) return undefined
-    for (const [id, path] of this.gitPaths) {
-      if (path !== resolved) continue
-      if (this.findFile(id)) return { kind: 'file', file: id }
-      return anchor ? { kind: 'anchor', page: id, anchor } : { kind: 'page', page: id }
-    }
-    return undefined
+    const id = revisionIndex(this.revision).idsByGitPath.get(resolved)
+    if (id === undefined) return undefined
+    if (this.findFile(id)) return { kind: 'file', file: id }
+    return anchor ? { kind: 'anchor', page: id, anchor } : { kind: 'page', page: id }
   }
 
   /** Front matter `cover` is a path relative to the page file (or a URL); the API refers to the file. */
@@ -246,8 +262,8 @@ export class RevisionView {
       ref = { kind: 'url', url: metadata.cover }
     } else {
       const target = resolveRelativePath(gitPath, safeDecode(metadata.cover.replace(/^<|>$/g, '')))
-      const file = this.revision.tree.files.find((f) => this.gitPaths.get(f.id) === target)
-      if (file) ref = { kind: 'file', file: file.id }
+      const id = target === undefined ? undefined : revisionIndex(this.revision).idsByGitPath.get(target)
+      if (id !== undefined && this.findFile(id)) ref = { kind: 'file', file: id }
     }
     if (!ref) return undefined
     return {
