@@ -118,6 +118,63 @@ describe('a page both sides changed merges block by block', () => {
     expect(await mainMarkdown(spaceId, install)).toBe(all)
   })
 
+  it("after B's own change request is merged, B's next edit of the page still merges with a later main", async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    b.write(PAGE, paragraphs({ 7: B7 }))
+    await b.push()
+    expect(await b.pusher.merge(b.outbox.session(spaceId)!.changeRequestId!)).toMatchObject({ result: 'merge' })
+    await b.pull()
+    await a.pull()
+    a.write(PAGE, paragraphs({ 1: A1, 7: B7 }))
+    await a.push()
+    expect(await a.pusher.merge(a.outbox.session(spaceId)!.changeRequestId!)).toMatchObject({ result: 'merge' })
+
+    b.write(PAGE, paragraphs({ 3: 'Paragraph 3 as B rewrote it.', 7: B7 }))
+    await b.pull()
+    const pushed = await b.push()
+    expect(pushed.conflicts).toEqual([])
+    const all = paragraphs({ 1: A1, 3: 'Paragraph 3 as B rewrote it.', 7: B7 })
+    expect(b.read(PAGE)).toBe(all)
+    const crId = b.outbox.session(spaceId)!.changeRequestId!
+    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(all)
+  })
+
+  it('main moved on again since B last synced: B merges with main as it is now', async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    await aMergesParagraphOne(a)
+    b.write(PAGE, paragraphs({ 7: B7 }))
+    await b.pull() // B's cache sees A's paragraph 1, not what A merges next
+    await a.pull()
+    a.write(PAGE, paragraphs({ 1: A1, 3: 'Paragraph 3 as A rewrote it.' }))
+    await a.push()
+    expect(await a.pusher.merge(a.outbox.session(spaceId)!.changeRequestId!)).toMatchObject({ result: 'merge' })
+
+    const pushed = await b.push()
+    expect(pushed.conflicts).toEqual([])
+    const all = paragraphs({ 1: A1, 3: 'Paragraph 3 as A rewrote it.', 7: B7 })
+    expect(b.read(PAGE)).toBe(all)
+    expect(await changeRequestMarkdown(spaceId, b.outbox.session(spaceId)!.changeRequestId!, install)).toBe(all)
+    await b.pull()
+    expect(b.read(PAGE)).toBe(all)
+    expect((await b.push()).planned).toBe(0)
+  })
+
+  it('a page adopted by a first sync into a folder that already had it merges too', async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    const c = new Workstation(t, b.seeded, tempDir('quire-c-'))
+    stations.push(c)
+    fs.cpSync(b.folder, c.folder, { recursive: true })
+    await c.pull()
+    await aMergesParagraphOne(a)
+
+    c.write(PAGE, paragraphs({ 7: B7 }))
+    await c.pull()
+    const pushed = await c.push()
+    expect(pushed.conflicts).toEqual([])
+    expect(c.read(PAGE)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(await changeRequestMarkdown(spaceId, c.outbox.session(spaceId)!.changeRequestId!, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+  })
+
   it('the same paragraph on both sides: a conflicted copy as before, main keeps its paragraph', async () => {
     const { a, b, install, spaceId } = await twoWriters()
     await aMergesParagraphOne(a)

@@ -434,7 +434,7 @@ class PushPlanner {
     // Both sides changed since the merge base, differently.
     const remoteChanged = j !== undefined && main?.gitOid !== undefined && main.gitOid !== j.oid
     if (localEdited && remoteChanged && !moved && main?.gitOid !== content.hash && main?.gitOid !== file.hash && file.text !== undefined) {
-      if (this.mergeWithMain(k, path, { hash: file.hash, text: file.text }, main!.gitOid!, title)) return
+      if (this.mergeWithMain(k, path, { hash: file.hash, text: file.text }, title)) return
       this.conflicts.push({ path, pageId: k.handle, copyPath: conflictCopyPath(path, this.input.stamp), localText: file.text, remoteOid: main!.gitOid! })
       this.keepMainVersion(k, path, title)
       return
@@ -474,7 +474,7 @@ class PushPlanner {
    * at hand and no block was changed by both. The change request gets the merge (markers cut out) and the
    * file is rewritten to it with main as its new merge base. False: a conflict, as before.
    */
-  private mergeWithMain(k: Known, path: string, file: { hash: string; text: string }, mainOid: string, title: string): boolean {
+  private mergeWithMain(k: Known, path: string, file: { hash: string; text: string }, title: string): boolean {
     const texts = this.input.mergeTexts?.get(k.handle)
     if (!texts) return false
     const merged = mergePageFiles(texts.base, texts.main, file.text, { keep: 'main' })
@@ -482,6 +482,7 @@ class PushPlanner {
     const markers = findMarkers(merged.text)
     const sent = markers.length === 0 ? merged.text : stripMarkers(merged.text, markers)
     const content = { text: sent, hash: gitBlobOid(sent) }
+    const mainOid = texts.mainOid
     this.rewrites.push({ path, pageId: k.handle, fromHash: file.hash, text: merged.text, mainOid, mainText: texts.main })
     // Sent once: after a crash before the rewrite, the next plan merges to the same text again. Main's
     // own version needs no change in a change request that never touched the page.

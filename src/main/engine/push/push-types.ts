@@ -75,9 +75,9 @@ export interface PushInput {
   /**
    * For pages both the writer and main changed since the merge base: the base's text (the journal's
    * oid) and main's, so the planner merges them with the file block by block. A page without them
-   * gets a conflicted copy.
+   * gets a conflicted copy. `mainOid`: main's version as fetched (it may be newer than `main` above).
    */
-  mergeTexts?: ReadonlyMap<string, { base: string; main: string }>
+  mergeTexts?: ReadonlyMap<string, { base: string; main: string; mainOid: string }>
 }
 
 /** How a pushed entry changes once a planned change is applied. */

@@ -162,11 +162,11 @@ export class SpacePusher {
 
   /**
    * Base and main texts of the pages both the writer and main changed since the merge base, for the
-   * planner's block merge. A page whose base text is not kept, or whose main moved on since the last
-   * sync down, or that cannot be fetched now, is left out (it gets a conflicted copy).
+   * planner's block merge (main as it is now, maybe newer than the last sync down saw). A page whose
+   * base text is not kept, or that cannot be fetched now, is left out (it gets a conflicted copy).
    */
-  private async mergeTexts(journal: readonly JournalEntry[], pages: readonly RemotePageRow[], local: LocalFiles): Promise<Map<string, { base: string; main: string }>> {
-    const texts = new Map<string, { base: string; main: string }>()
+  private async mergeTexts(journal: readonly JournalEntry[], pages: readonly RemotePageRow[], local: LocalFiles): Promise<Map<string, { base: string; main: string; mainOid: string }>> {
+    const texts = new Map<string, { base: string; main: string; mainOid: string }>()
     const mainOids = new Map(pages.map((p) => [p.id, p.gitOid]))
     for (const j of journal) {
       const mainOid = mainOids.get(j.id)
@@ -181,7 +181,7 @@ export class SpacePusher {
         if (error instanceof ServiceUnreachableError || error instanceof GitBookAPIError) continue
         throw error
       }
-      if (page.oid === mainOid) texts.set(j.id, { base, main: page.markdown })
+      texts.set(j.id, { base, main: page.markdown, mainOid: page.oid })
     }
     return texts
   }
@@ -440,6 +440,9 @@ export class SpacePusher {
         if (!local) continue
         const baseHash = local.stripped === entry.hash ? local.raw : entry.hash
         cache.recordJournal(spaceId, { id: entry.pageId, kind: entry.kind, path: entry.path, oid: remote, baseHash })
+        // The file is main's merged version as it is: it is the page's next merge base (sync down, which
+        // has nothing to download then, would not keep it).
+        if (entry.kind === 'page' && local.text !== undefined && local.raw === remote) cache.pageBases.remember(spaceId, remote, local.text)
       }
       // SUMMARY.md edits placed the new pages; the service's SUMMARY.md replaces them now.
       const summaryHash = await hashOf(this.resolve(SUMMARY_FILE))
@@ -478,7 +481,7 @@ export class SpacePusher {
     return { pages, files }
   }
 
-  private async localHashes(relative: string): Promise<{ raw: string; stripped: string } | undefined> {
+  private async localHashes(relative: string): Promise<{ raw: string; stripped: string; text?: string } | undefined> {
     let bytes: Buffer
     try {
       bytes = await fs.readFile(this.resolve(relative))
@@ -489,7 +492,7 @@ export class SpacePusher {
     if (!relative.toLowerCase().endsWith('.md')) return { raw, stripped: raw }
     const text = bytes.toString('utf8')
     const markers = findMarkers(text)
-    return { raw, stripped: markers.length === 0 ? raw : gitBlobOid(stripMarkers(text, markers)) }
+    return { raw, stripped: markers.length === 0 ? raw : gitBlobOid(stripMarkers(text, markers)), text }
   }
 
   /* Explicit actions (CLI, app) */

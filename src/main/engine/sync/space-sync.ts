@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs'
 import fs from 'node:fs/promises'
+import { gitBlobOid } from '../../content'
 import type { CacheRepository, SpaceRow } from '../cache/cache-repository'
 import type { ApiGateway } from '../gateway/api-gateway'
 import { refreshLinkReport } from '../links/link-reports'
+import { confinedPath } from '../workspace/safe-names'
 import { SpaceFolder, type SpaceFolderOptions } from '../workspace/space-folder'
 import { executePlan, type StepEvent } from './executor'
 import { folderStatus, type FolderStatus } from './folder-state'
@@ -86,10 +89,11 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
     journal: {
       record: (entry) => {
         cache.recordJournal(space.id, entry)
-        const bytes = entry.kind === 'page' ? downloaded.get(entry.id) : undefined
-        if (bytes === undefined) return
+        if (entry.kind !== 'page' || entry.baseHash !== entry.oid) return
+        // An adopted file already holds the remote version: its own bytes are the text.
+        const bytes = downloaded.get(entry.id) ?? adoptedBytes(files.root, entry.path, entry.oid)
         downloaded.delete(entry.id)
-        if (entry.baseHash === entry.oid) cache.pageBases.remember(space.id, entry.oid, Buffer.from(bytes).toString('utf8'))
+        if (bytes !== undefined) cache.pageBases.remember(space.id, entry.oid, Buffer.from(bytes).toString('utf8'))
       },
       forget: (id, kind) => cache.forgetJournal(space.id, id, kind),
       commit: (work) =>
@@ -140,6 +144,15 @@ async function storeRemoteTree(space: SpaceRow, options: SpacePassOptions): Prom
   const rows = remoteRows(revision)
   cache.replaceRemoteTree(space.id, rows.pages, rows.files)
   return placeRemoteTree(revision)
+}
+
+function adoptedBytes(root: string, relative: string, oid: string): Uint8Array | undefined {
+  try {
+    const bytes = readFileSync(confinedPath(root, relative))
+    return gitBlobOid(bytes) === oid ? bytes : undefined
+  } catch {
+    return undefined
+  }
 }
 
 async function folderExists(folder: string): Promise<boolean> {
