@@ -44,7 +44,9 @@ const GITBOOK_TAG = /\{%.*?%\}/dgs
  * need not parse the rest.
  */
 export function extractLinks(body: string, mayContain?: (text: string) => boolean): MarkdownLink[] {
-  const lines = new LineIndex(body)
+  // Built on the first link only: a large body whose runs are all skipped costs no line scan.
+  let index: LineIndex | undefined
+  const lines = { locate: (offset: number) => (index ??= new LineIndex(body)).locate(offset) }
   const found: MarkdownLink[] = []
   const code: Array<[number, number]> = []
   for (const [from, to] of topLevelChunks(body, CHUNK_CHARS)) {
