@@ -86,6 +86,9 @@ const toRevision = (row: RevisionRow): Revision => deepFreeze({
 export class RevisionsRepository {
   // Trees are immutable, so a parsed revision stays valid; the most recently used ones are kept.
   private readonly cache = new Map<string, Revision>()
+  // Prepared once: page reads fetch a blob each.
+  private blobQuery: Database.Statement | undefined
+  private hasBlobQuery: Database.Statement | undefined
 
   constructor(
     private readonly db: Database.Database,
@@ -105,7 +108,13 @@ export class RevisionsRepository {
     }
     this.store.transaction(() => {
       if (input.blobs) this.putBlobs(input.blobs)
-      const missing = referencedBlobs(input.tree).find((oid) => !this.hasBlob(oid))
+      // A parent's blobs were checked when it was stored: only the oids new to this tree are looked up,
+      // so a small edit of a large space does not query every blob of the space.
+      const inherited = new Set(input.parents.flatMap((id) => {
+        const parent = this.get(id)
+        return parent ? referencedBlobs(parent.tree) : []
+      }))
+      const missing = referencedBlobs(input.tree).find((oid) => !inherited.has(oid) && !input.blobs?.has(oid) && !this.hasBlob(oid))
       if (missing) throw new Error(`revision tree references blob ${missing}, which is not stored`)
       this.db
         .prepare(
@@ -146,12 +155,14 @@ export class RevisionsRepository {
   }
 
   blob(oid: string): Buffer | undefined {
-    const row = this.db.prepare('SELECT data FROM blobs WHERE oid = ?').get(oid) as { data: Buffer } | undefined
+    this.blobQuery ??= this.db.prepare('SELECT data FROM blobs WHERE oid = ?')
+    const row = this.blobQuery.get(oid) as { data: Buffer } | undefined
     return row?.data
   }
 
   hasBlob(oid: string): boolean {
-    return this.db.prepare('SELECT 1 FROM blobs WHERE oid = ?').get(oid) !== undefined
+    this.hasBlobQuery ??= this.db.prepare('SELECT 1 FROM blobs WHERE oid = ?')
+    return this.hasBlobQuery.get(oid) !== undefined
   }
 
   /** Content-addressed: storing an oid twice is a no-op. */
