@@ -156,7 +156,7 @@ export class OutboxSender {
     }
     const context = op.kind === 'content' ? { head: this.outbox.session(op.spaceId)?.headRevision } : undefined
     this.outbox.markSending(op.seq, context)
-    const answer = await this.guard(op, 'send', () => this.send(op))
+    const answer = await this.guard(op, 'send', () => this.send(op)).catch((error: unknown) => this.afterUpdateFromMain(op, error))
     try {
       await this.finish(op, answer)
     } catch (error) {
@@ -205,6 +205,19 @@ export class OutboxSender {
       this.outbox.noteError(op.seq, message)
       throw new Retry(message)
     }
+  }
+
+  /**
+   * A batch refused because a page it edits is newer than the change request's base (someone created it
+   * on main after the change request was opened): the change request is updated from main, as a writer
+   * would, and the batch sent again once. Any other refusal stands.
+   */
+  private async afterUpdateFromMain(op: OutboxOp, error: unknown): Promise<unknown> {
+    if (!(error instanceof Refused) || op.kind !== 'content' || !/no page '[^']+' in the revision/.test(error.message)) throw error
+    const id = this.requireChangeRequest(op)
+    const updated = await this.guard(op, 'send', () => this.spaces.updateChangeRequest(op.spaceId, id))
+    this.outbox.markSending(op.seq, { head: updated.data.revision ?? undefined })
+    return this.guard(op, 'send', () => this.send(op))
   }
 
   /** A refused op bound to the writer's change request: is that change request still open? */

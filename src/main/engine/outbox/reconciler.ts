@@ -52,11 +52,14 @@ export class OutboxReconciler {
   /** The writer's change request created after the op was written, with the op's subject. */
   private async findChangeRequest(spaceId: string, userId: string, subject: string, since: string): Promise<ChangeRequest | undefined> {
     const after = Date.parse(since) - CLOCK_SKEW_MS
-    for (const status of [ChangeRequestStatus.Draft, ChangeRequestStatus.Open]) {
+    // Merged and archived too: a reviewer may have merged (or closed) it before the lost answer was looked for.
+    for (const status of [ChangeRequestStatus.Draft, ChangeRequestStatus.Open, ChangeRequestStatus.Merged, ChangeRequestStatus.Archived]) {
       const list = (page: string | undefined) =>
         this.spaces.listChangeRequestsForSpace(spaceId, { page, status, creator: userId, orderBy: ChangeRequestOrderBy.CreatedAt }).then((r) => r.data)
       for await (const cr of paginate(list)) {
-        if (cr.subject === subject && Date.parse(cr.createdAt) >= after) return cr
+        // A closed one this client already knew is an earlier change request of the writer's, not this one.
+        const closed = cr.status === 'merged' || cr.status === 'archived'
+        if (cr.subject === subject && Date.parse(cr.createdAt) >= after && !(closed && this.outbox.changeRequest(cr.id))) return cr
       }
     }
     return undefined

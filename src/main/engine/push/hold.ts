@@ -12,21 +12,32 @@ import type { PushedEntry } from './push-types'
  * has seen yet). Their journal and remote entries are held out of the pass until the change request is
  * merged or closed.
  */
-export function heldPageIds(journal: readonly JournalEntry[], pushed: readonly PushedEntry[], missing: (path: string) => boolean = () => false): Set<string> {
+export function heldPageIds(
+  journal: readonly JournalEntry[],
+  pushed: readonly PushedEntry[],
+  missing: (path: string) => boolean = () => false,
+  /** Main's oid of a page as last seen: a missing file whose page changed there since is not held (an edit beats a delete). */
+  remoteOid: (pageId: string) => string | undefined = () => undefined,
+): Set<string> {
   const journalPath = new Map(journal.filter((j) => j.kind === 'page').map((j) => [j.id, j.path]))
+  const journalOid = new Map(journal.filter((j) => j.kind === 'page').map((j) => [j.id, j.oid]))
   const held = new Set<string>()
   for (const entry of pushed) {
     if (entry.kind !== 'page' || !entry.pageId) continue
     const was = journalPath.get(entry.pageId)
     if (entry.state === 'deleted' || (was !== undefined && was !== entry.path)) held.add(entry.pageId)
   }
-  for (const [id, path] of journalPath) if (missing(path)) held.add(id)
+  for (const [id, path] of journalPath) {
+    if (held.has(id) || !missing(path)) continue
+    const remote = remoteOid(id)
+    if (remote === undefined || remote === journalOid.get(id)) held.add(id)
+  }
   return held
 }
 
 /** The hold of one space, from the cache's journal, the outbox's pushed entries and (given its folder) the files on disk. */
 export function holdOf(
-  journal: { journal(spaceId: string): JournalEntry[] },
+  journal: { journal(spaceId: string): JournalEntry[]; remoteTree?(spaceId: string): { pages: ReadonlyArray<{ id: string; gitOid?: string }> } },
   outbox: { entries(spaceId: string): PushedEntry[] },
   spaceId: string,
   folder?: string,
@@ -34,7 +45,8 @@ export function holdOf(
   // A space folder gone as a whole is a moved workspace or an unmounted drive, as for the push planner:
   // no page is the writer's removal then, and sync down may put them all back.
   const missing = folder === undefined ? undefined : folderGone(folder) ? () => false : (path: string) => !exists(folder, path)
-  return heldPageIds(journal.journal(spaceId), outbox.entries(spaceId), missing)
+  const remote = new Map((journal.remoteTree?.(spaceId).pages ?? []).map((p) => [p.id, p.gitOid]))
+  return heldPageIds(journal.journal(spaceId), outbox.entries(spaceId), missing, (id) => remote.get(id))
 }
 
 /**
@@ -72,7 +84,12 @@ function folderGone(folder: string): boolean {
  * `quire sync`, the app): without it a pass would bring back files the writer renamed or deleted.
  */
 export function workspaceHold(
-  cache: { journal(spaceId: string): JournalEntry[]; space(id: string): { orgId: string; folder?: string | null } | undefined; organization(id: string): { folder?: string | null } | undefined },
+  cache: {
+    journal(spaceId: string): JournalEntry[]
+    remoteTree?(spaceId: string): { pages: ReadonlyArray<{ id: string; gitOid?: string }> }
+    space(id: string): { orgId: string; folder?: string | null } | undefined
+    organization(id: string): { folder?: string | null } | undefined
+  },
   outbox: { entries(spaceId: string): PushedEntry[] },
   workspace: string,
 ): (spaceId: string) => Set<string> {

@@ -212,6 +212,13 @@ class PushPlanner {
       if (k.now !== undefined) continue
       const at = this.notRead(k.path)
       if (at === undefined) {
+        // An edit beats a delete: a page someone changed in the space since the writer's last sync is not
+        // deleted by the writer's removal of its file (their edit would go); the pass brings it back.
+        const main = this.main.get(k.handle)
+        if (k.journal && main?.gitOid !== undefined && main.gitOid !== k.journal.oid) {
+          this.report('edit-beats-delete', k.path, `${k.path} was changed in the space since your last sync, so your deletion is not sent: the file comes back with that version; delete it again if it should go`)
+          continue
+        }
         this.deleted.add(k.handle)
         continue
       }

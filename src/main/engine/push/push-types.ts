@@ -133,7 +133,7 @@ export interface PlannedRewrite {
   mainText: string
 }
 
-export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread' | 'not-read'
+export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread' | 'not-read' | 'edit-beats-delete'
 
 export interface PushReport {
   kind: PushReportKind

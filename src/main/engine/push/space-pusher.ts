@@ -136,8 +136,31 @@ export class SpacePusher {
 
   /* Planning */
 
+  /**
+   * Main as the service has it now. A push (the watcher's, between passes) must not plan against the
+   * last pass's view: a change request opened now is based on today's main, and a page edited or
+   * deleted against an older main would undo what others merged since. One request when main has not
+   * moved; offline (or refused for a while), the last view stands.
+   */
+  private async refreshMain() {
+    const { cache, gateway, spaceId } = this.o
+    try {
+      const { data: space } = await gateway.client.spaces.getSpaceById(spaceId)
+      if (space.revision === cache.space(spaceId)?.remoteRevision) return
+      const { data: revision } = await gateway.client.spaces.getCurrentRevision(spaceId)
+      cache.recordRevision(spaceId, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
+      const rows = remoteRows(revision)
+      cache.replaceRemoteTree(spaceId, rows.pages, rows.files)
+      cache.upsertSpace({ id: space.id, orgId: space.organization, collectionId: space.parent, title: space.title, remoteRevision: revision.id })
+    } catch (error) {
+      if (error instanceof ServiceUnreachableError || (error instanceof GitBookAPIError && error.code !== 401)) return
+      throw error
+    }
+  }
+
   async plan(): Promise<PushPlan> {
     const { cache, outbox, spaceId } = this.o
+    await this.refreshMain()
     const journal = cache.journal(spaceId)
     const pushed = outbox.entries(spaceId)
     const base = new Map(journal.map((j) => [j.path, j.baseHash]))

@@ -47,13 +47,17 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   cache.upsertSpace({ id: space.id, orgId: remote.organization, collectionId: remote.parent, title: remote.title, remoteRevision: remote.revision })
 
   const unfinished = cache.run(space.id)
-  if (remote.revision === space.syncedRevision && !unfinished && (await folderExists(folder))) {
+  // Pages the hold released since the last full pass (a change request merged or closed, a deletion
+  // the writer may not send) must be placed again though the revision is the same.
+  const held = options.hold ?? new Set<string>()
+  const holdKey = [...held].sort().join(',')
+  const sameHold = (cache.setting(holdSetting(space.id)) ?? '') === holdKey
+  if (remote.revision === space.syncedRevision && !unfinished && sameHold && (await folderExists(folder))) {
     const status = folderStatus({ type: 'unchanged', revision: remote.revision })
     cache.setSpaceState(space.id, status.state, { lastError: null, issues: [], lastSyncAt: now() })
     return { ...status, spaceId: space.id, revision: remote.revision, steps: 0 }
   }
 
-  const held = options.hold ?? new Set<string>()
   const { revisionId, snapshot } = await readRemoteTree(space, held, options)
 
   const files = new SpaceFolder(folder, options.folder)
@@ -117,6 +121,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   }
 
   const status = folderStatus({ type: 'executed', plan, result })
+  cache.setSetting(holdSetting(space.id), holdKey)
   cache.setSpaceState(space.id, status.state, {
     lastError: status.message ?? null,
     issues: status.issues,
@@ -162,3 +167,6 @@ async function folderExists(folder: string): Promise<boolean> {
     return false
   }
 }
+
+/** The cache setting that keeps which pages the last full pass of a space held out. */
+const holdSetting = (spaceId: string) => `held_pages:${spaceId}`

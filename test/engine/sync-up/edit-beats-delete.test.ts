@@ -1,0 +1,48 @@
+import fs from 'node:fs'
+import type { ChangeRequest } from '@gitbook/api'
+import { afterEach, describe, expect, it } from 'vitest'
+import { removeWorkstation, serviceForFile } from './support/hooks'
+import { mainRevision, pagesOf, seedSpace, tempDir, Workstation } from './support/workspace'
+
+/**
+ * An edit beats a delete, also when the delete is the writer's: a page someone changed in the space
+ * since the writer's last sync is not deleted by the writer's removal of its file (P2: their merged edit
+ * would be undone); the writer is told, and the file comes back with their version.
+ */
+
+const t = serviceForFile()
+let stations: Workstation[] = []
+afterEach(() => {
+  for (const ws of stations) removeWorkstation(ws)
+  stations = []
+})
+
+describe('edit beats delete', () => {
+  it("the writer deletes a file whose page someone else changed since: no deletion is sent, the page comes back with their edit", async () => {
+    const seeded = await seedSpace(t)
+    const writer = new Workstation(t, seeded, tempDir('quire-del-'))
+    stations = [writer]
+    await writer.pull()
+    const faq = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+
+    const cr = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Other' } })).body as ChangeRequest
+    await t.api.call('updateChangeRequestContent', {
+      params: { spaceId: seeded.spaceId, changeRequestId: cr.id },
+      body: { changes: [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nAn answer someone else wrote.\n' } }] },
+    })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id } })).body.result).toBe('merge')
+
+    fs.rmSync(writer.file('faq.md'))
+    writer.write('guide/install.md', '# Install\n\nAn unrelated edit.\n')
+    await writer.pull() // main moves on while the deletion is not pushed yet
+    const pushed = await writer.push()
+    expect(pushed.reports.map((r) => r.kind)).toContain('edit-beats-delete')
+    const session = writer.outbox.session(seeded.spaceId)!
+    expect(await writer.pusher.merge(session.changeRequestId!)).toMatchObject({ result: 'merge' })
+    const served = (await t.api.call('getPageById', { params: { spaceId: seeded.spaceId, pageId: faq }, query: { format: 'markdown' } })).body.markdown
+    expect(served).toContain('An answer someone else wrote.')
+
+    await writer.pull()
+    expect(writer.read('faq.md')).toContain('An answer someone else wrote.')
+  })
+})
