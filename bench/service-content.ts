@@ -144,12 +144,18 @@ async function probe(baseUrl: string, until: Promise<unknown> | undefined, count
   const waits: number[] = []
   while (until ? !settled : waits.length < count) {
     const sent = performance.now()
-    const res = await fetch(`${baseUrl}/user`, { headers })
-    await res.arrayBuffer()
+    try {
+      const res = await fetch(`${baseUrl}/user`, { headers })
+      await res.arrayBuffer()
+    } catch (error) {
+      // A stalled server lets its keep-alive sockets expire, then resets the request sent on one.
+      probeFailures.push(`${error instanceof Error ? error.message : String(error)} (${error instanceof Error && error.cause instanceof Error ? error.cause.message : ''})`)
+    }
     waits.push(performance.now() - sent)
   }
   return waits
 }
+const probeFailures: string[] = []
 
 const percentile = (values: number[], p: number) => {
   const sorted = values.slice().sort((a, b) => a - b)
@@ -241,7 +247,8 @@ try {
     console.log(
       `apply    ${label.padEnd(11)} ${String(mb).padStart(2)} MB: ${(ms / 1000).toFixed(2)} s, ${(ms / mb).toFixed(0)} ms/MB; ` +
         `GET /user beside it: ${waits.length} answered, worst ${percentile(waits, 100).toFixed(0)} ms, p99 ${percentile(waits, 99).toFixed(0)} ms ` +
-        `(worst / idle median ${(percentile(waits, 100) / floorMedian).toFixed(0)}x)`,
+        `(worst / idle median ${(percentile(waits, 100) / floorMedian).toFixed(0)}x)` +
+        (probeFailures.length > 0 ? `; ${probeFailures.length} failed: ${probeFailures.splice(0).join(', ')}` : ''),
     )
   }
 } finally {

@@ -49,9 +49,13 @@ export function extractLinks(body: string, mayContain?: (text: string) => boolea
   const lines = { locate: (offset: number) => (index ??= new LineIndex(body)).locate(offset) }
   const found: MarkdownLink[] = []
   const code: Array<[number, number]> = []
-  for (const [from, to] of topLevelChunks(body, CHUNK_CHARS)) {
+  // Ruled out as a whole, no run can match: no split either.
+  const runs: Array<[number, number]> = mayContain && !mayContain(body) ? [] : topLevelChunks(body, CHUNK_CHARS)
+  const parsed: Array<[number, number]> = []
+  for (const [from, to] of runs) {
     const text = body.slice(from, to)
     if (mayContain && !mayContain(text)) continue
+    parsed.push([from, to])
     const chunk = chunkLinks(text)
     for (const link of chunk.links) {
       const start = from + link.start
@@ -63,10 +67,14 @@ export function extractLinks(body: string, mayContain?: (text: string) => boolea
     if (target !== '') found.push({ kind: classifyTarget(target), target, ...lines.locate(start), start, end, syntax })
   }
 
-  // GitBook tags are plain paragraph text to remark, so they are found by pattern, outside code.
+  if (parsed.length === 0) return found
+
+  // GitBook tags are plain paragraph text to remark, so they are found by pattern, outside code
+  // (and only in the runs parsed, the only ones whose code is known).
   const inCode = rangeLookup(code)
+  const inParsed = mayContain ? rangeLookup(parsed) : () => true
   for (const match of matchesIn(body, 0, body.length, GITBOOK_LINK_TAG)) {
-    if (!inCode(match.start)) add(decodeAttribute(match.value), match.start, match.end, 'attribute')
+    if (inParsed(match.start) && !inCode(match.start)) add(decodeAttribute(match.value), match.start, match.end, 'attribute')
   }
 
   // GFM reads `url="https://..."` inside a tag as a bare URL too; the tag match above already has it.
@@ -80,6 +88,7 @@ export function extractLinks(body: string, mayContain?: (text: string) => boolea
  * `rewriteLinks` of the same body finds them cached and takes no long turn.
  */
 export async function warmLinks(body: string, mayContain: ((text: string) => boolean) | undefined, pause: () => Promise<void>): Promise<void> {
+  if (mayContain && !mayContain(body)) return
   for (const [from, to] of topLevelChunks(body, CHUNK_CHARS)) {
     const text = body.slice(from, to)
     if ((mayContain && !mayContain(text)) || cache.has(text)) continue
