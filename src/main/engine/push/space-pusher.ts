@@ -461,7 +461,9 @@ export class SpacePusher {
         const remote = (entry.kind === 'file' ? merged.files.get(entry.pageId) : merged.pages.get(entry.pageId)) ?? ''
         const local = await this.localHashes(entry.path)
         if (!local) continue
-        const baseHash = local.stripped === entry.hash ? local.raw : entry.hash
+        // The base is what the change request carried: a file that differs only by comment markers typed
+        // since is still an edit (the markers are posted, then leave the file), never taken for the base.
+        const baseHash = entry.hash
         cache.recordJournal(spaceId, { id: entry.pageId, kind: entry.kind, path: entry.path, oid: remote, baseHash })
         // The file is main's merged version as it is: it is the page's next merge base (sync down, which
         // has nothing to download then, would not keep it).
