@@ -2,6 +2,14 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import globals from 'globals'
 
+const ELECTRON = { name: 'electron', message: 'Only src/main/shell may import electron.' }
+const ABOVE_ENGINE = {
+  group: ['**/app/**', '**/cli/**', '**/shell/**', '**/headless/**', '**/service/**'],
+  message: 'The sync engine is below every front end (app, cli, shell, headless) and apart from the local service.',
+}
+const above = (folders, why) => ({ group: folders.map((f) => `../${f}/*`), message: `A lower layer of the engine: ${why}.` })
+const layer = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { paths: [ELECTRON], patterns }] } })
+
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-output/**'] },
   js.configs.recommended,
@@ -17,10 +25,15 @@ export default tseslint.config(
     // The engine and the service run on plain Node: only the Electron shell may import electron.
     files: ['src/main/**/*.ts'],
     ignores: ['src/main/shell/**'],
-    rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only src/main/shell may import electron.' }] }],
-    },
+    rules: { 'no-restricted-imports': ['error', { paths: [ELECTRON] }] },
   },
+  // Imports point down the layers (as Signal lints which runtime each file may use). A later block
+  // replaces the rule for its files, so each repeats what the layers above it forbid.
+  layer(['src/main/engine/**/*.ts'], [ABOVE_ENGINE]),
+  layer(['src/main/engine/outbox/**/*.ts'], [ABOVE_ENGINE, above(['push', 'sync', 'session', 'watch'], 'the outbox sends what sync up plans')]),
+  layer(['src/main/engine/{cache,workspace,gateway,account}/**/*.ts'], [ABOVE_ENGINE, above(['push', 'sync', 'outbox', 'session', 'watch', 'comments', 'links'], 'cache, workspace and gateway are the bottom layer')]),
+  layer(['src/main/content/**/*.ts'], [{ group: ['**/engine/**', '**/service/**', '**/app/**', '**/cli/**', '**/shell/**', '**/headless/**', 'node:fs', 'node:fs/*', 'fs', 'node:net', 'node:http', 'node:child_process'], message: 'The content model is pure: no I/O, shared by the engine and the service.' }]),
+  layer(['src/renderer/**/*.{ts,tsx}', 'src/shared/**/*.ts'], [{ group: ['node:*', 'fs', 'path', 'os', 'child_process', 'electron', '**/main/**', 'better-sqlite3'], message: 'The renderer and the shared contract run in a browser: no Node modules, nothing of src/main.' }]),
   {
     // Tests read loosely typed JSON responses; their assertions do the checking.
     files: ['test/**/*.ts', 'bench/**/*.ts'],

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { EntryKind, JournalEntry } from '../sync/plan-types'
+import type { EntryKind, JournalEntry } from './journal-types'
 import { PageBases } from './page-bases'
 
 /**

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { EntryUpdate, OpenConflict, PushedEntry } from '../push/push-types'
+import type { EntryUpdate, OpenConflict, PushedEntry } from './pushed-entries'
 import type { NewOutboxOp, OutboxKind, OutboxOp, OutboxState } from './outbox-types'
 
 /**

@@ -1,5 +1,5 @@
 import type { ContentChange } from '../../content'
-import type { EntryUpdate } from '../push/push-types'
+import type { EntryUpdate } from './pushed-entries'
 
 /** Every operation Quire sends that changes something on the service. */
 export type OutboxKind = 'create-cr' | 'update-cr' | 'content' | 'comment' | 'reply' | 'resolve' | 'merge' | 'update-from-main'

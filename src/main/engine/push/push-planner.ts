@@ -5,6 +5,7 @@ import { findMarkers, markerKey, stripMarkers } from '../comments/markers'
 import type { JournalEntry } from '../sync/plan-types'
 import { enclosingIn } from '../workspace/content-names'
 import { CONFLICT_COPY, MAX_PAGE_BYTES, type SkipReason, type EntryUpdate, type LocalFile, type PlannedChange, type PlannedConflict, type PlannedMarker, type PlannedRewrite, type PushedEntry, type PushInput, type PushPlan, type PushReport } from './push-types'
+import { conflictCopyPath } from '../workspace/space-files'
 import { summaryPlaces, type SummaryPlace } from './summary-order'
 
 /**
@@ -38,12 +39,7 @@ export function isPageFile(path: string): boolean {
   return /\.md$/i.test(path) && path !== SUMMARY_FILE && !path.startsWith('.gitbook/') && !name.startsWith('.') && !CONFLICT_COPY.test(path)
 }
 
-export function conflictCopyPath(path: string, stamp: string): string {
-  const dot = path.lastIndexOf('.')
-  const slash = path.lastIndexOf('/')
-  const [stem, ext] = dot > slash + 1 ? [path.slice(0, dot), path.slice(dot)] : [path, '']
-  return `${stem} (conflicted copy ${stamp})${ext}`
-}
+export { conflictCopyPath } from '../workspace/space-files'
 
 const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1)
 const dirName = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '')

@@ -1,12 +1,16 @@
+import type { EntryUpdate, PushedEntry } from '../outbox/pushed-entries'
+import type { ContentChange } from '../../content'
+import type { RemoteFileRow, RemotePageRow } from '../cache/cache-repository'
+import type { Marker } from '../comments/markers'
+import type { JournalEntry } from '../sync/plan-types'
+
 /**
  * The vocabulary of sync up, shared by the pure planner and the engine that carries a plan out. Paths
  * are relative to the space folder, `/`-separated; hashes are git blob ids, the same function the
  * service uses for `git.oid`, so a local file and a remote page can be compared without fetching.
  */
-import type { ContentChange } from '../../content'
-import type { RemoteFileRow, RemotePageRow } from '../cache/cache-repository'
-import type { Marker } from '../comments/markers'
-import type { JournalEntry } from '../sync/plan-types'
+
+export type { EntryUpdate, OpenConflict, PushedEntry } from '../outbox/pushed-entries'
 
 /** One file of the space folder as the scanner saw it. */
 export interface LocalFile {
@@ -26,30 +30,6 @@ export type LocalFiles = ReadonlyMap<string, LocalFile>
 export const MAX_PAGE_BYTES = 8 * 1024 * 1024
 
 export type SkipReason = 'ignored' | 'hidden' | 'symlink' | 'too-large' | 'unreadable' | 'not-a-file'
-
-/** What the writer's open change request carries for one local path (or a page it deletes). */
-export interface PushedEntry {
-  path: string
-  kind: 'page' | 'file'
-  /** Page or file id on the service; unknown only while the insert that creates it is still in the outbox. */
-  pageId?: string
-  /** Batch-local name of the insert that created it. */
-  ref?: string
-  /** Hash of the content sent (comment markers cut out). */
-  hash: string
-  /**
-   * `pushed`: the change request holds this version; `deleted`: it deletes the page; `conflict`: it
-   * holds the writer's version while the file shows the remote one and a conflicted copy keeps theirs.
-   */
-  state: 'pushed' | 'deleted' | 'conflict'
-}
-
-/** A conflicted copy Quire wrote and that is still on disk. */
-export interface OpenConflict {
-  path: string
-  copyPath: string
-  pageId: string
-}
 
 export interface PushInput {
   spaceId: string
@@ -79,9 +59,6 @@ export interface PushInput {
    */
   mergeTexts?: ReadonlyMap<string, { base: string; main: string; mainOid: string }>
 }
-
-/** How a pushed entry changes once a planned change is applied. */
-export type EntryUpdate = ({ op: 'set' } & PushedEntry) | { op: 'remove'; path: string }
 
 export interface PlannedChange {
   /** Stable identity of this exact change (page and content), to skip one the service refused before. */

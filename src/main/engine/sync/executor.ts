@@ -1,25 +1,11 @@
 import { gitBlobOid } from '../../content'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
 import { LocalFileChanged } from '../workspace/atomic-write'
+import type { SpaceFiles } from '../workspace/space-files'
 import type { EntryKind, JournalEntry, SyncAction, SyncPlan } from './plan-types'
 
-/** The space folder as the executor needs it; paths relative to the folder. */
-export interface SpaceFiles {
-  /** Git blob id of the file at `path`; undefined when there is none. */
-  hash(path: string): Promise<string | undefined>
-  /** Whether nothing at all is at `path`: what `hash` says by answering undefined, without reading a file. */
-  isAbsent?(path: string): Promise<boolean>
-  // The three steps below happen only if the file still is what the plan saw (`expect`: its hash;
-  // undefined: nothing there), checked right before the step itself; otherwise they throw
-  // `LocalFileChanged` and leave the writer's bytes alone (atomic-write.ts says what window remains).
-  /** Atomic: readers see the old or the new content, never a mix. Durable once `flush` has run, when there is one. */
-  write(path: string, data: Uint8Array, expect: string | undefined): Promise<void>
-  /** Nothing may be at `to`. */
-  rename(from: string, to: string, expect: string): Promise<void>
-  remove(path: string, expect: string): Promise<void>
-  /** Makes every `write` so far durable (the folders' entries synced, one sync per folder). */
-  flush?(): Promise<void>
-}
+export type { SpaceFiles } from '../workspace/space-files'
+
 
 /** Where remote content comes from (the gateway in the app, a map in tests). */
 export interface ContentSource {

@@ -1,10 +1,13 @@
+import type { EntryKind } from '../cache/journal-types'
+
 /**
  * The vocabulary shared by the planner (pure) and the executor (I/O). Paths are relative to the space
  * folder, `/`-separated, already made safe by the remote snapshot; content hashes are git blob ids, so a
  * page written from the service hashes to its `git.oid`.
  */
 
-export type EntryKind = 'page' | 'file' | 'summary'
+export type { EntryKind, JournalEntry } from '../cache/journal-types'
+export type { LocalState } from '../workspace/space-files'
 
 /** One file the remote revision wants on disk. */
 export interface RemoteEntry {
@@ -23,20 +26,6 @@ export interface RemoteSnapshot {
   revision: string
   entries: RemoteEntry[]
 }
-
-/** What the last pass left on disk for one entry: the merge base. */
-export interface JournalEntry {
-  id: string
-  kind: EntryKind
-  path: string
-  /** Remote version (`git.oid`) the file was written from. */
-  oid: string
-  /** Hash of the content written: a local file with another hash was edited by someone else. */
-  baseHash: string
-}
-
-/** Hashes of the local files that matter to a plan (journal paths and remote paths), by path. Absent = no file. */
-export type LocalState = ReadonlyMap<string, string>
 
 export type SyncAction =
   /** Write the remote content at `path`; the executor checks the file there still hashes to `expect` (absent when undefined). */

@@ -1,0 +1,33 @@
+/**
+ * The space folder's vocabulary, shared by the layers above it (sync down plans and executes against
+ * it, sync up names conflicted copies by it): kept here so the workspace imports nothing from them.
+ */
+
+/** Hashes of the local files that matter to a plan (journal paths and remote paths), by path. Absent = no file. */
+export type LocalState = ReadonlyMap<string, string>
+
+/** The space folder as the executor needs it; paths relative to the folder. */
+export interface SpaceFiles {
+  /** Git blob id of the file at `path`; undefined when there is none. */
+  hash(path: string): Promise<string | undefined>
+  /** Whether nothing at all is at `path`: what `hash` says by answering undefined, without reading a file. */
+  isAbsent?(path: string): Promise<boolean>
+  // The three steps below happen only if the file still is what the plan saw (`expect`: its hash;
+  // undefined: nothing there), checked right before the step itself; otherwise they throw
+  // `LocalFileChanged` and leave the writer's bytes alone (atomic-write.ts says what window remains).
+  /** Atomic: readers see the old or the new content, never a mix. Durable once `flush` has run, when there is one. */
+  write(path: string, data: Uint8Array, expect: string | undefined): Promise<void>
+  /** Nothing may be at `to`. */
+  rename(from: string, to: string, expect: string): Promise<void>
+  remove(path: string, expect: string): Promise<void>
+  /** Makes every `write` so far durable (the folders' entries synced, one sync per folder). */
+  flush?(): Promise<void>
+}
+
+/** `guide/install.md` -> `guide/install (conflicted copy 2026-01-31 093612).md`, where the writer's version is kept. */
+export function conflictCopyPath(path: string, stamp: string): string {
+  const dot = path.lastIndexOf('.')
+  const slash = path.lastIndexOf('/')
+  const [stem, ext] = dot > slash + 1 ? [path.slice(0, dot), path.slice(dot)] : [path, '']
+  return `${stem} (conflicted copy ${stamp})${ext}`
+}
