@@ -21,6 +21,7 @@ import { openCacheDatabase } from '../src/main/engine/cache/open-cache'
 import { CommentsRepository } from '../src/main/engine/comments/comments-repository'
 import { ApiGateway } from '../src/main/engine/gateway/api-gateway'
 import { OutboxRepository } from '../src/main/engine/outbox/outbox-repository'
+import { QuireBackend } from '../src/main/app/backend'
 import { WorkspaceSession } from '../src/main/engine/session/workspace-session'
 import { WorkspaceWatcher } from '../src/main/engine/watch/watcher'
 
@@ -69,39 +70,76 @@ async function latency() {
     const folder = path.join(workspace, 'org', 'space')
     const loop = new WorkspaceSession({ cache, outbox, comments, account, gateway, workspace: () => workspace, intervalMs: () => 3_600_000 })
     await loop.start()
-    const pages = cache.journal(space.id).filter((j) => j.kind === 'page')
+    const pages = cache.journal(space.id).filter((j) => j.kind === 'page').map((j) => ({ id: j.id, path: j.path }))
     console.log(`space "${space.title}": ${pages.length} pages mirrored; ${ROUNDS} saves, default debounce`)
-    const samples: number[] = []
-    let changeRequestId: string | undefined
-    for (let round = 0; round < ROUNDS; round++) {
-      const page = pages[round % pages.length]
-      const file = path.join(folder, ...page.path.split('/'))
-      const marker = `Bench line ${round} ${Date.now()}.`
-      const started = performance.now()
-      fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8').trimEnd()}\n\n${marker}\n`)
-      for (;;) {
-        if (!changeRequestId) {
-          const open = (await gateway.client.spaces.listChangeRequestsForSpace(space.id, { creator: user.id, status: 'draft' as ChangeRequest['status'] } as never)).data.items
-          changeRequestId = open[0]?.id
-        }
-        if (changeRequestId) {
-          const res = await gateway.client.spaces.getPageInChangeRequestById(space.id, changeRequestId, page.id, { format: 'markdown' }).catch(() => undefined)
-          const markdown = res && 'markdown' in res.data ? String(res.data.markdown) : ''
-          if (markdown.includes(marker)) break
-        }
-        if (performance.now() - started > 30_000) throw new Error(`round ${round}: the edit never reached the change request`)
-        await sleep(10)
-      }
-      samples.push(performance.now() - started)
-      await sleep(100)
-    }
+    await measure('quire watch (WorkspaceSession)', gateway, space.id, user.id, pages, folder)
     await loop.stop()
-    samples.sort((a, b) => a - b)
-    console.log(`save -> change request content: p50 ${percentile(samples, 50).toFixed(0)} ms, p95 ${percentile(samples, 95).toFixed(0)} ms, min ${samples[0].toFixed(0)} ms, max ${samples[samples.length - 1].toFixed(0)} ms`)
+    await appLatency(service, space.id)
   } finally {
     db.close()
     service.stop()
     fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Saves one page per round and polls the change request's copy of it until the line is there. */
+async function measure(label: string, gateway: ApiGateway, spaceId: string, userId: string, pages: Array<{ id: string; path: string }>, folder: string) {
+  const samples: number[] = []
+  let changeRequestId: string | undefined
+  // Change requests of earlier measurements (another workspace of the same writer) are not this one's.
+  const earlier = new Set((await gateway.client.spaces.listChangeRequestsForSpace(spaceId, { creator: userId, status: 'draft' as ChangeRequest['status'] } as never)).data.items.map((cr) => cr.id))
+  for (let round = 0; round < ROUNDS; round++) {
+    const page = pages[round % pages.length]
+    const file = path.join(folder, ...page.path.split('/'))
+    const marker = `Bench line ${label.length} ${round} ${Date.now()}.`
+    const started = performance.now()
+    fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8').trimEnd()}\n\n${marker}\n`)
+    for (;;) {
+      if (!changeRequestId) {
+        const open = (await gateway.client.spaces.listChangeRequestsForSpace(spaceId, { creator: userId, status: 'draft' as ChangeRequest['status'] } as never)).data.items
+        changeRequestId = open.find((cr) => !earlier.has(cr.id))?.id
+      }
+      if (changeRequestId) {
+        const res = await gateway.client.spaces.getPageInChangeRequestById(spaceId, changeRequestId, page.id, { format: 'markdown' }).catch(() => undefined)
+        const markdown = res && 'markdown' in res.data ? String(res.data.markdown) : ''
+        if (markdown.includes(marker)) break
+      }
+      if (performance.now() - started > 30_000) throw new Error(`${label}, round ${round}: the edit never reached the change request`)
+      await sleep(10)
+    }
+    samples.push(performance.now() - started)
+    await sleep(100)
+  }
+  samples.sort((x, y) => x - y)
+  console.log(`${label}: save -> change request content: p50 ${percentile(samples, 50).toFixed(0)} ms, p95 ${percentile(samples, 95).toFixed(0)} ms, min ${samples[0].toFixed(0)} ms, max ${samples[samples.length - 1].toFixed(0)} ms`)
+}
+
+/** The same saves through the app's backend (what the desktop window and `quire serve` run), on its own cache and workspace. */
+async function appLatency(service: { origin: string; token: string }, spaceId: string) {
+  process.env.QUIRE_TOKEN_STORE = 'file'
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-app-'))
+  const noDesktop = { openFile: async () => {}, openUrl: async () => {}, openFolder: async () => {} }
+  const backend = await QuireBackend.open({ dataDir, desktop: noDesktop })
+  try {
+    await backend.updateSettings({ workspace: path.join(dataDir, 'workspace') })
+    await backend.signIn({ endpoint: service.origin, token: service.token })
+    await backend.listSpaces()
+    await backend.setSelection({ kind: 'space', id: spaceId, selected: true })
+    let folder: string | undefined
+    for (let i = 0; i < 600 && !folder; i++) {
+      await backend.idle()
+      const node = (await backend.getStatus()).spaces.find((s) => s.id === spaceId)
+      folder = node?.state === 'synced' ? node.folder : undefined
+      if (!folder) await sleep(50)
+    }
+    if (!folder) throw new Error('the app backend never synced the space')
+    const pages = (await backend.listPages({ spaceId })).filter((p): p is { id: string; title: string; path: string } => p.path !== undefined)
+    const gateway = new ApiGateway({ endpoint: service.origin, token: service.token })
+    const user = (await gateway.client.user.getAuthenticatedUser()).data
+    await measure('app backend (QuireBackend)', gateway, spaceId, user.id, pages, folder)
+  } finally {
+    await backend.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
   }
 }
 
