@@ -207,7 +207,8 @@ export class QuireBackend implements QuireBridge {
     if (options.announce !== false) this.log('info', `Signed in as ${signedIn.account.displayName} to ${signedIn.demo ? 'the demo service' : signedIn.account.endpoint}`)
     this.emit({ type: 'session', session: await this.getSession() })
     await this.refreshTree().catch((error: unknown) => this.log('warning', fromApiError(error, 'Listing spaces').message))
-    if (this.options.autoSync === false) await engine.start().catch(() => undefined)
+    // Without autoSync (tests), cycles run only when asked: the session watches but starts none itself.
+    if (this.options.autoSync === false) await engine.start({ firstCycle: false })
     else void engine.start()
     this.emitStatus()
   }

@@ -48,6 +48,9 @@ export interface WorkspaceSessionOptions {
   lease?: { lease: WorkspaceLease; kind: LeaseKind; ttlMs?: number }
 }
 
+/** A running pass re-derives its space's state (for the progress shown) at most this often. */
+const STEP_STATE_MS = 100
+
 export type SessionEvent =
   /** A space's state changed (Syncthing-style: from and to). */
   | { type: 'state'; spaceId: string; from?: SpaceSyncState; to: SpaceSyncState }
@@ -73,6 +76,8 @@ export class WorkspaceSession {
   private readonly lastPush = new Map<string, PushResult>()
   private readonly running = new Map<string, { done: number; total: number }>()
   private readonly states = new Map<string, SpaceSyncState>()
+  /** When each space's state was last derived during a pass (steps are many; a state is a few queries). */
+  private readonly stepRefreshedAt = new Map<string, number>()
   private authError: string | undefined
   private watcher?: WorkspaceWatcher
   private watchedKey = ''
@@ -116,13 +121,13 @@ export class WorkspaceSession {
    * Runs the first cycle (unless paused), then keeps the timer and the watcher going. When another
    * process holds the workspace, the session attaches read-only and takes over when that process ends.
    */
-  async start(): Promise<void> {
+  async start(options: { firstCycle?: boolean } = {}): Promise<void> {
     if (this.claimWorkspace()) {
       this.emit({ type: 'log', level: 'warning', message: `This workspace is synced by ${describeHolder(this.heldBy!)}; this one shows its work and takes over when it ends` })
       void this.waitForLease()
       return
     }
-    if (!this.paused()) await this.requestCycle()
+    if (options.firstCycle !== false && !this.paused()) await this.requestCycle()
     else await this.run(() => this.rewatch())
     this.schedule()
   }
@@ -351,6 +356,8 @@ export class WorkspaceSession {
         else if (event.type === 'space-planned') this.running.set(event.spaceId, { done: 0, total: event.total })
         else if (event.type === 'step') this.running.set(event.spaceId, { done: event.step.index, total: event.step.total })
         else this.running.delete(event.spaceId)
+        if (event.type === 'step' && Date.now() - (this.stepRefreshedAt.get(event.spaceId) ?? 0) < STEP_STATE_MS) return
+        this.stepRefreshedAt.set(event.spaceId, Date.now())
         this.refreshState(event.spaceId)
       },
     })
