@@ -160,9 +160,10 @@ function listPages(root: string): string[] {
   const walk = (dir: string, rel: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const r = rel ? `${rel}/${entry.name}` : entry.name
+      // Hidden names are not page files (a temp file a kill left behind is one; the next pass removes it).
       if (entry.isDirectory()) {
         if (!entry.name.startsWith('.')) walk(path.join(dir, entry.name), r)
-      } else if (entry.name.endsWith('.md') && r !== 'SUMMARY.md') out.push(r)
+      } else if (entry.name.endsWith('.md') && r !== 'SUMMARY.md' && !entry.name.startsWith('.')) out.push(r)
     }
   }
   walk(root, '')
