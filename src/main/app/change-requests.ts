@@ -11,7 +11,7 @@ export interface SpaceRef {
   title: string
 }
 
-function summary(cr: ChangeRequest, space: Pick<Space, 'title' | 'permissions'>, userId: string): ChangeRequestSummary {
+export function summary(cr: ChangeRequest, space: Pick<Space, 'title' | 'permissions'>, userId: string): ChangeRequestSummary {
   const live = cr.status === 'open' || cr.status === 'draft'
   return {
     id: cr.id,

@@ -1,11 +1,11 @@
-import type { ChangeRequest } from '@gitbook/api'
+import type { ChangeRequest, Space } from '@gitbook/api'
 import type { ChangeRequestSummary, CommentThread } from '../../shared/contract'
 import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository'
 import type { CommentsRepository } from '../engine/comments/comments-repository'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import type { OutboxRepository } from '../engine/outbox/outbox-repository'
 import { ActionRefusedError, type ActionOutcome, type WorkspaceSession } from '../engine/session/workspace-session'
-import { ChangeRequests } from './change-requests'
+import { ChangeRequests, summary } from './change-requests'
 import { Comments } from './comments'
 import { AppError, fromApiError } from './errors'
 
@@ -51,24 +51,10 @@ export class ReviewActions {
     for (const space of spaces) {
       for (const row of this.outbox.changeRequests(space.id)) {
         if (row.status !== 'open' && row.status !== 'draft') continue
-        const cr = row.data as unknown as ChangeRequest & { fetchedAt?: string }
-        const mine = cr.createdBy?.id === userId
-        if (filter.mine && !mine) continue
-        out.push({
-          id: cr.id,
-          spaceId: space.id,
-          spaceTitle: space.title,
-          number: cr.number,
-          subject: cr.subject ?? '',
-          status: cr.status,
-          outdated: cr.outdated ?? false,
-          mine,
-          createdBy: cr.createdBy?.displayName ?? '',
-          updatedAt: cr.updatedAt ?? '',
-          ...(cr.urls?.app ? { appUrl: cr.urls.app } : {}),
-          canMerge: false,
-          asOf: space.lastSyncAt ?? cr.updatedAt ?? '',
-        })
+        // The mirror keeps each change request as the service returned it. Offline, nothing may be merged.
+        const cr = summary(row.data as unknown as ChangeRequest, { title: space.title, permissions: { merge: false } as Space['permissions'] }, userId)
+        if (filter.mine && !cr.mine) continue
+        out.push({ ...cr, asOf: space.lastSyncAt ?? cr.updatedAt })
       }
     }
     return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
