@@ -1,0 +1,108 @@
+import { extractLinks, MAX_FILE_BYTES, MAX_FILES_PER_CHANGE, resolveRelativePath, rewriteLinks, type ContentChange, type InsertFileInput } from '../../content'
+import type { JournalEntry } from '../sync/plan-types'
+import { ASSETS_PREFIX, baseName, shortHash } from './page-file'
+import type { PlanState } from './plan-state'
+import type { EntryUpdate, PlannedChange, PushedEntry } from './push-types'
+
+/** Placeholder the engine replaces with a file's base64 bytes when it writes the outbox. */
+export const FILE_BYTES_PLACEHOLDER = '@file:'
+
+/**
+ * Images of a push: a new file under `.gitbook/assets/` that a page sent now links to is uploaded with
+ * `insert_files` and linked through its `ref`; one over the size limit, or one changed after it was
+ * uploaded (the service cannot replace a file's bytes), is reported.
+ */
+export class AssetUploads {
+  private readonly journaled = new Map<string, JournalEntry>()
+  private readonly pushed = new Map<string, PushedEntry>()
+  private readonly uploads = new Map<string, { ref: string; name: string; hash: string }>()
+
+  constructor(private readonly s: PlanState) {
+    for (const entry of s.input.pushed) if (entry.kind === 'file') this.pushed.set(entry.path, entry)
+    for (const j of s.input.journal) if (j.kind === 'file') this.journaled.set(j.path, j)
+  }
+
+  /** Links of a page to new local assets become links to the uploads' refs. */
+  withUploads(pagePath: string, markdown: string): string {
+    if (!markdown.includes('assets')) return markdown // no link to an asset can be in it
+    const links = safeLinks(markdown)
+    if (links.length === 0) return markdown
+    const refs = new Map<string, string>()
+    for (const link of links) {
+      if (link.kind !== 'file' && link.kind !== 'page') continue
+      const target = decodeTarget(link.target.split('#')[0])
+      const resolved = resolveRelativePath(pagePath, target)
+      if (!resolved?.startsWith(ASSETS_PREFIX)) continue
+      const upload = this.uploadFor(resolved, pagePath)
+      if (upload) refs.set(link.target, upload.ref)
+    }
+    if (refs.size === 0) return markdown
+    return rewriteLinks(markdown, (link) => (refs.has(link.target) ? `./${refs.get(link.target)}` : undefined))
+  }
+
+  private uploadFor(assetPath: string, pagePath: string): { ref: string } | undefined {
+    const existing = this.uploads.get(assetPath)
+    if (existing) return existing
+    const file = this.s.input.local.get(assetPath)
+    if (!file) return undefined
+    const journaled = this.journaled.get(assetPath)
+    if (journaled) {
+      if (file.hash !== journaled.baseHash) this.assetChanged(assetPath)
+      return undefined
+    }
+    const pushed = this.pushed.get(assetPath)
+    if (pushed) {
+      if (file.hash !== pushed.hash) this.assetChanged(assetPath)
+      return undefined
+    }
+    const limit = this.s.input.maxFileBytes ?? MAX_FILE_BYTES
+    if (file.size > limit) {
+      this.s.report('too-large', assetPath, `${assetPath} is ${file.size} bytes, over the ${limit}-byte upload limit; ${pagePath} links to it but it was not uploaded`)
+      return undefined
+    }
+    const upload = { ref: `quire-f${shortHash(`file:${assetPath}:${file.hash}`)}`, name: baseName(assetPath), hash: file.hash }
+    this.uploads.set(assetPath, upload)
+    return upload
+  }
+
+  private assetChanged(path: string) {
+    if (this.s.reports.some((r) => r.kind === 'asset-changed' && r.path === path)) return
+    this.s.report('asset-changed', path, `${path} changed locally; the service cannot replace a file's bytes, so save it under a new name to upload it`)
+  }
+
+  /** insert_files changes for the uploads the pages of this plan link to, at most 20 files each. */
+  planUploads(): PlannedChange[] {
+    const uploads = [...this.uploads.entries()]
+    const planned: PlannedChange[] = []
+    for (let i = 0; i < uploads.length; i += MAX_FILES_PER_CHANGE) {
+      const group = uploads.slice(i, i + MAX_FILES_PER_CHANGE)
+      // The bytes are read by the engine when it writes the outbox: a plan stays small and pure.
+      const files: InsertFileInput[] = group.map(([path, u]) => ({ ref: u.ref, name: u.name, base64: `${FILE_BYTES_PLACEHOLDER}${path}` }))
+      const change: ContentChange = { operation: 'insert_files', files }
+      const entries: EntryUpdate[] = group.map(([path, u]) => ({ op: 'set', path, kind: 'file', ref: u.ref, hash: u.hash, state: 'pushed' }))
+      const key = shortHash(JSON.stringify(change)) + shortHash(JSON.stringify(entries))
+      if (this.s.input.refused.has(key)) {
+        for (const [path] of group) this.s.report('refused', path, 'the service refused this upload before; it is sent again once the file changes')
+        continue
+      }
+      planned.push({ key, change, entries, uses: [], defines: group.map(([, u]) => u.ref).join(' ') })
+    }
+    return planned
+  }
+}
+
+function safeLinks(markdown: string) {
+  try {
+    return extractLinks(markdown)
+  } catch {
+    return []
+  }
+}
+
+function decodeTarget(target: string): string {
+  try {
+    return decodeURI(target)
+  } catch {
+    return target
+  }
+}
