@@ -1,5 +1,3 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import type {
   ActivityEntry,
   BrokenLink,
@@ -12,61 +10,29 @@ import type {
   SelectionTarget,
   SessionInfo,
   Settings,
-  SpaceNode,
   StatusSnapshot,
 } from '../../shared/contract'
 import type Database from 'better-sqlite3'
-import { CacheRepository, type SpaceRow } from '../engine/cache/cache-repository'
+import { CacheRepository } from '../engine/cache/cache-repository'
 import { openCacheDatabase } from '../engine/cache/open-cache'
 import { CommentsRepository } from '../engine/comments/comments-repository'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
 import { WorkspaceLease } from '../engine/cache/workspace-lease'
-import { WorkspaceSession, type SessionEvent } from '../engine/session/workspace-session'
-import { spaceFolderPath, SyncEngine } from '../engine/sync/sync-engine'
-import type { LocalService } from '../service/local-service'
+import { SyncEngine } from '../engine/sync/sync-engine'
+import { openLive, type BackendOptions, type Live } from './app-session'
 import { Accounts, sessionInfo, type SignedIn } from './accounts'
-import { ActivityLog } from './activity-log'
+import { BackendEvents } from './backend-events'
 import { ChangeRequests } from './change-requests'
-import { systemDesktopActions, type DesktopActions } from './desktop-actions'
+import { systemDesktopActions } from './desktop-actions'
 import { AppError, fromApiError } from './errors'
 import { LocalFiles } from './local-files'
 import { appPaths, type AppPaths } from './paths'
-import { ReviewActions } from './review-actions'
-import { sessionActivity } from './session-activity'
 import { SettingsStore } from './settings-store'
-import { applySelection, spaceTree } from './space-tree'
-import { overallState, spaceNode } from './status'
+import { applySelection } from './space-tree'
+import { StatusView } from './status-view'
 import { defaultTokenVault, type TokenVault } from './token-vault'
 
-export interface BackendOptions {
-  /** Per-user data folder (cache, demo service, logs); env-paths' when absent. */
-  dataDir?: string
-  /** better-sqlite3 addon for the host runtime (the Electron app in development); see openDatabase. */
-  nativeBinding?: string
-  vault?: TokenVault
-  desktop?: DesktopActions
-  /** Starts the embedded demo service; tests may replace it to pin options. */
-  startDemoService?: (options: { dataDir: string; token?: string }) => Promise<LocalService>
-  /** Push local edits to change requests (the sync-up engine); on unless false. */
-  syncUp?: boolean
-  /** Cycles on a timer and a first one at start (off in tests that drive them). */
-  autoSync?: boolean
-  /** Watch the space folders and push edits as they are saved; on unless false. */
-  watch?: boolean
-  debounceMs?: number
-  now?: () => Date
-  /** Gateway tuning, e.g. shorter timeouts in tests. */
-  gateway?: { timeoutMs?: number; maxAttempts?: number }
-  /** How this process names itself to another that finds the workspace taken (`quire serve` says serve). */
-  leaseKind?: 'app' | 'serve'
-}
-
-interface Live extends SignedIn {
-  engine: WorkspaceSession
-  review: ReviewActions
-}
-
-const STATUS_THROTTLE_MS = 100
+export type { BackendOptions }
 
 /**
  * The app's backend: the contract (QuireBridge) over one WorkspaceSession, the same engine `quire
@@ -74,9 +40,9 @@ const STATUS_THROTTLE_MS = 100
  * nothing about syncing itself.
  */
 export class QuireBackend implements QuireBridge {
-  private readonly listeners = new Set<(event: QuireEvent) => void>()
   private readonly settings: SettingsStore
-  private readonly activity: ActivityLog
+  private readonly events: BackendEvents
+  private readonly status: StatusView
   private readonly files: LocalFiles
   private readonly cache: CacheRepository
   private readonly outbox: OutboxRepository
@@ -84,8 +50,7 @@ export class QuireBackend implements QuireBridge {
   private readonly accounts: Accounts
   private readonly lease: WorkspaceLease
   private live: Live | undefined
-  private statusTimer: NodeJS.Timeout | undefined
-  private closed = false
+  private readonly log: BackendEvents['log']
 
   private constructor(
     private readonly paths: AppPaths,
@@ -99,8 +64,10 @@ export class QuireBackend implements QuireBridge {
     this.outbox = new OutboxRepository(db, undefined, this.lease.outboxClaim())
     this.comments = new CommentsRepository(db)
     this.settings = new SettingsStore(this.cache, paths.defaultWorkspace)
-    this.activity = new ActivityLog(paths.logFile, options.now)
     this.files = new LocalFiles(this.cache, () => this.settings.get().workspace, options.desktop ?? systemDesktopActions())
+    this.status = new StatusView({ cache: this.cache, outbox: this.outbox, settings: this.settings, files: this.files, session: () => this.live?.engine, now: options.now })
+    this.events = new BackendEvents(paths.logFile, () => this.status.snapshot(), options.now)
+    this.log = this.events.log.bind(this.events)
     this.accounts = new Accounts({ cache: this.cache, paths, vault, fixedVault: options.vault, nativeBinding: options.nativeBinding, startDemoService: options.startDemoService, gateway: options.gateway })
   }
 
@@ -125,8 +92,7 @@ export class QuireBackend implements QuireBridge {
   }
 
   onEvent(listener: (event: QuireEvent) => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+    return this.events.on(listener)
   }
 
   /** Resolves once nothing is queued or running (tests, shutdown). */
@@ -140,10 +106,8 @@ export class QuireBackend implements QuireBridge {
   }
 
   async close(): Promise<void> {
-    this.closed = true
-    clearTimeout(this.statusTimer)
     await this.end()
-    this.listeners.clear()
+    this.events.close()
     this.cache.close()
   }
 
@@ -175,42 +139,27 @@ export class QuireBackend implements QuireBridge {
       await this.accounts.signOut(live)
       this.log('info', `Signed out of ${live.demo ? 'the demo service' : live.account.endpoint}`)
     }
-    this.emit({ type: 'session', session: await this.getSession() })
-    this.emitStatus()
+    this.events.emit({ type: 'session', session: await this.getSession() })
+    this.events.statusNow()
     return this.getSession()
   }
 
   private async begin(signedIn: SignedIn, options: { announce?: boolean } = {}) {
-    const onActivity = sessionActivity(this.cache, (level, message, spaceId) => this.log(level, message, spaceId))
-    const engine = new WorkspaceSession({
-      cache: this.cache,
-      outbox: this.outbox,
-      comments: this.comments,
-      account: signedIn.account,
-      gateway: signedIn.gateway,
-      workspace: () => this.settings.get().workspace,
-      syncUp: this.options.syncUp,
-      watch: this.options.watch,
-      debounceMs: this.options.debounceMs,
-      intervalMs: () => (this.options.autoSync === false ? undefined : this.settings.get().intervalSeconds * 1000),
-      paused: () => this.settings.get().paused,
-      now: this.options.now,
-      lease: { lease: this.lease, kind: this.options.leaseKind ?? 'app' },
-      onEvent: (event: SessionEvent) => {
-        onActivity(event)
-        if (event.type === 'state' && event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') void this.getSession().then((session) => this.emit({ type: 'session', session }))
-        this.statusChanged()
+    const live = openLive({ cache: this.cache, outbox: this.outbox, comments: this.comments, lease: this.lease, settings: this.settings, files: this.files }, signedIn, this.options, {
+      log: this.log,
+      event: (event) => {
+        if (event.type === 'state' && event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') void this.getSession().then((session) => this.events.emit({ type: 'session', session }))
+        this.events.statusSoon()
       },
     })
-    const pageTitle = async (spaceId: string, pageId: string) => this.cache.pageLocation(spaceId, pageId)?.title ?? (await this.listPages({ spaceId })).find((p) => p.id === pageId)?.title
-    this.live = { ...signedIn, engine, review: new ReviewActions(engine, this.cache, this.outbox, this.comments, pageTitle) }
+    this.live = live
     if (options.announce !== false) this.log('info', `Signed in as ${signedIn.account.displayName} to ${signedIn.demo ? 'the demo service' : signedIn.account.endpoint}`)
-    this.emit({ type: 'session', session: await this.getSession() })
+    this.events.emit({ type: 'session', session: await this.getSession() })
     await this.refreshTree().catch((error: unknown) => this.log('warning', fromApiError(error, 'Listing spaces').message))
-    // Without autoSync (tests), cycles run only when asked: the session watches but starts none itself.
-    if (this.options.autoSync === false) await engine.start({ firstCycle: false })
-    else void engine.start()
-    this.emitStatus()
+    // Without autoSync (tests) the session watches but starts no cycle itself.
+    if (this.options.autoSync === false) await live.engine.start({ firstCycle: false })
+    else void live.engine.start()
+    this.events.statusNow()
   }
 
   private async end() {
@@ -237,7 +186,7 @@ export class QuireBackend implements QuireBridge {
       // Offline: the cache still knows the tree.
       this.log('warning', fromApiError(error, 'Listing spaces').message)
     }
-    return spaceTree(this.cache, live.account.id, (row) => this.spaceNode(row))
+    return this.status.tree(live.account.id)
   }
 
   private async refreshTree() {
@@ -250,34 +199,15 @@ export class QuireBackend implements QuireBridge {
     const title = applySelection(this.cache, live.account.id, target)
     if (title === undefined) throw new AppError('not-found', `No ${target.kind} ${target.id} is known for this account.`)
     this.log('info', `${target.selected ? 'Syncing' : 'No longer syncing'} ${target.kind} ${title}`)
-    this.emitStatus()
+    this.events.statusNow()
     if (target.selected) void live.engine.requestCycle({ evenIfPaused: false })
-    return spaceTree(this.cache, live.account.id, (row) => this.spaceNode(row))
-  }
-
-  private spaceNode(row: SpaceRow): SpaceNode {
-    const folder = spaceFolderPath(this.cache, this.settings.get().workspace, row)
-    return spaceNode(row, this.live?.engine.state(row.id), { pageCount: this.cache.pageCount(row.id), folder: folder && fs.existsSync(folder) ? folder : undefined })
+    return this.status.tree(live.account.id)
   }
 
   /* Status and cycles */
 
   async getStatus(): Promise<StatusSnapshot> {
-    return this.snapshot()
-  }
-
-  private snapshot(): StatusSnapshot {
-    const paused = this.settings.get().paused
-    const spaces = this.live ? this.cache.selectedSpaces().map((row) => this.spaceNode(row)) : []
-    const conflicts = this.live ? this.outbox.conflicts().filter((c) => c.state === 'open' && spaces.some((s) => s.id === c.spaceId)) : []
-    return {
-      overall: overallState(this.live !== undefined, spaces),
-      paused,
-      spaces,
-      brokenLinks: this.live ? this.files.brokenLinkCount() : 0,
-      conflicts: conflicts.map((c) => ({ spaceId: c.spaceId, path: c.path, copyPath: c.copyPath })),
-      updatedAt: (this.options.now?.() ?? new Date()).toISOString(),
-    }
+    return this.status.snapshot()
   }
 
   async syncNow(): Promise<void> {
@@ -288,31 +218,22 @@ export class QuireBackend implements QuireBridge {
     this.settings.update({ paused })
     this.log('info', paused ? 'Syncing paused' : 'Syncing resumed')
     this.live?.engine.refreshStates()
-    this.emitStatus()
+    this.events.statusNow()
     if (!paused) void this.live?.engine.requestCycle({ evenIfPaused: false })
   }
 
   /* Change requests */
 
   async listChangeRequests(filter: { spaceId?: string; mine?: boolean }): Promise<ChangeRequestSummary[]> {
-    const live = this.require()
-    const rows = filter.spaceId ? [this.cache.space(filter.spaceId)].filter((s): s is SpaceRow => s !== undefined) : this.cache.selectedSpaces()
-    if (filter.spaceId && rows.length === 0) throw new AppError('not-found', `No space ${filter.spaceId} is known.`)
-    return live.review.listChangeRequests(rows, filter)
+    return this.require().review.listChangeRequests(filter)
   }
 
   async updateChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary> {
-    const { summary, conflicts } = await this.require().review.updateFromMain(input.spaceId, input.changeRequestId)
-    if (summary.waiting) this.log('warning', `#${summary.number}: update from main waits to be sent (${summary.waiting})`, input.spaceId)
-    else this.log(conflicts ? 'warning' : 'info', conflicts ? `#${summary.number} was updated from main with conflicts to resolve` : `#${summary.number} "${summary.subject}" updated from main`, input.spaceId)
-    return summary
+    return (await this.require().review.updateFromMain(input.spaceId, input.changeRequestId)).summary
   }
 
   async mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary> {
-    const summary = await this.require().review.merge(input.spaceId, input.changeRequestId)
-    if (summary.waiting) this.log('warning', `Merging #${summary.number} waits to be sent (${summary.waiting})`, input.spaceId)
-    else this.log('info', `Merged #${summary.number} "${summary.subject}" into ${summary.spaceTitle}`, input.spaceId)
-    return summary
+    return this.require().review.merge(input.spaceId, input.changeRequestId)
   }
 
   async changeRequestPdf(input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }> {
@@ -330,23 +251,10 @@ export class QuireBackend implements QuireBridge {
     return this.require().review.listComments(input.spaceId, input.pageId)
   }
 
-  async postComment(input: { spaceId: string; pageId: string; markdown: string }): Promise<CommentThread> {
-    const thread = await this.require().review.postComment(input.spaceId, input.pageId, input.markdown)
-    this.log(thread.waiting ? 'warning' : 'info', `Commented on ${thread.pageTitle ?? 'a page'}${thread.waiting ? ` (waits to be sent: ${thread.waiting})` : ''}`, input.spaceId)
-    return thread
-  }
-
-  async replyToComment(input: { spaceId: string; commentId: string; markdown: string }): Promise<CommentThread> {
-    const thread = await this.require().review.reply(input.spaceId, input.commentId, input.markdown)
-    this.log(thread.waiting ? 'warning' : 'info', `Replied to ${thread.author}'s comment${thread.pageTitle ? ` on ${thread.pageTitle}` : ''}${thread.waiting ? ` (waits to be sent: ${thread.waiting})` : ''}`, input.spaceId)
-    return thread
-  }
-
-  async resolveComment(input: { spaceId: string; commentId: string }): Promise<CommentThread> {
-    const thread = await this.require().review.resolve(input.spaceId, input.commentId)
-    this.log(thread.waiting ? 'warning' : 'info', `Resolved ${thread.author}'s comment${thread.pageTitle ? ` on ${thread.pageTitle}` : ''}${thread.waiting ? ` (waits to be sent: ${thread.waiting})` : ''}`, input.spaceId)
-    return thread
-  }
+  // Actions go through the session's outbox (ReviewActions): offline they wait and go out once.
+  readonly postComment = async (input: { spaceId: string; pageId: string; markdown: string }): Promise<CommentThread> => this.require().review.postComment(input.spaceId, input.pageId, input.markdown)
+  readonly replyToComment = async (input: { spaceId: string; commentId: string; markdown: string }): Promise<CommentThread> => this.require().review.reply(input.spaceId, input.commentId, input.markdown)
+  readonly resolveComment = async (input: { spaceId: string; commentId: string }): Promise<CommentThread> => this.require().review.resolve(input.spaceId, input.commentId)
 
   /* Links and files */
 
@@ -355,22 +263,15 @@ export class QuireBackend implements QuireBridge {
     return this.files.brokenLinks(live.gateway, (message, spaceId) => this.log('warning', message, spaceId))
   }
 
-  async openLocalFile(input: { file: string; line?: number }): Promise<void> {
-    await this.files.openLocalFile(input.file, input.line)
-  }
-
-  async openExternal(input: { url: string }): Promise<void> {
-    await this.files.openExternal(input.url)
-  }
-
-  async openWorkspaceFolder(): Promise<void> {
-    await this.files.openWorkspaceFolder()
-  }
+  // Plain delegations to the desktop (editor, browser, file manager).
+  readonly openLocalFile = async (input: { file: string; line?: number }): Promise<void> => this.files.openLocalFile(input.file, input.line)
+  readonly openExternal = async (input: { url: string }): Promise<void> => this.files.openExternal(input.url)
+  readonly openWorkspaceFolder = async (): Promise<void> => this.files.openWorkspaceFolder()
 
   /* Activity and settings */
 
   async listActivity(): Promise<ActivityEntry[]> {
-    return this.activity.list()
+    return this.events.activityEntries()
   }
 
   async getSettings(): Promise<Settings> {
@@ -378,46 +279,12 @@ export class QuireBackend implements QuireBridge {
   }
 
   async updateSettings(patch: Partial<Settings>): Promise<Settings> {
-    if (patch.workspace !== undefined && !path.isAbsolute(patch.workspace)) throw new AppError('invalid', 'The workspace folder must be an absolute path.')
-    if (patch.intervalSeconds !== undefined && (!Number.isInteger(patch.intervalSeconds) || patch.intervalSeconds < 10)) {
-      throw new AppError('invalid', 'The interval must be a whole number of seconds, at least 10.')
-    }
     const before = this.settings.get()
     const after = this.settings.update(patch)
     if (after.workspace !== before.workspace) this.log('info', `Workspace folder is now ${after.workspace}; the old folder is left as it was`)
     if (after.intervalSeconds !== before.intervalSeconds) this.live?.engine.reschedule()
     if (after.paused !== before.paused) await this.setPaused(after.paused)
-    else this.emitStatus()
+    else this.events.statusNow()
     return after
-  }
-
-  /* Events */
-
-  private emit(event: QuireEvent) {
-    for (const listener of this.listeners) {
-      try {
-        listener(event)
-      } catch {
-        // One broken listener (a closed SSE stream) must not stop the others.
-      }
-    }
-  }
-
-  private log(level: ActivityEntry['level'], message: string, spaceId?: string) {
-    this.emit({ type: 'activity', entry: this.activity.add(level, message, spaceId) })
-  }
-
-  /** Status now (state changes). */
-  private emitStatus() {
-    clearTimeout(this.statusTimer)
-    this.statusTimer = undefined
-    if (this.closed) return
-    this.emit({ type: 'status', status: this.snapshot() })
-  }
-
-  /** Status soon (progress ticks): at most one event per STATUS_THROTTLE_MS. */
-  private statusChanged() {
-    if (this.statusTimer) return
-    this.statusTimer = setTimeout(() => this.emitStatus(), STATUS_THROTTLE_MS)
   }
 }

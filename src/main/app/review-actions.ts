@@ -1,5 +1,5 @@
 import type { ChangeRequest, Space } from '@gitbook/api'
-import type { ChangeRequestSummary, CommentThread } from '../../shared/contract'
+import type { ActivityEntry, ChangeRequestSummary, CommentThread } from '../../shared/contract'
 import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository'
 import type { CommentsRepository } from '../engine/comments/comments-repository'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
@@ -13,7 +13,7 @@ import { AppError, fromApiError } from './errors'
  * Comments and change requests as the app offers them. Reads come from the service and are mirrored;
  * when the service cannot be reached they come from the cache's mirrors, marked "as last seen at".
  * Every action goes through the session's outbox: offline it waits, and goes out exactly once when the
- * service is back; the answer says it waits.
+ * service is back; the answer says it waits. Each action says in the activity log what became of it.
  */
 export class ReviewActions {
   private readonly changeRequests: ChangeRequests
@@ -25,6 +25,7 @@ export class ReviewActions {
     private readonly outbox: OutboxRepository,
     mirror: CommentsRepository,
     pageTitle: (spaceId: string, pageId: string) => Promise<string | undefined>,
+    private readonly log: (level: ActivityEntry['level'], message: string, spaceId?: string) => void,
   ) {
     this.changeRequests = new ChangeRequests(session.gateway, session.account.userId, outbox)
     this.comments = new Comments(session.gateway, pageTitle, mirror)
@@ -32,7 +33,10 @@ export class ReviewActions {
 
   /* Change requests */
 
-  async listChangeRequests(spaces: SpaceRow[], filter: { mine?: boolean }): Promise<ChangeRequestSummary[]> {
+  /** One space's change requests, or those of every selected space. */
+  async listChangeRequests(filter: { spaceId?: string; mine?: boolean }): Promise<ChangeRequestSummary[]> {
+    const spaces = filter.spaceId ? [this.cache.space(filter.spaceId)].filter((s): s is SpaceRow => s !== undefined) : this.cache.selectedSpaces()
+    if (filter.spaceId && spaces.length === 0) throw new AppError('not-found', `No space ${filter.spaceId} is known.`)
     try {
       const list = await this.changeRequests.list(
         spaces.map((r) => ({ id: r.id, title: r.title })),
@@ -64,7 +68,10 @@ export class ReviewActions {
     const outcome = await this.act(() => this.session.updateFromMain(spaceId, changeRequestId), 'Updating the change request from main')
     const summary = await this.summary(spaceId, changeRequestId, outcome)
     const answer = outcome.op.result as { result?: string } | undefined
-    return { summary, conflicts: answer?.result === 'conflicts' }
+    const conflicts = answer?.result === 'conflicts'
+    if (summary.waiting) this.log('warning', `#${summary.number}: update from main waits to be sent (${summary.waiting})`, spaceId)
+    else this.log(conflicts ? 'warning' : 'info', conflicts ? `#${summary.number} was updated from main with conflicts to resolve` : `#${summary.number} "${summary.subject}" updated from main`, spaceId)
+    return { summary, conflicts }
   }
 
   async merge(spaceId: string, changeRequestId: string): Promise<ChangeRequestSummary> {
@@ -81,7 +88,10 @@ export class ReviewActions {
     if (outcome.sent && answer?.result === 'conflicts') {
       throw new AppError('conflict', `Change request ${before ? `#${before.number}` : changeRequestId} was merged with conflicts: look at its pages in the space.`)
     }
-    return this.summary(spaceId, changeRequestId, outcome)
+    const summary = await this.summary(spaceId, changeRequestId, outcome)
+    if (summary.waiting) this.log('warning', `Merging #${summary.number} waits to be sent (${summary.waiting})`, spaceId)
+    else this.log('info', `Merged #${summary.number} "${summary.subject}" into ${summary.spaceTitle}`, spaceId)
+    return summary
   }
 
   private async summary(spaceId: string, changeRequestId: string, outcome: ActionOutcome): Promise<ChangeRequestSummary> {
@@ -112,19 +122,31 @@ export class ReviewActions {
   async postComment(spaceId: string, pageId: string, markdown: string): Promise<CommentThread> {
     const outcome = await this.act(() => this.session.comment(spaceId, { pageId, text: markdown, target: 'space' }), 'Posting the comment')
     const id = (outcome.op.result as { id?: string } | undefined)?.id
-    if (outcome.sent && id) return this.thread(spaceId, id)
     const me = this.session.account
-    return { id: `pending-${outcome.op.seq}`, pageId, author: me.displayName, postedAt: outcome.op.createdAt, markdown, resolved: false, mine: true, replies: [], waiting: outcome.waiting ?? 'waiting to be sent' }
+    const thread: CommentThread =
+      outcome.sent && id
+        ? await this.thread(spaceId, id)
+        : { id: `pending-${outcome.op.seq}`, pageId, author: me.displayName, postedAt: outcome.op.createdAt, markdown, resolved: false, mine: true, replies: [], waiting: outcome.waiting ?? 'waiting to be sent' }
+    this.logThread(spaceId, thread, `Commented on ${thread.pageTitle ?? 'a page'}`)
+    return thread
   }
 
   async reply(spaceId: string, commentId: string, markdown: string): Promise<CommentThread> {
     const outcome = await this.act(() => this.session.reply(spaceId, { commentId, text: markdown }), 'Replying to the comment')
-    return this.threadAfter(spaceId, commentId, outcome)
+    const thread = await this.threadAfter(spaceId, commentId, outcome)
+    this.logThread(spaceId, thread, `Replied to ${thread.author}'s comment${thread.pageTitle ? ` on ${thread.pageTitle}` : ''}`)
+    return thread
   }
 
   async resolve(spaceId: string, commentId: string): Promise<CommentThread> {
     const outcome = await this.act(() => this.session.resolve(spaceId, { commentId }), 'Resolving the comment')
-    return this.threadAfter(spaceId, commentId, outcome)
+    const thread = await this.threadAfter(spaceId, commentId, outcome)
+    this.logThread(spaceId, thread, `Resolved ${thread.author}'s comment${thread.pageTitle ? ` on ${thread.pageTitle}` : ''}`)
+    return thread
+  }
+
+  private logThread(spaceId: string, thread: CommentThread, done: string) {
+    this.log(thread.waiting ? 'warning' : 'info', `${done}${thread.waiting ? ` (waits to be sent: ${thread.waiting})` : ''}`, spaceId)
   }
 
   private async threadAfter(spaceId: string, commentId: string, outcome: ActionOutcome): Promise<CommentThread> {

@@ -1,5 +1,7 @@
 import type { Settings } from '../../shared/contract'
+import path from 'node:path'
 import type { CacheRepository } from '../engine/cache/cache-repository'
+import { AppError } from './errors'
 
 const KEYS = {
   workspace: 'workspace',
@@ -30,7 +32,12 @@ export class SettingsStore {
     }
   }
 
+  /** Stores a patch the user made; a bad value is refused whole, nothing stored. */
   update(patch: Partial<Settings>): Settings {
+    if (patch.workspace !== undefined && !path.isAbsolute(patch.workspace)) throw new AppError('invalid', 'The workspace folder must be an absolute path.')
+    if (patch.intervalSeconds !== undefined && (!Number.isInteger(patch.intervalSeconds) || patch.intervalSeconds < 10)) {
+      throw new AppError('invalid', 'The interval must be a whole number of seconds, at least 10.')
+    }
     this.cache.transaction(() => {
       for (const [key, value] of Object.entries(patch) as Array<[keyof Settings, Settings[keyof Settings]]>) {
         if (value !== undefined) this.cache.setSetting(KEYS[key], String(value))

@@ -1,0 +1,91 @@
+import type { ActivityEntry } from '../../shared/contract'
+import type { CacheRepository } from '../engine/cache/cache-repository'
+import type { WorkspaceLease } from '../engine/cache/workspace-lease'
+import type { CommentsRepository } from '../engine/comments/comments-repository'
+import type { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { WorkspaceSession, type SessionEvent } from '../engine/session/workspace-session'
+import type { LocalService } from '../service/local-service'
+import type { SignedIn } from './accounts'
+import type { DesktopActions } from './desktop-actions'
+import type { LocalFiles } from './local-files'
+import { ReviewActions } from './review-actions'
+import type { TokenVault } from './token-vault'
+import { sessionActivity } from './session-activity'
+import type { SettingsStore } from './settings-store'
+
+export interface BackendOptions {
+  /** Per-user data folder (cache, demo service, logs); env-paths' when absent. */
+  dataDir?: string
+  /** better-sqlite3 addon for the host runtime (the Electron app in development); see openDatabase. */
+  nativeBinding?: string
+  vault?: TokenVault
+  desktop?: DesktopActions
+  /** Starts the embedded demo service; tests may replace it to pin options. */
+  startDemoService?: (options: { dataDir: string; token?: string }) => Promise<LocalService>
+  /** Push local edits to change requests (the sync-up engine); on unless false. */
+  syncUp?: boolean
+  /** Cycles on a timer and a first one at start (off in tests that drive them). */
+  autoSync?: boolean
+  /** Watch the space folders and push edits as they are saved; on unless false. */
+  watch?: boolean
+  debounceMs?: number
+  now?: () => Date
+  /** Gateway tuning, e.g. shorter timeouts in tests. */
+  gateway?: { timeoutMs?: number; maxAttempts?: number }
+  /** How this process names itself to another that finds the workspace taken (`quire serve` says serve). */
+  leaseKind?: 'app' | 'serve'
+}
+
+/** A signed-in account with its running session and the actions the app offers over it. */
+export interface Live extends SignedIn {
+  engine: WorkspaceSession
+  review: ReviewActions
+}
+
+/**
+ * The one workspace session, as the app runs it: settings decide the workspace folder, the interval and
+ * pausing (read at each use, so a change applies at once); its events become activity entries.
+ */
+function appWorkspaceSession(
+  deps: { cache: CacheRepository; outbox: OutboxRepository; comments: CommentsRepository; lease: WorkspaceLease; settings: SettingsStore },
+  signedIn: SignedIn,
+  options: BackendOptions,
+  report: { log: (level: ActivityEntry['level'], message: string, spaceId?: string) => void; event: (event: SessionEvent) => void },
+): WorkspaceSession {
+  const { settings } = deps
+  const onActivity = sessionActivity(deps.cache, report.log)
+  return new WorkspaceSession({
+    cache: deps.cache,
+    outbox: deps.outbox,
+    comments: deps.comments,
+    account: signedIn.account,
+    gateway: signedIn.gateway,
+    workspace: () => settings.get().workspace,
+    syncUp: options.syncUp,
+    watch: options.watch,
+    debounceMs: options.debounceMs,
+    // Without autoSync (tests), cycles run only when asked.
+    intervalMs: () => (options.autoSync === false ? undefined : settings.get().intervalSeconds * 1000),
+    paused: () => settings.get().paused,
+    now: options.now,
+    lease: { lease: deps.lease, kind: options.leaseKind ?? 'app' },
+    onEvent: (event) => {
+      onActivity(event)
+      report.event(event)
+    },
+  })
+}
+
+/** The session and the review actions over it, for one signed-in account; nothing started yet. */
+export function openLive(
+  deps: Parameters<typeof appWorkspaceSession>[0] & { files: LocalFiles },
+  signedIn: SignedIn,
+  options: BackendOptions,
+  report: Parameters<typeof appWorkspaceSession>[3],
+): Live {
+  const engine = appWorkspaceSession(deps, signedIn, options, report)
+  // A comment names its page: by the cache's title, else the service's page list.
+  const pageTitle = async (spaceId: string, pageId: string) =>
+    deps.cache.pageLocation(spaceId, pageId)?.title ?? (await deps.files.listPages(signedIn.gateway, spaceId)).find((p) => p.id === pageId)?.title
+  return { ...signedIn, engine, review: new ReviewActions(engine, deps.cache, deps.outbox, deps.comments, pageTitle, report.log) }
+}

@@ -1,0 +1,53 @@
+import fs from 'node:fs'
+import type { OrganizationNode, SpaceNode, StatusSnapshot } from '../../shared/contract'
+import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository'
+import type { OutboxRepository } from '../engine/outbox/outbox-repository'
+import type { WorkspaceSession } from '../engine/session/workspace-session'
+import { spaceFolderPath } from '../engine/sync/sync-engine'
+import type { LocalFiles } from './local-files'
+import type { SettingsStore } from './settings-store'
+import { spaceTree } from './space-tree'
+import { overallState, spaceNode } from './status'
+
+/**
+ * What the window and the tray show: each space as the session's one state derives it, with what the
+ * cache knows beside it (pages, folder, last sync), and the whole as one snapshot.
+ */
+export class StatusView {
+  constructor(
+    private readonly deps: {
+      cache: CacheRepository
+      outbox: OutboxRepository
+      settings: SettingsStore
+      files: LocalFiles
+      /** The running session; none while signed out. */
+      session: () => WorkspaceSession | undefined
+      now?: () => Date
+    },
+  ) {}
+
+  space(row: SpaceRow): SpaceNode {
+    const { cache, settings, session } = this.deps
+    const folder = spaceFolderPath(cache, settings.get().workspace, row)
+    return spaceNode(row, session()?.state(row.id), { pageCount: cache.pageCount(row.id), folder: folder && fs.existsSync(folder) ? folder : undefined })
+  }
+
+  tree(accountId: string): OrganizationNode[] {
+    return spaceTree(this.deps.cache, accountId, (row) => this.space(row))
+  }
+
+  snapshot(): StatusSnapshot {
+    const { cache, outbox, settings, files, session, now } = this.deps
+    const live = session() !== undefined
+    const spaces = live ? cache.selectedSpaces().map((row) => this.space(row)) : []
+    const conflicts = live ? outbox.conflicts().filter((c) => c.state === 'open' && spaces.some((s) => s.id === c.spaceId)) : []
+    return {
+      overall: overallState(live, spaces),
+      paused: settings.get().paused,
+      spaces,
+      brokenLinks: live ? files.brokenLinkCount() : 0,
+      conflicts: conflicts.map((c) => ({ spaceId: c.spaceId, path: c.path, copyPath: c.copyPath })),
+      updatedAt: (now?.() ?? new Date()).toISOString(),
+    }
+  }
+}
