@@ -4,17 +4,51 @@ import path from 'node:path'
 import readline from 'node:readline'
 import type { Comment } from '@gitbook/api'
 import { describe, expect, it } from 'vitest'
+import { openCacheDatabase } from '../../../src/main/engine/cache/open-cache'
+import { OutboxRepository } from '../../../src/main/engine/outbox/outbox-repository'
 import { serviceForFile } from './support/hooks'
 import { rng } from './support/rng'
 import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, PNG, remoteOf, seedSpace, SEED_PAGES, tempDir, Workstation, type SeededSpace } from './support/workspace'
 
-const child = path.resolve(__dirname, 'support/push-child.ts')
 const seed = Number(process.env.QUIRE_CRASH_SEED ?? Date.now() % 1_000_000)
 
-/** Runs the writer's Quire as a process; kills it with SIGKILL right after its `killAt`-th HTTP answer arrives. */
-function runChild(args: unknown, killAt: number | undefined): Promise<{ killed: boolean; answers: number; done: boolean }> {
+/**
+ * The two ways a writer runs Quire: the CLI's engine (push, then pull, as `quire watch` cycles) and the
+ * app's backend (QuireBackend over the workspace session, as the Electron app and `quire serve` run it).
+ */
+const FRONT_ENDS = {
+  cli: path.resolve(__dirname, 'support/push-child.ts'),
+  app: path.resolve(__dirname, 'support/backend-child.ts'),
+} as const
+type FrontEnd = keyof typeof FRONT_ENDS
+
+/** What a round of the writer's edits needs: the space's folder. */
+interface Files {
+  file(relative: string): string
+  read(relative: string): string
+  write(relative: string, content: string | Buffer): void
+}
+
+function folderFiles(folder: string): Files {
+  const file = (relative: string) => path.join(folder, ...relative.split('/'))
+  return {
+    file,
+    read: (relative) => fs.readFileSync(file(relative), 'utf8'),
+    write: (relative, content) => {
+      fs.mkdirSync(path.dirname(file(relative)), { recursive: true })
+      fs.writeFileSync(file(relative), content)
+    },
+  }
+}
+
+/**
+ * Runs the writer's Quire as a process; kills it with SIGKILL right after its `killAt`-th HTTP answer
+ * arrives. The app's backend starts with discovery (a few GETs on every start), so for it answers count
+ * from the first answer to a write: every kill lands among the uploads, not before them.
+ */
+function runChild(frontEnd: FrontEnd, args: unknown, killAt: number | undefined): Promise<{ killed: boolean; answers: number; done: boolean }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', child, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const proc = spawn(process.execPath, ['--import', 'tsx', FRONT_ENDS[frontEnd], JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] })
     let answers = 0
     let done = false
     let killed = false
@@ -22,6 +56,7 @@ function runChild(args: unknown, killAt: number | undefined): Promise<{ killed: 
     proc.stderr.on('data', (d) => (stderr += String(d)))
     readline.createInterface({ input: proc.stdout }).on('line', (line) => {
       if (line.startsWith('answer ')) {
+        if (frontEnd === 'app' && answers === 0 && / GET /.test(line)) return
         answers++
         if (killAt !== undefined && answers >= killAt && !killed) {
           killed = true
@@ -40,20 +75,29 @@ function runChild(args: unknown, killAt: number | undefined): Promise<{ killed: 
 
 const t = serviceForFile()
 
-describe('crash safety of sync up', () => {
-  it(`SIGKILL at random points of uploads, 20 times: one change request, each comment once, content right (seed ${seed})`, { timeout: 180_000 }, async () => {
+describe.each(Object.keys(FRONT_ENDS) as FrontEnd[])('crash safety of sync up, through the %s', (frontEnd) => {
+  it(`SIGKILL at random points of uploads, 20 times: one change request, each comment once, content right (seed ${seed})`, { timeout: 300_000 }, async () => {
     const random = rng(seed).next
     const dir = tempDir('quire-crash-')
     const seeded: SeededSpace = await seedSpace(t)
     const main = await mainRevision(t.api, seeded.spaceId)
     const idOf = (p: string) => [...pagesOf(main)].find(([, page]) => page.path === p)![0]
-    const setup = new Workstation(t, seeded, dir)
-    await setup.pull()
+    // The CLI's workstation and the app's default workspace lay the space out at the same place.
+    const folder = path.join(dir, 'workspace', 'Acme', 'Docs')
+    const args = frontEnd === 'cli' ? { remote: remoteOf(t), seeded, dir } : { remote: remoteOf(t), seeded, dataDir: dir }
+    if (frontEnd === 'cli') {
+      const setup = new Workstation(t, seeded, dir)
+      await setup.pull()
+      setup.close()
+    } else {
+      // The app's first start: sign in, choose the space, sync it down.
+      expect((await runChild(frontEnd, args, undefined)).done).toBe(true)
+    }
 
     // What the writer does, in rounds; each round's upload is killed a few times.
     const expected = new Map<string, string>()
     const comments: Array<{ page: string; text: string }> = []
-    const rounds: Array<(ws: Workstation) => void> = [
+    const rounds: Array<(ws: Files) => void> = [
       (ws) => {
         ws.write('guide/install.md', '# Install\n\nRun the installer, then restart.\n')
         ws.write('guide/upgrade.md', '# Upgrade\n\nFrom v1 to v2.\n')
@@ -78,33 +122,27 @@ describe('crash safety of sync up', () => {
         comments.push({ page: 'new:guide/upgrade.md', text: 'Mention v4?' })
       },
     ]
-    setup.close()
-
-    const args = { remote: remoteOf(t), seeded, dir }
+    const ws = folderFiles(folder)
     let kills = 0
     const started = Date.now()
     for (const [index, round] of rounds.entries()) {
-      const ws = new Workstation(t, seeded, dir)
       round(ws)
-      ws.close()
       for (let attempt = 0; attempt < 5; attempt++) {
         const killAt = 1 + Math.floor(random() * 5)
-        const run = await runChild(args, killAt)
+        const run = await runChild(frontEnd, args, killAt)
         if (run.killed) kills++
         if (run.done) break
       }
-      const finished = await runChild(args, undefined)
+      const finished = await runChild(frontEnd, args, undefined)
       expect(finished.done, `round ${index} completes after the kills`).toBe(true)
     }
     // More kills where the first rounds finished quickly, until 20.
     for (let extra = 0; kills < 20 && extra < 40; extra++) {
-      const ws = new Workstation(t, seeded, dir)
       ws.write('faq.md', `${ws.read('faq.md').trimEnd()}\n\nEdit ${extra}.\n\n<!-- comment: Extra question ${extra}? -->\n`)
-      ws.close()
       comments.push({ page: idOf('faq.md'), text: `Extra question ${extra}?` })
-      const run = await runChild(args, 1 + Math.floor(random() * 4))
+      const run = await runChild(frontEnd, args, 1 + Math.floor(random() * 4))
       if (run.killed) kills++
-      expect((await runChild(args, undefined)).done).toBe(true)
+      expect((await runChild(frontEnd, args, undefined)).done).toBe(true)
     }
     expect(kills).toBeGreaterThanOrEqual(20)
 
@@ -116,15 +154,16 @@ describe('crash safety of sync up', () => {
     const pages = pagesOf(after)
 
     // Content right: every local page file is in the change request as it is on disk.
-    const ws = new Workstation(t, seeded, dir)
+    const db = openCacheDatabase(path.join(dir, 'cache.db'))
+    const outbox = new OutboxRepository(db)
     try {
-      expect(ws.outbox.unfinished(seeded.spaceId)).toEqual([])
-      expect(ws.outbox.failures(seeded.spaceId)).toEqual([])
+      expect(outbox.unfinished(seeded.spaceId)).toEqual([])
+      expect(outbox.failures(seeded.spaceId)).toEqual([])
       for (const [id, page] of pages) {
         const served = (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id, pageId: id }, query: { format: 'markdown' } })).body.markdown
         expected.set(page.path, served)
       }
-      const localPages = listPages(ws.folder)
+      const localPages = listPages(folder)
       expect([...expected.keys()].sort()).toEqual(localPages.sort())
       for (const p of localPages) expect(expected.get(p), p).toBe(ws.read(p))
       const diff = changedPages(main, after)
@@ -148,10 +187,10 @@ describe('crash safety of sync up', () => {
       expect(got).toEqual(want)
       for (const p of localPages) expect(ws.read(p), p).not.toMatch(/<!-- (comment|reply)/)
     } finally {
-      ws.close()
+      db.close()
       fs.rmSync(dir, { recursive: true, force: true })
     }
-    console.log(`crash test: seed ${seed}, ${kills} kills, ${Date.now() - started} ms`)
+    console.log(`crash test (${frontEnd}): seed ${seed}, ${kills} kills, ${Date.now() - started} ms`)
   })
 })
 
