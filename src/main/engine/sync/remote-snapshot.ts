@@ -57,6 +57,32 @@ export function withSummary(placed: PlacedTree): RemoteSnapshot {
   return { revision: placed.revision, entries: [...placed.entries, entry] }
 }
 
+/** Bytes of page markdown a pass keeps from the tree: past that, pages are fetched one by one. */
+const TREE_TEXT_BUDGET = 16 * 1024 * 1024
+
+/**
+ * The markdown the tree carries for the pages a pass will write (`wanted`: their oid differs from what
+ * the journal last wrote), kept only when it hashes to the page's `git.oid`: then it is the very file a
+ * page GET would give, and that GET is saved. At most `budget` characters are kept, so a first mirror of
+ * a large space holds a bounded part of the response (in bytes) while the rest downloads page by page.
+ */
+export function pageTextsFromTree(revision: Pick<Revision, 'pages'>, wanted: (id: string, oid: string) => boolean, budget = TREE_TEXT_BUDGET): Map<string, Uint8Array> {
+  const texts = new Map<string, Uint8Array>()
+  let kept = 0
+  walkPages(revision.pages, (page) => {
+    const git = gitOf(page)
+    const markdown = 'markdown' in page ? page.markdown : undefined
+    if (!git || typeof markdown !== 'string' || !wanted(page.id, git.oid) || kept + markdown.length > budget) return
+    const bytes = utf8.encode(markdown)
+    if (kept + bytes.byteLength > budget || gitBlobOid(bytes) !== git.oid) return
+    texts.set(page.id, bytes)
+    kept += bytes.byteLength
+  })
+  return texts
+}
+
+const utf8 = new TextEncoder()
+
 /** The remote tree as the cache keeps it (titles, order, git paths), for status and link reports. */
 export function remoteRows(revision: Pick<Revision, 'pages' | 'files'>): { pages: RemotePageRow[]; files: RemoteFileRow[] } {
   const pages: RemotePageRow[] = []

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import { gitBlobOid } from '../../content'
+import type { Space } from '@gitbook/api'
 import type { CacheRepository, SpaceRow } from '../cache/cache-repository'
+import { StatJournal } from '../cache/stat-journal'
 import type { ApiGateway } from '../gateway/api-gateway'
 import { refreshLinkReport } from '../links/link-reports'
 import { confinedPath } from '../workspace/safe-names'
@@ -9,9 +11,9 @@ import { SpaceFolder, type SpaceFolderOptions } from '../workspace/space-folder'
 import { executePlan, type StepEvent } from './executor'
 import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
-import type { RemoteSnapshot } from './plan-types'
+import type { JournalEntry, RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
-import { placeRemoteTree, remoteRows, withSummary, type PlacedTree } from './remote-snapshot'
+import { pageTextsFromTree, placeRemoteTree, remoteRows, withSummary, type PlacedTree } from './remote-snapshot'
 
 export interface SpacePassOptions {
   cache: CacheRepository
@@ -27,6 +29,10 @@ export interface SpacePassOptions {
   hold?: ReadonlySet<string>
   /** Hooks into the space folder's guarded steps (tests: a save at an exact moment of the pass). */
   folder?: SpaceFolderOptions
+  /** The space as its organization's list showed it this pass: no request of its own to learn its revision. */
+  listed?: Space
+  /** Use page markdown the tree carries when it hashes to the page's `git.oid` (default true). */
+  pageTextsFromTree?: boolean
 }
 
 export interface SpaceOutcome extends FolderStatus {
@@ -37,13 +43,16 @@ export interface SpaceOutcome extends FolderStatus {
 }
 
 /**
- * One pass over one space: a single request when the revision is unchanged; otherwise the tree, a
- * plan, and only the steps it asks for. Progress is journaled as the steps finish (see executePlan).
+ * One pass over one space: no request when the space list showed its revision unchanged (one when
+ * there is no list); otherwise the tree, a plan, and only the steps it asks for. Pages whose markdown
+ * the tree carries are written from it; the others are fetched one by one. Local files are hashed only
+ * when their stat changed since they were last hashed (`StatJournal`). Progress is journaled as the
+ * steps finish (see executePlan).
  */
 export async function syncSpace(space: SpaceRow, folder: string, options: SpacePassOptions): Promise<SpaceOutcome> {
   const { cache, gateway } = options
   const now = options.now ?? (() => new Date().toISOString())
-  const { data: remote } = await gateway.client.spaces.getSpaceById(space.id)
+  const remote = options.listed ?? (await gateway.client.spaces.getSpaceById(space.id)).data
   cache.upsertSpace({ id: space.id, orgId: remote.organization, collectionId: remote.parent, title: remote.title, remoteRevision: remote.revision })
 
   const unfinished = cache.run(space.id)
@@ -58,13 +67,17 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
     return { ...status, spaceId: space.id, revision: remote.revision, steps: 0 }
   }
 
-  const { revisionId, snapshot } = await readRemoteTree(space, held, options)
+  const fullJournal = cache.journal(space.id)
+  const { revisionId, snapshot, pageTexts } = await readRemoteTree(space, held, fullJournal, options)
 
   const files = new SpaceFolder(folder, options.folder)
   await fs.mkdir(files.root, { recursive: true })
   await files.removeStaleTempFiles()
-  const journal = cache.journal(space.id).filter((j) => !(j.kind === 'page' && held.has(j.id)))
-  const local = await files.scan([...journal.map((j) => j.path), ...snapshot.entries.map((e) => e.path)])
+  const journal = fullJournal.filter((j) => !(j.kind === 'page' && held.has(j.id)))
+  const scanned = [...journal.map((j) => j.path), ...snapshot.entries.map((e) => e.path)]
+  const stats = StatJournal.of(cache, space.id)
+  const local = await files.scan(scanned, { memo: stats })
+  stats.save(scanned)
   const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete })
   const planned = folderStatus({ type: 'planned', plan })
   if (plan.blocked) {
@@ -84,7 +97,9 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
     files,
     source: {
       page: async (id) => {
-        const bytes = await gatewaySource.page(id)
+        const fromTree = pageTexts.get(id)
+        pageTexts.delete(id)
+        const bytes = fromTree ?? (await gatewaySource.page(id))
         downloaded.set(id, bytes)
         return bytes
       },
@@ -132,23 +147,32 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
 }
 
 /**
- * The current revision's tree, stored in the cache, and the files it wants (less the held pages). The
- * response carries every page's markdown; nothing of it is kept past this function, so a large space's
- * revision is not held in memory while its pages download.
+ * The current revision's tree, stored in the cache, the files it wants (less the held pages), and the
+ * markdown the response carries for the pages this pass will write (see `pageTextsFromTree`). Nothing
+ * else of the response is kept past this function, so a large space's revision is not held in memory
+ * while its pages download.
  */
-async function readRemoteTree(space: SpaceRow, held: ReadonlySet<string>, options: SpacePassOptions): Promise<{ revisionId: string; snapshot: RemoteSnapshot }> {
-  const full = withSummary(await storeRemoteTree(space, options))
+async function readRemoteTree(
+  space: SpaceRow,
+  held: ReadonlySet<string>,
+  journal: readonly JournalEntry[],
+  options: SpacePassOptions,
+): Promise<{ revisionId: string; snapshot: RemoteSnapshot; pageTexts: Map<string, Uint8Array> }> {
+  const { placed, pageTexts } = await storeRemoteTree(space, journal, options)
+  const full = withSummary(placed)
   const snapshot = held.size === 0 ? full : { ...full, entries: full.entries.filter((e) => !(e.kind === 'page' && held.has(e.id))) }
-  return { revisionId: full.revision, snapshot }
+  return { revisionId: full.revision, snapshot, pageTexts }
 }
 
-async function storeRemoteTree(space: SpaceRow, options: SpacePassOptions): Promise<PlacedTree> {
+async function storeRemoteTree(space: SpaceRow, journal: readonly JournalEntry[], options: SpacePassOptions): Promise<{ placed: PlacedTree; pageTexts: Map<string, Uint8Array> }> {
   const { cache, gateway } = options
   const { data: revision } = await gateway.client.spaces.getCurrentRevision(space.id)
   cache.recordRevision(space.id, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
   const rows = remoteRows(revision)
   cache.replaceRemoteTree(space.id, rows.pages, rows.files)
-  return placeRemoteTree(revision)
+  const written = new Map(journal.filter((j) => j.kind === 'page').map((j) => [j.id, j.oid]))
+  const pageTexts = options.pageTextsFromTree === false ? new Map<string, Uint8Array>() : pageTextsFromTree(revision, (id, oid) => written.get(id) !== oid)
+  return { placed: placeRemoteTree(revision), pageTexts }
 }
 
 function adoptedBytes(root: string, relative: string, oid: string): Uint8Array | undefined {

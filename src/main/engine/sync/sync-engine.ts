@@ -1,9 +1,11 @@
 import path from 'node:path'
-import { GitBookAPIError } from '@gitbook/api'
+import { GitBookAPIError, type Space } from '@gitbook/api'
 import type { AccountRow, CacheRepository, SpaceRow, SpaceState } from '../cache/cache-repository'
 import { paginate, ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 import { FolderNameRegistry } from '../workspace/safe-names'
+import type { SpaceFolderOptions } from '../workspace/space-folder'
 import type { StepEvent } from './executor'
+import { listCollections, listSelection, listSpaces, type ListedSpaces } from './selection-lists'
 import { syncSpace } from './space-sync'
 
 export type SyncProgressEvent =
@@ -24,6 +26,10 @@ export interface SyncEngineOptions {
   onProgress?: (event: SyncProgressEvent) => void
   /** Sync up (hook): per space, the pages a pass must leave alone (see SpacePassOptions.hold). */
   hold?: (spaceId: string) => ReadonlySet<string>
+  /** Use page markdown the tree already carries when it matches the page's `git.oid` (default true; false: one GET per page). */
+  pageTextsFromTree?: boolean
+  /** Hooks into each space folder (tests and benchmarks: which files a pass reads). */
+  folder?: SpaceFolderOptions
 }
 
 export interface SpaceReport {
@@ -43,12 +49,20 @@ export interface PassReport {
   inSync: boolean
 }
 
+/** How long lists made by `discover` stand in for the next pass's own (the CLI discovers, then passes). */
+const DISCOVERY_REUSE_MS = 30_000
+
 /**
- * Runs passes over the selected spaces, one space at a time. Organizations, collections and spaces are
- * discovered only when the selection needs it (a selected organization or collection may gain spaces);
- * spaces chosen one by one cost one request each on an unchanged pass.
+ * Runs passes over the selected spaces, one space at a time. A pass starts from the space lists of the
+ * organizations that hold the selection (`listSelection`): they carry every space's revision, so an
+ * unchanged pass costs one request per organization whatever the number of spaces, and only a changed
+ * space costs more (its tree, then the pages whose oid changed). Lists just made by `discover` are used
+ * instead, so the CLI's first pass lists nothing twice.
  */
 export class SyncEngine {
+  /** The lists of the last `discover`, for the next pass. */
+  private discovered: { at: number; spaces: Map<string, Space> } | undefined
+
   constructor(private readonly options: SyncEngineOptions) {}
 
   private get cache() {
@@ -58,17 +72,17 @@ export class SyncEngine {
     return this.options.gateway
   }
 
-  /** Lists every organization, collection and space the account sees into the cache. */
+  /** Lists every organization, collection and space the account sees into the cache (kept for the next pass). */
   async discover(): Promise<void> {
     const client = this.gateway.client
+    const spaces = new Map<string, Space>()
     const orgs = paginate((page) => client.orgs.listOrganizationsForAuthenticatedUser({ page, limit: 1000 }).then((r) => r.data))
     for await (const org of orgs) {
       this.cache.upsertOrganization({ id: org.id, accountId: this.options.account.id, title: org.title })
-      const collections = paginate((page) => client.orgs.listCollectionsInOrganizationById(org.id, { page, limit: 1000 }).then((r) => r.data))
-      for await (const c of collections) this.cache.upsertCollection({ id: c.id, orgId: org.id, parentId: c.parent, title: c.title })
-      const spaces = paginate((page) => client.orgs.listSpacesInOrganizationById(org.id, { page, limit: 1000 }).then((r) => r.data))
-      for await (const s of spaces) this.cache.upsertSpace({ id: s.id, orgId: org.id, collectionId: s.parent, title: s.title })
+      await listCollections(this.cache, this.gateway, org.id)
+      for (const space of await listSpaces(this.cache, this.gateway, org.id)) spaces.set(space.id, space)
     }
+    this.discovered = { at: Date.now(), spaces }
   }
 
   /** Makes sure spaces named by id are in the cache (with their organization), without listing everything. */
@@ -93,13 +107,12 @@ export class SyncEngine {
   /** One pass over every selected space. */
   async pass(): Promise<PassReport> {
     const report: PassReport = { spaces: [], offline: false, inSync: true }
-    if (this.cache.selectionNeedsDiscovery()) {
-      try {
-        await this.discover()
-      } catch (error) {
-        if (!(error instanceof ServiceUnreachableError)) throw error
-        report.offline = true
-      }
+    let listed: ListedSpaces = new Map()
+    try {
+      listed = this.takeDiscovered() ?? (await listSelection(this.cache, this.gateway, this.options.account.id))
+    } catch (error) {
+      if (!(error instanceof ServiceUnreachableError)) throw error
+      report.offline = true
     }
     for (const space of this.cache.selectedSpaces()) {
       const label = this.label(space)
@@ -118,6 +131,9 @@ export class SyncEngine {
           concurrency: this.options.concurrency,
           refreshLinks: this.options.refreshLinks,
           hold: this.options.hold?.(space.id),
+          listed: listed.get(space.id),
+          pageTextsFromTree: this.options.pageTextsFromTree,
+          folder: this.options.folder,
           onPlanned: (total) => this.options.onProgress?.({ type: 'space-planned', spaceId: space.id, label, total }),
           onStep: (step) => this.options.onProgress?.({ type: 'step', spaceId: space.id, label, step }),
         })
@@ -142,6 +158,13 @@ export class SyncEngine {
     }
     report.inSync = !report.offline && report.spaces.every((s) => s.state === 'synced')
     return report
+  }
+
+  /** The lists `discover` just made, once; undefined when there are none or they are too old to decide by. */
+  private takeDiscovered(): ListedSpaces | undefined {
+    const discovered = this.discovered
+    this.discovered = undefined
+    return discovered && Date.now() - discovered.at < DISCOVERY_REUSE_MS ? discovered.spaces : undefined
   }
 
   /** Offline: the folder stays as it is; an unfinished run stays recorded so the next pass resumes it. */

@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs'
+import { lstatSync, type BigIntStats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
@@ -6,6 +6,7 @@ import type { LocalState, SpaceFiles } from './space-files'
 import { conflictCopyPath } from './space-files'
 import { removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile, type GuardOptions } from './atomic-write'
 import { confinedPath, PathEscapeError } from './safe-names'
+import { isSettled, statSignature, type StatMemo } from './stat-first'
 
 /** A write, move or deletion that would go through a symbolic link: refused, nothing touched. */
 export class WorkspaceBoundaryError extends Error {}
@@ -24,6 +25,8 @@ export interface SpaceFolderOptions {
   inWindow?: (operation: Operation, relative: string) => void
   /** The clock for conflicted copies' names. */
   now?: () => Date
+  /** Runs each time `scan` reads a file to hash it (tests and benchmarks count the reads). */
+  onRead?: (relative: string) => void
 }
 
 /** Stands for a folder where a file should be: it is never our content, so nothing overwrites it. */
@@ -221,17 +224,33 @@ export class SpaceFolder implements SpaceFiles {
     return path.posix.dirname(relative)
   }
 
-  /** Hashes of the files at `paths` (those that exist). */
-  async scan(paths: Iterable<string>, concurrency = 16): Promise<LocalState> {
+  /**
+   * Hashes of the files at `paths` (those that exist). With a `memo`, a regular file whose stat is the
+   * one it had when last hashed is not read: its remembered hash stands (the rule is in stat-first.ts).
+   */
+  async scan(paths: Iterable<string>, options: { concurrency?: number; memo?: StatMemo } = {}): Promise<LocalState> {
     const list = [...new Set(paths)]
+    const { memo, concurrency = 16 } = options
     const state = new Map<string, string>()
     let next = 0
     const worker = async () => {
       while (next < list.length) {
         const relative = list[next++]
-        if (await this.isAbsent(relative)) continue
+        const before = lstatOrUndefined(this.resolve(relative))
+        if (before === undefined) continue
+        const signature = memo && before.isFile() ? statSignature(before) : undefined
+        const known = signature === undefined ? undefined : memo?.hashFor(relative, signature)
+        if (known !== undefined) {
+          state.set(relative, known)
+          continue
+        }
+        this.options.onRead?.(relative)
         const hash = await this.hash(relative)
-        if (hash !== undefined) state.set(relative, hash)
+        if (hash === undefined) continue
+        state.set(relative, hash)
+        if (signature === undefined) continue
+        const after = lstatOrUndefined(this.resolve(relative))
+        if (after && statSignature(after) === signature && isSettled(after)) memo?.remember(relative, signature, hash)
       }
     }
     await Promise.all(Array.from({ length: concurrency }, worker))
@@ -273,6 +292,16 @@ export class SpaceFolder implements SpaceFiles {
       }
       current = path.dirname(current)
     }
+  }
+}
+
+/** lstat with nanosecond times; undefined when nothing is there (or a file stands where a folder should). */
+function lstatOrUndefined(full: string): BigIntStats | undefined {
+  try {
+    return lstatSync(full, { bigint: true, throwIfNoEntry: false })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined
+    throw error
   }
 }
 

@@ -3,6 +3,7 @@ import { cacheMigration001 } from './001-initial'
 import { cacheMigration002 } from './002-outbox'
 import { cacheMigration003 } from './003-lease'
 import { cacheMigration004 } from './004-page-bases'
+import { cacheMigration005 } from './005-local-stats'
 
 /** One file per schema version, in order. */
-export const cacheMigrations: Migration[] = [cacheMigration001, cacheMigration002, cacheMigration003, cacheMigration004]
+export const cacheMigrations: Migration[] = [cacheMigration001, cacheMigration002, cacheMigration003, cacheMigration004, cacheMigration005]
