@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { SessionInfo } from '../../shared/contract'
 import { normalizeEndpoint } from '../engine/account/account'
 import type { AccountRow, CacheRepository } from '../engine/cache/cache-repository'
-import { ApiGateway } from '../engine/gateway/api-gateway'
+import { ApiGateway, type GatewayOptions } from '../engine/gateway/api-gateway'
 import { startLocalService, type LocalService } from '../service/local-service'
 import { AppError, fromApiError } from './errors'
 import type { AppPaths } from './paths'
@@ -25,8 +25,11 @@ export interface AccountsOptions {
   fixedVault?: TokenVault
   nativeBinding?: string
   startDemoService?: (options: { dataDir: string; token?: string }) => Promise<LocalService>
-  gateway?: { timeoutMs?: number; maxAttempts?: number }
+  /** Gateway tuning: shorter timeouts in tests; `fetch` and `intervalCap` for tests that fault the network. */
+  gateway?: GatewayTuning
 }
+
+export type GatewayTuning = Pick<GatewayOptions, 'timeoutMs' | 'maxAttempts' | 'fetch' | 'intervalCap'>
 
 type AuthenticatedUser = Awaited<ReturnType<ApiGateway['client']['user']['getAuthenticatedUser']>>['data']
 
@@ -101,7 +104,7 @@ export class Accounts {
   }
 
   private gatewayFor(endpoint: string, token: string): ApiGateway {
-    return new ApiGateway({ endpoint, token, timeoutMs: this.o.gateway?.timeoutMs, maxAttempts: this.o.gateway?.maxAttempts })
+    return new ApiGateway({ ...this.o.gateway, endpoint, token })
   }
 
   private startDemo(token: string | undefined): Promise<LocalService> {
