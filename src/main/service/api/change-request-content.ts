@@ -136,7 +136,7 @@ export function writeChangeRequestContent(ctx: RequestContext, space: Space, cr:
     })
     const crs = ctx.store.repo(ChangeRequestsRepository)
     crs.setRevision(cr.id, revision.id)
-    crs.addContributor(cr.id, ctx.user.id)
+    crs.recordEdit(cr.id, ctx.user.id)
     const changeRequest = crs.get(cr.id)
     if (!changeRequest) throw new Error(`change request ${cr.id} vanished during a write`)
     return { changeRequest, revision, result }

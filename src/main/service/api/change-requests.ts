@@ -19,7 +19,7 @@ import { applyTemplateToChangeRequest } from './space-templates'
 /** The spec's `ChangeRequestSubject` limit; a longer subject could not be served back. */
 const MAX_SUBJECT = 100
 
-function checkSubject(subject: unknown): string | undefined {
+export function checkSubject(subject: unknown): string | undefined {
   if (subject === undefined) return undefined
   if (typeof subject !== 'string') throw badRequest('body/subject must be a string')
   if (subject.length > MAX_SUBJECT) throw badRequest(`body/subject must be at most ${MAX_SUBJECT} characters`)

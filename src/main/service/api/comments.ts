@@ -69,7 +69,7 @@ function requireComment(ctx: RequestContext, scope: ResolvedScope): CommentRecor
 }
 
 /** A body as stored: markdown always, plus the JSON document when that is what the author sent. */
-function storedBody(body: Document): StoredBody {
+export function storedBody(body: Document): StoredBody {
   let stored: StoredBody
   if ('markdown' in body && typeof body.markdown === 'string') stored = { markdown: body.markdown }
   else if ('document' in body) {

@@ -5,6 +5,7 @@ import { spaceRoutes } from './spaces'
 import { spacePermissionRoutes } from './space-permissions'
 import { contentRoutes } from './content'
 import { changeRequestRoutes } from './change-requests'
+import { changeRequestReviewRoutes } from './change-request-reviews'
 import { linkRoutes } from './links'
 import { searchRoutes } from './search'
 import { commentRoutes } from './comments'
@@ -30,6 +31,7 @@ export const allRoutes: Route[] = [
   ...spacePermissionRoutes,
   ...contentRoutes,
   ...changeRequestRoutes,
+  ...changeRequestReviewRoutes,
   ...linkRoutes,
   ...searchRoutes,
   ...commentRoutes,

@@ -19,8 +19,13 @@ export interface ChangeRequestData {
   description?: JSONDocument
   mergedBy?: string
   mergedAt?: string
-  /** Users asked to review; the `requestedReviewer` list filter matches on them. */
-  requestedReviewers?: string[]
+}
+
+/** Someone who edited a change request's content: how many writes, and when the last one was. */
+export interface EditContributor {
+  userId: string
+  edits: number
+  updatedAt: string
 }
 
 export interface ChangeRequest {
@@ -127,7 +132,8 @@ export class ChangeRequestsRepository {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
         )
         .run(cr.id, cr.spaceId, cr.number, cr.status, cr.subject, cr.createdBy, now, now, cr.revisionId, cr.revisionInitial, cr.revisionMergedAncestor, '{}')
-      this.addContributor(cr.id, input.createdBy)
+      // The creator counts as a contributor for the list filter, with no edits yet.
+      this.db.prepare('INSERT OR IGNORE INTO change_request_contributors (change_request_id, user_id, edits, updated_at) VALUES (?, ?, 0, ?)').run(cr.id, input.createdBy, now)
       return cr
     })
   }
@@ -185,11 +191,13 @@ export class ChangeRequestsRepository {
       where.push('EXISTS (SELECT 1 FROM change_request_contributors c WHERE c.change_request_id = cr.id AND c.user_id = ?)')
       params.push(filter.contributor)
     }
+    if (filter.requestedReviewer !== undefined) {
+      where.push('EXISTS (SELECT 1 FROM change_request_requested_reviewers r WHERE r.change_request_id = cr.id AND r.user_id = ?)')
+      params.push(filter.requestedReviewer)
+    }
     const order = filter.orderBy === 'createdAt' ? 'cr.created_at DESC' : 'cr.updated_at DESC'
     const rows = this.db.prepare(`SELECT cr.* FROM change_requests cr WHERE ${where.join(' AND ')} ORDER BY ${order}, cr.rowid DESC`).all(...params) as ChangeRequestRow[]
-    const items = rows.map(toChangeRequest)
-    const reviewer = filter.requestedReviewer
-    return reviewer === undefined ? items : items.filter((cr) => cr.data.requestedReviewers?.includes(reviewer))
+    return rows.map(toChangeRequest)
   }
 
   update(id: string, patch: { subject?: string; status?: ChangeRequestStatus; data?: Partial<ChangeRequestData> }): ChangeRequest {
@@ -231,14 +239,22 @@ export class ChangeRequestsRepository {
     return { ...current, status: 'merged', revisionMerged: mergedRevisionId, updatedAt: now, data }
   }
 
-  addContributor(id: string, userId: string) {
-    this.db.prepare('INSERT OR IGNORE INTO change_request_contributors (change_request_id, user_id) VALUES (?, ?)').run(id, userId)
+  /** Counts one content write by `userId`. */
+  recordEdit(id: string, userId: string) {
+    this.db
+      .prepare(
+        `INSERT INTO change_request_contributors (change_request_id, user_id, edits, updated_at) VALUES (?, ?, 1, ?)
+         ON CONFLICT (change_request_id, user_id) DO UPDATE SET edits = edits + 1, updated_at = excluded.updated_at`,
+      )
+      .run(id, userId, this.store.now())
   }
 
-  contributors(id: string): string[] {
-    return (
-      this.db.prepare('SELECT user_id FROM change_request_contributors WHERE change_request_id = ? ORDER BY rowid').all(id) as Array<{ user_id: string }>
-    ).map((r) => r.user_id)
+  /** Users who wrote to the change request's content, first contributor first. */
+  editContributors(id: string): EditContributor[] {
+    const rows = this.db
+      .prepare('SELECT user_id, edits, updated_at FROM change_request_contributors WHERE change_request_id = ? AND edits > 0 ORDER BY rowid')
+      .all(id) as Array<{ user_id: string; edits: number; updated_at: string | null }>
+    return rows.map((r) => ({ userId: r.user_id, edits: r.edits, updatedAt: r.updated_at ?? '' }))
   }
 
   counters(spaceId: string): ChangeRequestCounters {

@@ -28,6 +28,8 @@ export interface CommentRecord {
   tableCell: TableCell | null
   /** The revision the target was seen in when the comment was posted. */
   revisionId: string
+  /** The change request review this comment was posted with. */
+  reviewId: string | null
   body: StoredBody
   postedBy: string
   postedAt: string
@@ -71,6 +73,7 @@ export interface CommentListFilter {
 
 interface CommentData {
   revision?: string
+  review?: string
   tableCell?: TableCell
   document?: JSONDocument
 }
@@ -112,6 +115,7 @@ function toComment(row: CommentRow): CommentRecord {
     nodeId: row.node_id,
     tableCell: data.tableCell ?? null,
     revisionId: data.revision ?? '',
+    reviewId: data.review ?? null,
     body: bodyOf(row.body, data.document),
     postedBy: row.posted_by,
     postedAt: row.posted_at,
@@ -133,9 +137,10 @@ function toReply(row: ReplyRow): ReplyRecord {
   }
 }
 
-const commentData = (c: Pick<CommentRecord, 'revisionId' | 'tableCell' | 'body'>): string =>
+const commentData = (c: Pick<CommentRecord, 'revisionId' | 'reviewId' | 'tableCell' | 'body'>): string =>
   JSON.stringify({
     revision: c.revisionId,
+    ...(c.reviewId ? { review: c.reviewId } : {}),
     ...(c.tableCell ? { tableCell: c.tableCell } : {}),
     ...(c.body.document ? { document: c.body.document } : {}),
   } satisfies CommentData)
@@ -156,6 +161,7 @@ export class CommentsRepository {
     pageId?: string
     nodeId?: string
     tableCell?: TableCell
+    reviewId?: string
     body: StoredBody
     postedBy: string
   }): CommentRecord {
@@ -167,6 +173,7 @@ export class CommentsRepository {
       nodeId: input.nodeId ?? null,
       tableCell: input.tableCell ?? null,
       revisionId: input.revisionId,
+      reviewId: input.reviewId ?? null,
       body: input.body,
       postedBy: input.postedBy,
       postedAt: this.store.now(),
@@ -320,6 +327,21 @@ export class CommentsRepository {
       )
       .all(...args) as Array<{ user_id: string }>
     return [...new Set(rows.map((r) => r.user_id))]
+  }
+
+  /** Per user, how many comments and replies they posted in one change request and when they last did. */
+  commentContributions(changeRequestId: string): Array<{ userId: string; count: number; updatedAt: string }> {
+    const rows = this.db
+      .prepare(
+        `SELECT user_id, COUNT(*) AS count, MAX(at) AS updated_at, MIN(seq) AS first FROM (
+           SELECT c.posted_by AS user_id, COALESCE(c.edited_at, c.posted_at) AS at, c.rowid AS seq FROM comments c WHERE c.change_request_id = ?
+           UNION ALL
+           SELECT r.posted_by, COALESCE(r.edited_at, r.posted_at), r.rowid FROM comment_replies r JOIN comments c ON c.id = r.comment_id
+             WHERE c.change_request_id = ?
+         ) GROUP BY user_id ORDER BY MIN(at), first`,
+      )
+      .all(changeRequestId, changeRequestId) as Array<{ user_id: string; count: number; updated_at: string }>
+    return rows.map((r) => ({ userId: r.user_id, count: r.count, updatedAt: r.updated_at }))
   }
 
   /** A user reacting twice with the same emoji still counts once; the first reaction's time is kept. */

@@ -67,6 +67,7 @@ export class CommentSerializer {
         ...(comment.nodeId ? { node: { id: comment.nodeId } } : {}),
         ...(comment.tableCell ? { tableCell: comment.tableCell } : {}),
         ...(comment.changeRequestId ? { changeRequest: comment.changeRequestId } : {}),
+        ...(comment.reviewId ? { review: comment.reviewId } : {}),
         ...(comment.pageId ? { page: { id: comment.pageId } } : {}),
         space: comment.spaceId,
         revision: comment.revisionId,
