@@ -86,18 +86,23 @@ export class WorkspaceSession {
   /** Another process holds the workspace: this session reads and queues, the holder syncs and sends. */
   private heldBy: LeaseHolder | undefined
   private readonly waiting = new AbortController()
+  private readonly observers = new Set<(event: SessionEvent) => void>()
+
+  readonly account: AccountRow
+  readonly gateway: ApiGateway
 
   constructor(private readonly o: WorkspaceSessionOptions) {
+    this.account = o.account
+    this.gateway = o.gateway
     this.authError = o.cache.setting(authErrorKey(o.account.id)) || undefined
     this.pushers = new SpacePushers(o)
   }
 
-  get account(): AccountRow {
-    return this.o.account
-  }
 
-  get gateway(): ApiGateway {
-    return this.o.gateway
+  /** Another listener beside the front end's `onEvent` (a test reading push results, a diagnostics view). */
+  observe(listener: (event: SessionEvent) => void): () => void {
+    this.observers.add(listener)
+    return () => this.observers.delete(listener)
   }
 
   /**
@@ -434,10 +439,12 @@ export class WorkspaceSession {
   }
 
   private emit(event: SessionEvent) {
-    try {
-      this.o.onEvent?.(event)
-    } catch {
-      // A listener's failure is not the engine's.
+    for (const listener of [this.o.onEvent, ...this.observers]) {
+      try {
+        listener?.(event)
+      } catch {
+        // A listener's failure is not the engine's.
+      }
     }
   }
 }
