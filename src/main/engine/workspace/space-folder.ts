@@ -27,6 +27,8 @@ export interface SpaceFolderOptions {
   now?: () => Date
   /** Runs each time `scan` reads a file to hash it (tests and benchmarks count the reads). */
   onRead?: (relative: string) => void
+  /** The clock, in nanoseconds, that says whether a file's last change is settled (stat-first.ts); tests move it on. */
+  nowNs?: () => bigint
 }
 
 /** Stands for a folder where a file should be: it is never our content, so nothing overwrites it. */
@@ -250,7 +252,7 @@ export class SpaceFolder implements SpaceFiles {
         state.set(relative, hash)
         if (signature === undefined) continue
         const after = lstatOrUndefined(this.resolve(relative))
-        if (after && statSignature(after) === signature && isSettled(after)) memo?.remember(relative, signature, hash)
+        if (after && statSignature(after) === signature && isSettled(after, this.options.nowNs?.())) memo?.remember(relative, signature, hash)
       }
     }
     await Promise.all(Array.from({ length: concurrency }, worker))

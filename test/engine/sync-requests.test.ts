@@ -1,0 +1,213 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { gitBlobOid } from '../../src/main/content'
+import { StatJournal } from '../../src/main/engine/cache/stat-journal'
+import { SpaceFolder } from '../../src/main/engine/workspace/space-folder'
+import { RevisionsRepository } from '../../src/main/service/store/revisions'
+import { SpacesRepository } from '../../src/main/service/store/spaces'
+import { arrangeSpace, editSpaceDirectly, page } from '../support/content-fixtures'
+import { startSyncHarness, type SyncHarness } from './support/sync-harness'
+
+/**
+ * What a pass costs the service, counted at the gateway's fetch against the real local service, and
+ * which local files it reads. Counts, not timings: they hold however busy the machine is.
+ */
+
+let h: SyncHarness | undefined
+afterEach(async () => {
+  await h?.close()
+  h = undefined
+})
+
+async function demo(harness: SyncHarness) {
+  const orgs = (await harness.t.api.call('listOrganizationsForAuthenticatedUser')).body as { items: Array<{ id: string; title: string }> }
+  const orgId = orgs.items[0].id
+  const list = (await harness.t.api.call('listSpacesInOrganizationById', { params: { organizationId: orgId } })).body as { items: Array<{ id: string; title: string }> }
+  return { orgId, spaces: list.items, guide: list.items.find((s) => s.title === 'User Guide')! }
+}
+
+/** The service's page id and Git Sync path for each page of a space's head, by path. */
+function pagesOf(harness: SyncHarness, spaceId: string): Map<string, string> {
+  const store = harness.t.service.store
+  const head = store.repo(RevisionsRepository).get(store.repo(SpacesRepository).get(spaceId)!.revisionId!)!
+  const byPath = new Map<string, string>()
+  const walk = (pages: typeof head.tree.pages, prefix: string) => {
+    for (const p of pages) {
+      const hasChildren = p.pages.length > 0
+      if (p.type === 'document') byPath.set(`${prefix}${p.slug}${hasChildren ? '/README.md' : '.md'}`, p.id)
+      walk(p.pages, `${prefix}${p.slug}/`)
+    }
+  }
+  walk(head.tree.pages, '')
+  return byPath
+}
+
+describe('sync down: requests per pass', () => {
+  it('an unchanged pass is one request (the space list) for 3 spaces or 13 in one organization', async () => {
+    h = await startSyncHarness()
+    const { orgId, spaces } = await demo(h)
+    h.cache.setSelection({})
+    await h.engine().discover()
+    h.cache.setSelection({ organizations: [orgId] })
+    expect((await h.engine().pass()).inSync).toBe(true)
+    expect(await h.counting(() => h!.engine().pass())).toEqual([`GET /orgs/${orgId}/spaces`])
+
+    // Ten more spaces in the organization: the selected organization gains them, then costs the same.
+    for (let i = 0; i < 10; i++) arrangeSpace(h.t.service, [page(`p${i}`, `# Page ${i}\n`)], { orgId, title: `Extra ${i}` })
+    const grown = await h.engine().pass()
+    expect(grown.spaces).toHaveLength(spaces.length + 10)
+    expect(grown.inSync).toBe(true)
+    expect(await h.counting(() => h!.engine().pass())).toEqual([`GET /orgs/${orgId}/spaces`])
+
+    // Chosen one by one instead of by organization: still the one list.
+    h.cache.setSelection({ spaces: h.cache.spaces(orgId).map((s) => s.id) })
+    expect(await h.counting(() => h!.engine().pass())).toEqual([`GET /orgs/${orgId}/spaces`])
+  })
+
+  it('quire sync --all (discover, then a pass) lists organizations, collections and spaces once', async () => {
+    h = await startSyncHarness()
+    const { orgId } = await demo(h)
+    await h.engine().discover()
+    h.cache.setSelection({ organizations: [orgId] })
+    await h.engine().pass()
+    const engine = h.engine()
+    const seen = await h.counting(async () => {
+      await engine.discover()
+      await engine.pass()
+    })
+    expect(seen).toEqual(['GET /orgs', `GET /orgs/${orgId}/collections`, `GET /orgs/${orgId}/spaces`])
+  })
+
+  it('a selected collection costs its organization\'s collection list too', async () => {
+    h = await startSyncHarness()
+    const { orgId } = await demo(h)
+    await h.engine().discover()
+    const collection = h.cache.collections(orgId)[0]
+    expect(collection, 'the demo organization has a collection').toBeDefined()
+    h.cache.setSelection({ collections: [collection.id] })
+    await h.engine().pass()
+    expect(await h.counting(() => h!.engine().pass())).toEqual([`GET /orgs/${orgId}/collections`, `GET /orgs/${orgId}/spaces`])
+  })
+
+  it('one changed page costs the list and the tree, whose markdown is used; a tree without it costs that page', async () => {
+    h = await startSyncHarness()
+    const { orgId, guide } = await demo(h)
+    await h.engine().resolveSpaces([guide.id])
+    h.cache.setSelection({ spaces: [guide.id] })
+    await h.engine().pass()
+    const root = path.join(h.workspace, 'Quire Demo', 'User Guide')
+    const faq = pagesOf(h, guide.id).get('faq.md')!
+
+    editSpaceDirectly(h.t.service, guide.id, [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nFrom the tree.\n' } }])
+    expect(await h.counting(() => h!.engine().pass())).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/content`, `GET /spaces/${guide.id}/links`])
+    expect(fs.readFileSync(path.join(root, 'faq.md'), 'utf8')).toBe('# FAQ\n\nFrom the tree.\n')
+
+    // A tree whose markdown does not hash to the page's git.oid (or has none) is not trusted: one GET.
+    h.rewrite = (p, body) => (p.endsWith('/content') ? body.replace('From the page.', 'Not what the oid says.') : undefined)
+    editSpaceDirectly(h.t.service, guide.id, [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nFrom the page.\n' } }])
+    const seen = await h.counting(() => h!.engine().pass())
+    const head = h.cache.space(guide.id)!.syncedRevision
+    expect(seen).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/content`, `GET /spaces/${guide.id}/revisions/${head}/page/${faq}`, `GET /spaces/${guide.id}/links`])
+    expect(fs.readFileSync(path.join(root, 'faq.md'), 'utf8')).toBe('# FAQ\n\nFrom the page.\n')
+  })
+})
+
+describe('sync down: local files are read only when their stat changed', () => {
+  it('reads only what changed; a touched file is read and plans nothing; a same-size edit with its mtime put back is still seen', async () => {
+    h = await startSyncHarness()
+    const { guide } = await demo(h)
+    await h.engine().resolveSpaces([guide.id])
+    h.cache.setSelection({ spaces: [guide.id] })
+    const reads: string[] = []
+    const steps: string[] = []
+    // The settled rule's clock runs 10 s ahead, so files written a moment ago count as settled.
+    const engine = () =>
+      h!.engine({
+        folder: { onRead: (p) => reads.push(p), nowNs: () => BigInt(Date.now() + 10_000) * 1_000_000n },
+        onProgress: (e) => {
+          if (e.type === 'step') steps.push(`${e.step.action.type} ${'path' in e.step.action ? e.step.action.path : e.step.action.id}`)
+        },
+      })
+    const pass = async () => {
+      reads.length = 0
+      steps.length = 0
+      return engine().pass()
+    }
+    expect((await pass()).inSync).toBe(true)
+    const root = path.join(h.workspace, 'Quire Demo', 'User Guide')
+    const ids = pagesOf(h, guide.id)
+    const journaled = h.cache.journal(guide.id).length
+    // A whole-second mtime, which utimes can put back exactly after an edit (below).
+    const edited = path.join(root, 'guides/using-blocks/hints.md')
+    const roundMtime = new Date('2026-01-01T00:00:00Z')
+    fs.utimesSync(edited, roundMtime, roundMtime)
+    const edit = (gitPath: string, text: string) => editSpaceDirectly(h!.t.service, guide.id, [{ operation: 'update_page', page: ids.get(gitPath)!, document: { markdown: text } }])
+
+    // Unchanged: no scan at all.
+    await pass()
+    expect(reads).toEqual([])
+
+    // First changed pass: nothing is remembered yet, every journaled file is read once.
+    edit('faq.md', '# FAQ\n\nOne.\n')
+    await pass()
+    expect(reads).toHaveLength(journaled)
+
+    // Next: only the file that pass wrote (a new inode) is read.
+    edit('faq.md', '# FAQ\n\nTwo.\n')
+    await pass()
+    expect(reads).toEqual(['faq.md'])
+    expect(steps).toEqual(['download faq.md'])
+
+    // mtime touched, content the same: read again, and nothing planned for it.
+    const touched = path.join(root, 'guides/writing-pages.md')
+    const later = new Date(Date.now() + 60_000)
+    fs.utimesSync(touched, later, later)
+    edit('faq.md', '# FAQ\n\nThree.\n')
+    await pass()
+    expect(reads.sort()).toEqual(['faq.md', 'guides/writing-pages.md'])
+    expect(steps).toEqual(['download faq.md'])
+
+    // Same size, same mtime, other bytes (an editor that keeps timestamps): ctime moved, so it is read
+    // and the edit is kept; the remote change to that page is held back.
+    const before = fs.statSync(edited, { bigint: true })
+    const original = fs.readFileSync(edited, 'utf8')
+    const mine = original.replace(/[a-z]/, (c) => (c === 'x' ? 'y' : 'x'))
+    expect(mine.length).toBe(original.length)
+    fs.writeFileSync(edited, mine)
+    fs.utimesSync(edited, roundMtime, roundMtime)
+    const after = fs.statSync(edited, { bigint: true })
+    expect([after.ino, after.size, after.mtimeNs]).toEqual([before.ino, before.size, before.mtimeNs])
+    edit('guides/using-blocks/hints.md', '# Hints\n\nRemote.\n')
+    const report = await pass()
+    expect(reads).toContain('guides/using-blocks/hints.md')
+    expect(report.spaces[0].state).toBe('conflict')
+    expect(fs.readFileSync(edited, 'utf8')).toBe(mine)
+  })
+
+  it('a file changed within the last moments is not vouched for by its stat: read again on every scan', async () => {
+    h = await startSyncHarness()
+    const dir = path.join(h.workspace, 'racy')
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(dir, 'a.md'), '# A\n')
+    const reads: string[] = []
+    const folder = new SpaceFolder(dir, { onRead: (p) => reads.push(p) })
+    for (let i = 0; i < 2; i++) {
+      const memo = StatJournal.of(h.cache, 'space')
+      expect(await folder.scan(['a.md'], { memo })).toEqual(new Map([['a.md', gitBlobOid('# A\n')]]))
+      memo.save(['a.md'])
+    }
+    // Written a moment ago (real clock): never remembered, so read both times.
+    expect(reads).toEqual(['a.md', 'a.md'])
+
+    // The same file seen by a clock 10 s later is settled: remembered once, then not read.
+    reads.length = 0
+    const later = new SpaceFolder(dir, { onRead: (p) => reads.push(p), nowNs: () => BigInt(Date.now() + 10_000) * 1_000_000n })
+    for (let i = 0; i < 2; i++) {
+      const memo = StatJournal.of(h.cache, 'space')
+      await later.scan(['a.md'], { memo })
+      memo.save(['a.md'])
+    }
+    expect(reads).toEqual(['a.md'])
+  })
+})
