@@ -19,6 +19,7 @@ import { CommentsRepository } from '../engine/comments/comments-repository'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
 import { WorkspaceLease } from '../engine/cache/workspace-lease'
 import { SyncEngine } from '../engine/sync/sync-engine'
+import type { WorkspaceSession } from '../engine/session/workspace-session'
 import { openLive, type BackendOptions, type Live } from './app-session'
 import { Accounts, sessionInfo, type SignedIn } from './accounts'
 import { BackendEvents } from './backend-events'
@@ -89,6 +90,11 @@ export class QuireBackend implements QuireBridge {
   /** Where the data lives, for logs and the README. */
   get dataPaths(): AppPaths {
     return this.paths
+  }
+
+  /** The running workspace session, while signed in: tests drive and observe its steps. */
+  get session(): WorkspaceSession | undefined {
+    return this.live?.engine
   }
 
   onEvent(listener: (event: QuireEvent) => void): () => void {
