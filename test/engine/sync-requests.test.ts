@@ -79,6 +79,19 @@ describe('sync down: requests per pass', () => {
     expect(seen).toEqual(['GET /orgs', `GET /orgs/${orgId}/collections`, `GET /orgs/${orgId}/spaces`])
   })
 
+  it('quire sync --space ID the first time (resolve, then a pass) asks for the space once: no list, no page GET', async () => {
+    h = await startSyncHarness()
+    const { orgId, guide } = await demo(h)
+    const engine = h.engine()
+    const seen = await h.counting(async () => {
+      await engine.resolveSpaces([guide.id])
+      h!.cache.setSelection({ spaces: [guide.id] })
+      await engine.pass()
+    })
+    // File bytes are downloads, not API requests: left out.
+    expect(seen.filter((r) => !r.startsWith('GET /files/'))).toEqual([`GET /spaces/${guide.id}`, `GET /orgs/${orgId}`, `GET /spaces/${guide.id}/content`, `GET /spaces/${guide.id}/links`])
+  })
+
   it('a selected collection costs its organization\'s collection list too', async () => {
     h = await startSyncHarness()
     const { orgId } = await demo(h)

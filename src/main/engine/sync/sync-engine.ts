@@ -60,8 +60,11 @@ const DISCOVERY_REUSE_MS = 30_000
  * instead, so the CLI's first pass lists nothing twice.
  */
 export class SyncEngine {
-  /** The lists of the last `discover`, for the next pass. */
-  private discovered: { at: number; spaces: Map<string, Space> } | undefined
+  /**
+   * Spaces just fetched by `discover` (every one the account sees: `complete`) or `resolveSpaces`, for
+   * the next pass to decide by instead of listing them again.
+   */
+  private discovered: { at: number; spaces: Map<string, Space>; complete: boolean } | undefined
 
   constructor(private readonly options: SyncEngineOptions) {}
 
@@ -82,7 +85,7 @@ export class SyncEngine {
       await listCollections(this.cache, this.gateway, org.id)
       for (const space of await listSpaces(this.cache, this.gateway, org.id)) spaces.set(space.id, space)
     }
-    this.discovered = { at: Date.now(), spaces }
+    this.discovered = { at: Date.now(), spaces, complete: true }
   }
 
   /** Makes sure spaces named by id are in the cache (with their organization), without listing everything. */
@@ -101,6 +104,8 @@ export class SyncEngine {
         this.cache.upsertOrganization({ id: org.id, accountId: this.options.account.id, title: org.title })
       }
       this.cache.upsertSpace({ id: space.id, orgId: space.organization, collectionId: space.parent, title: space.title })
+      if (!this.discovered || Date.now() - this.discovered.at >= DISCOVERY_REUSE_MS) this.discovered = { at: Date.now(), spaces: new Map(), complete: false }
+      this.discovered.spaces.set(space.id, space)
     }
   }
 
@@ -160,11 +165,17 @@ export class SyncEngine {
     return report
   }
 
-  /** The lists `discover` just made, once; undefined when there are none or they are too old to decide by. */
+  /**
+   * What `discover` or `resolveSpaces` just fetched, once, when it covers the selection: every selected
+   * space, and every space there is when the selection names organizations or collections (which may
+   * hold spaces the cache has not seen). Undefined otherwise, or when too old to decide by.
+   */
   private takeDiscovered(): ListedSpaces | undefined {
     const discovered = this.discovered
     this.discovered = undefined
-    return discovered && Date.now() - discovered.at < DISCOVERY_REUSE_MS ? discovered.spaces : undefined
+    if (!discovered || Date.now() - discovered.at >= DISCOVERY_REUSE_MS) return undefined
+    if (!discovered.complete && this.cache.selectionNeedsDiscovery()) return undefined
+    return this.cache.selectedSpaces().every((s) => discovered.spaces.has(s.id)) ? discovered.spaces : undefined
   }
 
   /** Offline: the folder stays as it is; an unfinished run stays recorded so the next pass resumes it. */
