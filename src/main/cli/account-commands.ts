@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { login, logout, openCache, quirePaths } from '../engine/account/account'
 import { registerSecret } from '../engine/gateway/secrets'
 import type { CliIo } from './io'
+import { clearRefusal } from './space-states'
 
 export const loginUsage = `quire login --endpoint URL
 
@@ -51,6 +52,8 @@ export async function loginCommand(args: string[], io: CliIo): Promise<number> {
   const cache = openCache(paths)
   try {
     const { account, where } = await login(cache, paths, { endpoint: values.endpoint, token, tokenStore: process.env.QUIRE_TOKEN_STORE })
+    // The service just accepted this token: `quire status` must stop saying signed out before the next sync.
+    clearRefusal(cache, account)
     io.out(`signed in to ${account.endpoint} as ${account.displayName}${account.email ? ` <${account.email}>` : ''}`)
     io.out(`token kept in ${where}`)
     return 0

@@ -1,5 +1,8 @@
+import fs from 'node:fs'
 import { redactedMessage } from '../engine/gateway/secrets'
+import { isAuthError } from '../engine/session/session-outcomes'
 import { processIo, type CliIo } from './io'
+import { SIGN_IN_HINT } from './space-states'
 
 type Command = (args: string[], io: CliIo) => Promise<number>
 
@@ -10,6 +13,7 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
   login: { load: async () => (await import('./account-commands')).loginCommand, summary: 'sign in to a service with an access token (kept in the keychain)' },
   logout: { load: async () => (await import('./account-commands')).logoutCommand, summary: 'sign out and remove the stored token' },
   sync: { load: async () => (await import('./sync-command')).syncCommand, summary: 'mirror the selected spaces into the workspace (Git Sync layout)' },
+  spaces: { load: async () => (await import('./spaces-command')).spacesCommand, summary: 'the spaces you can see: ids, titles, which are selected, the state of each' },
   status: { load: async () => (await import('./status-command')).statusCommand, summary: 'per space: state, revision, pages, last sync, pending work' },
   links: { load: async () => (await import('./status-command')).linksCommand, summary: 'link reports of the synced spaces, mapped to local files and lines' },
   watch: { load: async () => (await import('./watch-command')).watchCommand, summary: 'sync both ways: edits become change requests, markers become comments' },
@@ -23,11 +27,29 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
 
 function usage(): string {
   const width = Math.max(...Object.keys(commands).map((n) => n.length))
-  return ['usage: quire <command> [options]', '', 'commands:', ...Object.entries(commands).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`)].join('\n')
+  return [
+    'usage: quire <command> [options]',
+    '',
+    'commands:',
+    ...Object.entries(commands).map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`),
+    '',
+    'quire <command> --help explains a command and its options; quire --version prints the version.',
+  ].join('\n')
+}
+
+/** The version of the package this CLI belongs to (package.json, read where the sources are: tsx runs them in place). */
+export function quireVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string }
+  if (!pkg.version) throw new Error('package.json has no version')
+  return pkg.version
 }
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv
+  if (name === '--version' || name === '-V') {
+    io.out(quireVersion())
+    return 0
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(usage())
     return name ? 0 : 2
@@ -40,8 +62,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     return await (await command.load())(rest, io)
   } catch (error) {
+    // A refused token is the user's to fix, not a request to quote (its URL says nothing to them).
+    if (isAuthError(error)) io.err(`quire ${name}: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}`)
     // Scrubbed of tokens: an error can quote a header value or a request, token and all.
-    io.err(`quire ${name}: ${redactedMessage(error)}`)
+    else io.err(`quire ${name}: ${redactedMessage(error)}`)
     return 1
   }
 }

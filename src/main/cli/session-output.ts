@@ -2,13 +2,16 @@ import type { SessionEvent } from '../engine/session/workspace-session'
 import type { OutboxRepository } from '../engine/outbox/outbox-repository'
 import type { CacheRepository } from '../engine/cache/cache-repository'
 import type { CliIo } from './io'
+import { SentOps } from './sent-ops'
+import { SIGN_IN_HINT } from './space-states'
 
 /**
- * How `quire watch` prints the session's events: what was queued, settled, kept in a conflicted copy,
- * reported, refused or left waiting. Conflicts are printed once each.
+ * How `quire watch` prints the session's events: what was queued, sent, settled, kept in a conflicted
+ * copy, reported, refused or left waiting. Conflicts are printed once each, and so is each operation sent.
  */
 export function printSessionEvents(io: CliIo, cache: CacheRepository, outbox: OutboxRepository): (event: SessionEvent) => void {
   const reportedConflicts = new Set<string>()
+  const ops = new SentOps(outbox, cache)
   return (event) => {
     switch (event.type) {
       case 'pass':
@@ -19,13 +22,16 @@ export function printSessionEvents(io: CliIo, cache: CacheRepository, outbox: Ou
         else io.err(`${event.level}: ${event.message}`)
         return
       case 'state':
-        if (event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') io.err(`${cache.space(event.spaceId)?.title ?? event.spaceId}: signed out: ${event.to.reason}; sign in again with quire login`)
+        if (event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') io.err(`${cache.space(event.spaceId)?.title ?? event.spaceId}: signed out: ${event.to.reason}; ${SIGN_IN_HINT}`)
         return
       case 'push': {
         const { spaceId, result } = event
         const name = cache.space(spaceId)?.title ?? spaceId
         const cr = result.changeRequest?.number !== undefined ? ` (change request #${result.changeRequest.number})` : ''
         if (result.planned > 0) io.out(`${name}: ${result.planned} change${result.planned === 1 ? '' : 's'} queued${cr}`)
+        // Queued is not sent: each change and comment is named again once the service has it.
+        if (result.sent > 0) for (const line of ops.sent(spaceId, result.changeRequest?.number)) io.out(`${name}: ${line}`)
+        for (const line of ops.queued(spaceId)) io.out(`${name}: ${line}`)
         if (result.settled) io.out(`${name}: change request ${result.settled.status}; the workspace follows the space again`)
         for (const copy of result.conflicts) {
           if (reportedConflicts.has(`${spaceId}/${copy}`)) continue

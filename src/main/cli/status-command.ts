@@ -6,15 +6,16 @@ import { linkFindings } from '../engine/links/link-reports'
 import { readSpaceStatuses, type SpaceStatus } from '../engine/sync/space-status'
 import { describeSyncUp, readSyncUpStatuses } from '../engine/push/sync-up-status'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { storedSpaceFacts } from '../engine/session/space-facts'
-import { deriveSpaceState, describeState } from '../../shared/space-state'
+import { describeState } from '../../shared/space-state'
 import type { CliIo } from './io'
+import { SIGN_IN_HINT, signedOutReason, spaceStateReader } from './space-states'
 import { workspaceFolder } from './sync-command'
 
 export const statusUsage = `quire status [--json]
 
 Per synced space: its state (in sync, syncing, N local changes waiting, conflict, offline, error, paused,
-signed out), revision, page count, last sync and pending work. Read from the local cache: works offline.`
+signed out), revision, page count, last sync and pending work. Read from the local cache: works offline.
+Exits 1 when no account is signed in or the service refused the saved token (run quire login), else 0.`
 
 export async function statusCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } }, strict: true })
@@ -30,22 +31,25 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
     const spaces = readSpaceStatuses(cache, workspace)
     const up = readSyncUpStatuses(quirePaths().cacheFile, spaces.map((s) => s.spaceId))
     // The one state the app shows too, from the same facts.
-    const outbox = new OutboxRepository(db)
-    const paused = cache.setting('paused') === 'true'
-    const stateOf = (spaceId: string) => deriveSpaceState(storedSpaceFacts(cache, outbox, spaceId, { paused, pushesEdits: true, accountId: account?.id }))
+    const stateOf = spaceStateReader(cache, new OutboxRepository(db), account)
+    const signedOut = signedOutReason(cache, account)
+    // Scripts (and people) see at once that nothing syncs: the exit code says signed out.
+    const exitCode = signedOut ? 1 : 0
     if (values.json) {
       const withUp = spaces.map((s) => {
         const state = stateOf(s.spaceId)
         return { ...s, state: state.kind, stateDetail: state, syncUp: up.get(s.spaceId) }
       })
-      io.out(JSON.stringify({ account: account ? { endpoint: account.endpoint, user: account.displayName } : null, workspace, spaces: withUp }, null, 2))
-      return 0
+      const who = account ? { endpoint: account.endpoint, user: account.displayName } : null
+      io.out(JSON.stringify({ account: who, signedOut: signedOut ? { reason: signedOut, hint: SIGN_IN_HINT } : null, workspace, spaces: withUp }, null, 2))
+      return exitCode
     }
-    io.out(account ? `signed in to ${account.endpoint} as ${account.displayName}` : 'not signed in')
+    if (!account) io.out('not signed in: run quire login --endpoint URL')
+    else io.out(`signed in to ${account.endpoint} as ${account.displayName}${signedOut ? `, but ${signedOut}: ${SIGN_IN_HINT}` : ''}`)
     io.out(`workspace: ${workspace}`)
-    if (spaces.length === 0) io.out('no spaces selected: run quire sync --space ID (or --all)')
+    if (spaces.length === 0) io.out('no spaces selected: run quire sync --space ID (or --all); quire spaces lists them')
     for (const space of spaces) io.out([describe(space, describeState(stateOf(space.spaceId))), ...describeSyncUp(up.get(space.spaceId))].join('\n'))
-    return 0
+    return exitCode
   } finally {
     cache.close()
   }

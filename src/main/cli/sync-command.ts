@@ -12,14 +12,17 @@ import { SyncEngine as Engine } from '../engine/sync/sync-engine'
 import type { CliIo } from './io'
 import { redactSecrets } from '../engine/gateway/secrets'
 import { createProgress, describeFailures } from './progress'
+import { SIGN_IN_HINT, refusedToken } from './space-states'
 
 export const syncUsage = `quire sync [--once] [--workspace DIR] [--space ID ... | --org ID ... | --collection ID ... | --all]
            [--allow-mass-delete] [--interval SECONDS]
 
 Mirrors the selected spaces into <workspace>/<organization>/<space>/ in the Git Sync layout.
 --space, --org, --collection and --all replace the selection, which is remembered; without them the
-last selection is synced. --once runs one pass and exits 0 only when every selected space is in sync;
-otherwise passes repeat every --interval seconds (default 60) until Ctrl-C.`
+last selection is synced. --all selects every organization the account can see (with the spaces created
+in them later); quire spaces lists the ids. --once runs one pass and exits 0 only when every selected
+space is in sync; otherwise passes repeat every --interval seconds (default 60) until Ctrl-C.
+When the service refuses the saved token, says so and exits 1: run quire login to sign in again.`
 
 export const WORKSPACE_SETTING = 'workspace'
 
@@ -45,10 +48,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     options: {
       once: { type: 'boolean', default: false },
       workspace: { type: 'string' },
-      space: { type: 'string', multiple: true },
-      org: { type: 'string', multiple: true },
-      collection: { type: 'string', multiple: true },
-      all: { type: 'boolean', default: false },
+      ...SELECTION_OPTIONS,
       'allow-mass-delete': { type: 'boolean', default: false },
       interval: { type: 'string', default: '60' },
       help: { type: 'boolean', short: 'h' },
@@ -60,8 +60,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     return 0
   }
   const interval = intervalSeconds(values.interval)
-  const picks = { spaces: values.space ?? [], organizations: values.org ?? [], collections: values.collection ?? [] }
-  if (values.all && picks.spaces.length + picks.organizations.length + picks.collections.length > 0) throw new Error('--all cannot be combined with --space, --org or --collection')
+  const picks = selectionPicks(values)
 
   const paths = quirePaths()
   const db = openCacheDatabase(paths.cacheFile)
@@ -89,14 +88,26 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
       watch: false,
       allowMassDelete: values['allow-mass-delete'],
       onProgress: createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns }),
+      // A pass that throws is caught by the session (a refused token is kept as signed out); the rest is said here.
+      onEvent: (event) => {
+        if (event.type === 'log' && event.level !== 'info') io.err(redactSecrets(`quire sync: ${event.message}`))
+      },
     })
-    await applySelection(engine, cache, account.id, values.all, picks)
+    try {
+      await applySelection(engine, cache, account.id, picks)
+    } catch (error) {
+      const refused = refusedToken(cache, account, error)
+      if (!refused) throw error
+      io.err(`quire sync: ${refused}`)
+      return 1
+    }
     if (!cache.hasSelection()) {
       io.err('quire sync: nothing selected; choose with --space ID (repeatable), --org ID, --collection ID or --all')
       return 2
     }
     io.out(`workspace: ${workspace}`)
-    if (values.once) return report(await session.pass(), io, cache)
+    const passOnce = () => passAndReport(session, io, cache)
+    if (values.once) return (await passOnce()).code
 
     let stop = false
     let wake: (() => void) | undefined
@@ -110,7 +121,9 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     process.once('SIGTERM', onSignal)
     try {
       while (!stop) {
-        report(await session.pass(), io, cache)
+        const { code, signedOut } = await passOnce()
+        // Nothing can sync until the user signs in again: waiting for the next pass would only repeat it.
+        if (signedOut) return code
         if (stop) break
         await new Promise<void>((resolve) => {
           wake = resolve
@@ -129,13 +142,29 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function applySelection(
-  engine: SyncEngine,
-  cache: CacheRepository,
-  accountId: string,
-  all: boolean,
-  picks: { spaces: string[]; organizations: string[]; collections: string[] },
-) {
+/** The options that choose what is synced, the same for quire sync and quire watch. */
+export const SELECTION_OPTIONS = {
+  space: { type: 'string', multiple: true },
+  org: { type: 'string', multiple: true },
+  collection: { type: 'string', multiple: true },
+  all: { type: 'boolean', default: false },
+} as const
+
+export interface SelectionPicks {
+  all: boolean
+  spaces: string[]
+  organizations: string[]
+  collections: string[]
+}
+
+export function selectionPicks(values: { space?: string[]; org?: string[]; collection?: string[]; all?: boolean }): SelectionPicks {
+  const picks = { all: values.all ?? false, spaces: values.space ?? [], organizations: values.org ?? [], collections: values.collection ?? [] }
+  if (picks.all && picks.spaces.length + picks.organizations.length + picks.collections.length > 0) throw new Error('--all cannot be combined with --space, --org or --collection')
+  return picks
+}
+
+/** --all, --space, --org, --collection: replaces the remembered selection (none of them keeps it). */
+export async function applySelection(engine: SyncEngine, cache: CacheRepository, accountId: string, { all, ...picks }: SelectionPicks) {
   if (all) {
     await engine.discover()
     cache.setSelection({ organizations: cache.organizations(accountId).map((o) => o.id) })
@@ -149,6 +178,20 @@ async function applySelection(
   const collections = new Set(orgs.flatMap((o) => cache.collections(o.id).map((c) => c.id)))
   for (const id of picks.collections) if (!collections.has(id)) throw new Error(`no collection ${id}`)
   cache.setSelection(picks)
+}
+
+/** One pass, reported; a refused token (the pass threw, or the spaces could not be read) becomes the hint to sign in. */
+async function passAndReport(session: WorkspaceSession, io: CliIo, cache: CacheRepository): Promise<{ code: number; signedOut: boolean }> {
+  // The session catches what a pass throws (and reports it through onEvent): then there is no report.
+  const pass = (await session.pass()) as PassReport | undefined
+  const signedOut = session.signedOutReason !== undefined && (pass === undefined || !pass.offline)
+  if (pass) report(pass, io, cache)
+  if (signedOut) {
+    io.err(`quire sync: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}`)
+    return { code: 1, signedOut }
+  }
+  if (!pass) return { code: 1, signedOut }
+  return { code: pass.inSync ? 0 : 1, signedOut }
 }
 
 function report(pass: PassReport, io: CliIo, cache: CacheRepository): number {

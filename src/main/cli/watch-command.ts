@@ -1,19 +1,25 @@
 import { parseArgs } from 'node:util'
 import { LeaseHeldError } from '../engine/cache/workspace-lease'
 import { WorkspaceSession } from '../engine/session/workspace-session'
+import { SyncEngine } from '../engine/sync/sync-engine'
 import { DEFAULT_DEBOUNCE_MS, DEFAULT_RENAME_WINDOW_MS } from '../engine/watch/watcher'
 import type { CliIo } from './io'
 import { printSessionEvents } from './session-output'
-import { intervalSeconds } from './sync-command'
+import { SELECTION_OPTIONS, applySelection, intervalSeconds, selectionPicks } from './sync-command'
+import { refusedToken } from './space-states'
 import { SyncUpContext } from './sync-up-context'
 
-export const watchUsage = `quire watch [--workspace DIR] [--interval SECONDS] [--debounce MS] [--once]
+export const watchUsage = `quire watch [--workspace DIR] [--space ID ... | --org ID ... | --collection ID ... | --all]
+            [--interval SECONDS] [--debounce MS] [--once]
 
 Keeps the selected spaces in sync both ways until Ctrl-C: the spaces are synced down every --interval
 seconds (default 60), and every edit saved in the workspace goes up as it happens — into one change
 request per space, kept open and updated until it is merged or closed. Comment markers in pages
 (<!-- comment: ... -->, <!-- reply ID: ... -->, <!-- resolve ID -->) are posted and removed from the file.
+Each change and comment is printed when it is queued and again when the service has it ("sent").
 Edits made offline wait in the outbox and go out when the service is back.
+--space, --org, --collection and --all choose the spaces as for quire sync (the choice is remembered;
+--all: every organization the account can see); without them the last selection is watched.
 --once runs one round (send, sync down, send) and exits.`
 
 export async function watchCommand(args: string[], io: CliIo): Promise<number> {
@@ -21,6 +27,7 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
     args,
     options: {
       workspace: { type: 'string' },
+      ...SELECTION_OPTIONS,
       interval: { type: 'string', default: '60' },
       debounce: { type: 'string', default: String(DEFAULT_DEBOUNCE_MS) },
       once: { type: 'boolean', default: false },
@@ -35,6 +42,7 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
   const interval = intervalSeconds(values.interval)
   const debounce = Number(values.debounce)
   if (!Number.isInteger(debounce) || debounce < 0 || debounce > 60_000) throw new Error(`--debounce must be 0..60000 milliseconds, got "${values.debounce}"`)
+  const picks = selectionPicks(values)
 
   const ctx = SyncUpContext.open({ workspace: values.workspace })
   try {
@@ -44,6 +52,14 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
       return 3
     }
     const { account, gateway } = await ctx.signedIn('watch')
+    try {
+      await applySelection(new SyncEngine({ cache: ctx.cache, account, gateway, workspace: ctx.workspace }), ctx.cache, account.id, picks)
+    } catch (error) {
+      const refused = refusedToken(ctx.cache, account, error)
+      if (!refused) throw error
+      io.err(`quire watch: ${refused}`)
+      return 1
+    }
     if (!ctx.cache.hasSelection()) {
       io.err('quire watch: nothing selected; choose spaces with quire sync --space ID (or --org, --collection, --all) first')
       return 2
