@@ -3,6 +3,7 @@ import type { SessionInfo } from '../../shared/contract'
 import { normalizeEndpoint } from '../engine/account/account'
 import type { AccountRow, CacheRepository } from '../engine/cache/cache-repository'
 import { ApiGateway, type GatewayOptions } from '../engine/gateway/api-gateway'
+import { authErrorKey } from '../engine/session/space-facts'
 import { startLocalService, type LocalService } from '../service/local-service'
 import { AppError, fromApiError } from './errors'
 import type { AppPaths } from './paths'
@@ -29,7 +30,7 @@ export interface AccountsOptions {
   gateway?: GatewayTuning
 }
 
-export type GatewayTuning = Pick<GatewayOptions, 'timeoutMs' | 'maxAttempts' | 'fetch' | 'intervalCap'>
+export type GatewayTuning = Pick<GatewayOptions, 'timeoutMs' | 'maxAttempts' | 'fetch' | 'intervalCap' | 'backoff'>
 
 type AuthenticatedUser = Awaited<ReturnType<ApiGateway['client']['user']['getAuthenticatedUser']>>['data']
 
@@ -99,6 +100,8 @@ export class Accounts {
     // The CLI's account id (`quire login`), so both see the same account in the shared cache.
     const id = input.demo ? DEMO_ACCOUNT : `${input.user.id}@${createHash('sha256').update(input.endpoint).digest('hex').slice(0, 12)}`
     await this.o.vault.set(id, input.token)
+    // The service just accepted this token: a refusal of the one before is over (the session reads it at start).
+    this.o.cache.setSetting(authErrorKey(id), '')
     const account = this.o.cache.saveAccount({ id, endpoint: input.endpoint, userId: input.user.id, displayName: input.user.displayName, email: input.user.email, tokenStore: this.o.vault.kind })
     return { account, token: input.token, gateway: input.gateway }
   }

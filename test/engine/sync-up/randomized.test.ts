@@ -12,7 +12,8 @@ import { changeRequestsOf, checkConvergence, checkExactlyOnce, checkNoEditLost, 
 import { FuzzNetwork } from './support/fuzz-network'
 import { restartableServiceForFile, UncheckedApiClient } from './support/restartable-service'
 import { rng, type Rng } from './support/rng'
-import { seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
+import { AppWorkstation, type Writer } from './support/app-workstation'
+import { remoteOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
 
 /**
  * Random sequences of a writer's saves (edits, new pages, deletions, renames, comment and reply markers,
@@ -26,6 +27,11 @@ import { seedSpace, tempDir, Workstation, type SeededSpace } from './support/wor
  * promises of /work/shared/PROMISES.md hold:
  * P1 no edit lost, P2 no merged edit undone, P3 exactly once, P4 convergence, P6 only what the writer
  * did, P8 every pass and push ends.
+ *
+ * Each sequence runs twice: through the CLI's engine (a workstation pushing and pulling as `quire watch`
+ * does) and through the app (QuireBackend, the class the Electron app and `quire serve` run, its own
+ * workspace session doing every push and pass; a kill closes the backend and opens a new one over the
+ * same data folder). QUIRE_FUZZ_FRONT_END=cli|app runs one of them.
  *
  * QUIRE_FUZZ_SEQUENCES sequences from QUIRE_FUZZ_SEED; a failure names its seed: replay it with
  * QUIRE_FUZZ_SEED=<seed> QUIRE_FUZZ_SEQUENCES=1 (QUIRE_FUZZ_DEBUG=1 adds the outbox, journal and files;
@@ -68,7 +74,8 @@ interface Run {
   r: Rng
   seeded: SeededSpace
   dir: string
-  ws: Workstation
+  frontEnd: FrontEnd
+  ws: Writer
   net: FuzzNetwork
   ledger: Ledger
   step: number
@@ -94,11 +101,26 @@ const someoneElse = () => other!.api
 /** An empty cache database at the latest schema, copied for each sequence (migrating a new file costs a dozen fsyncs). */
 let template: string | undefined
 
-function open(run: Pick<Run, 'net' | 'seeded' | 'dir'>): Workstation {
+type FrontEnd = 'cli' | 'app'
+const FRONT_ENDS: FrontEnd[] = process.env.QUIRE_FUZZ_FRONT_END ? [process.env.QUIRE_FUZZ_FRONT_END as FrontEnd] : ['cli', 'app']
+
+async function open(run: Pick<Run, 'net' | 'seeded' | 'dir' | 'frontEnd'>): Promise<Writer> {
   run.net.killed = false
   const cache = path.join(run.dir, 'cache.db')
   if (template && !fs.existsSync(cache)) fs.copyFileSync(template, cache)
-  return new Workstation(t, run.seeded, run.dir, { gateway: { fetch: run.net.fetch, maxAttempts: 3, intervalCap: 100_000 } })
+  const gateway = { fetch: run.net.fetch, maxAttempts: 3, intervalCap: 100_000, backoff: { baseMs: 5, capMs: 20 } }
+  if (run.frontEnd === 'cli') return new Workstation(t, run.seeded, run.dir, { gateway })
+  // The app's start (sign-in, discovery, selection) runs with faults off and the service up; what follows is faulted.
+  return AppWorkstation.open(remoteOf(t), run.seeded, run.dir, gateway, async (work) => {
+    const on = run.net.on
+    run.net.on = false
+    await ensureUp()
+    try {
+      await work()
+    } finally {
+      run.net.on = on
+    }
+  })
 }
 
 /** Page files the writer may pick: not hidden, not junk, not special, not conflicted copies. */
@@ -156,7 +178,7 @@ async function push(run: Run): Promise<string> {
     label += ` (threw: ${error instanceof Error ? error.message.slice(0, 120) : String(error)})`
     if (String(error).includes('P8')) throw error
   }
-  return reopenIfKilled(run, label)
+  return await reopenIfKilled(run, label)
 }
 
 async function pull(run: Run): Promise<string> {
@@ -171,13 +193,13 @@ async function pull(run: Run): Promise<string> {
     run.net.passing = false
   }
   await Promise.all(run.saves)
-  return reopenIfKilled(run, label)
+  return await reopenIfKilled(run, label)
 }
 
-function reopenIfKilled(run: Run, label: string): string {
+async function reopenIfKilled(run: Run, label: string): Promise<string> {
   if (!run.net.killed) return label
-  run.ws.close()
-  run.ws = open(run)
+  await run.ws.close()
+  run.ws = await open(run)
   return `${label} (killed)`
 }
 
@@ -301,9 +323,9 @@ async function merge(run: Run): Promise<string> {
     let label: string
     try {
       noteCreated(run.ledger, run.ws)
-      label = `quire merge ${(await run.ws.pusher.merge(cr.id)).result}`
+      label = `quire merge ${await run.ws.merge(cr.id)}`
     } catch (error) {
-      label = reopenIfKilled(run, `quire merge refused: ${error instanceof Error ? error.message.slice(0, 120) : String(error)}`)
+      label = await reopenIfKilled(run, `quire merge refused: ${error instanceof Error ? error.message.slice(0, 120) : String(error)}`)
     }
     await ensureUp()
     await observeMain(run)
@@ -483,7 +505,7 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
   return Math.round((used.user + used.system) / 1000)
 }
 
-async function sequence(seed: number) {
+async function sequence(seed: number, frontEnd: FrontEnd) {
   const began = process.cpuUsage()
   await ensureUp()
   const r = rng(seed)
@@ -491,10 +513,13 @@ async function sequence(seed: number) {
   const owner = new UncheckedApiClient(t.api.baseUrl, t.service.token)
   const seeded = await seedSpace({ service: t.service, api: owner, close: t.close })
   t.service.store.repo(OrganizationsRepository).setMember(seeded.orgId, other!.id, 'admin')
-  const partial = { seed, r, seeded, dir, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>(), insideCr: { generation: 0, pages: new Set<string>() } } as Omit<Run, 'ws' | 'net'>
+  const partial = { seed, r, seeded, dir, frontEnd, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>(), insideCr: { generation: 0, pages: new Set<string>() } } as Omit<Run, 'ws' | 'net'>
   const run = partial as Run
-  run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms) => saveDuringPass(run, id, ms), beforeRequest: () => noteCreated(run.ledger, run.ws) })
-  run.ws = open(run)
+  run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms) => saveDuringPass(run, id, ms), beforeRequest: () => {
+      // Not while the app's backend starts (before there is a writer to look at).
+      if (run.ws) noteCreated(run.ledger, run.ws)
+    } })
+  run.ws = await open(run)
   for (const cr of await changeRequestsOf(owner, seeded.spaceId, t.service.ownerId, ['merged'])) run.ledger.before.add(cr.id)
   const history: string[] = []
   try {
@@ -520,7 +545,7 @@ async function sequence(seed: number) {
     await timed('final merge', () => finalMerge(run))
     await timed('checked', () => checkQuiet(run, 'after the final merge', false))
   } catch (error) {
-    const replay = `QUIRE_FUZZ_SEED=${seed} QUIRE_FUZZ_SEQUENCES=1`
+    const replay = `QUIRE_FUZZ_SEED=${seed} QUIRE_FUZZ_SEQUENCES=1 QUIRE_FUZZ_FRONT_END=${frontEnd}`
     const debug = process.env.QUIRE_FUZZ_DEBUG
       ? `\noutbox: ${JSON.stringify(run.ws.outbox.ops(seeded.spaceId, 1000).map((o) => [o.seq, o.kind, o.state, o.lastError]))}\nentries: ${JSON.stringify(run.ws.outbox.entries(seeded.spaceId))}\njournal: ${JSON.stringify(run.ws.cache.journal(seeded.spaceId).map((j) => [j.path, j.oid.slice(0, 8), j.baseHash.slice(0, 8)]))}\nfiles: ${JSON.stringify([...pageTexts(run.ws.folder)])}\n${error instanceof Error ? error.stack : ''}`
       : ''
@@ -528,17 +553,21 @@ async function sequence(seed: number) {
     throw error
   } finally {
     if (process.env.QUIRE_FUZZ_TIMING) console.log(`seed ${seed} ${cpuMs(began)}ms cpu: ${history.join('; ')}`)
-    run.ws.close()
+    await run.ws.close()
+    // The writer leaves the sequence's organization: the app's discovery lists only the next one's.
+    t.service.store.repo(OrganizationsRepository).removeMember(seeded.orgId, t.service.ownerId)
     fs.rmSync(dir, { recursive: true, force: true })
   }
 }
 
-describe('randomized sequences against the real service', () => {
+describe.each(FRONT_ENDS)('randomized sequences against the real service, through the %s', (frontEnd) => {
   it(`${SEQUENCES} sequences keep the promises (base seed ${BASE_SEED})`, { timeout: 1_800_000 }, async () => {
     const started = Date.now()
     await ensureUp()
-    const user = t.service.createUser({ displayName: 'Someone Else', email: 'else@quire.local' })
-    other = { id: user.id, api: new UncheckedApiClient(t.api.baseUrl, user.token) }
+    if (!other) {
+      const user = t.service.createUser({ displayName: 'Someone Else', email: 'else@quire.local' })
+      other = { id: user.id, api: new UncheckedApiClient(t.api.baseUrl, user.token) }
+    }
     const templateDir = tempDir('quire-fuzz-template-')
     template = path.join(templateDir, 'cache.db')
     openCacheDatabase(template).close()
@@ -547,7 +576,7 @@ describe('randomized sequences against the real service', () => {
       for (let n = 0; n < SEQUENCES; n++) {
         if (KNOWN_OPEN[BASE_SEED + n]) continue
         try {
-          await sequence(BASE_SEED + n)
+          await sequence(BASE_SEED + n, frontEnd)
         } catch (error) {
           failures.push(error instanceof Error ? error.message : String(error))
           if (!process.env.QUIRE_FUZZ_ALL) break
@@ -556,7 +585,7 @@ describe('randomized sequences against the real service', () => {
     } finally {
       fs.rmSync(templateDir, { recursive: true, force: true })
     }
-    console.log(`randomized: ${SEQUENCES} sequences from seed ${BASE_SEED} in ${Date.now() - started} ms`)
+    console.log(`randomized (${frontEnd}): ${SEQUENCES} sequences from seed ${BASE_SEED} in ${Date.now() - started} ms`)
     const skipped = Object.entries(KNOWN_OPEN).filter(([seed]) => Number(seed) >= BASE_SEED && Number(seed) < BASE_SEED + SEQUENCES)
     if (skipped.length > 0) console.log(`randomized: skipped ${skipped.length} known-open sequence(s):\n${skipped.map(([seed, why]) => `  ${seed}: ${why}`).join('\n')}`)
     if (failures.length > 0) throw new Error(`${failures.length} failing sequence(s):\n\n${failures.join('\n\n')}`)

@@ -4,7 +4,7 @@ import type { ChangeRequest, Comment, Revision, RevisionPage } from '@gitbook/ap
 import { CONFLICT_COPY } from '../../../../src/main/engine/push/push-types'
 import { TEMP_MARK } from '../../../../src/main/engine/workspace/atomic-write'
 import type { ApiClient } from '../../../support/service'
-import type { Workstation } from './workspace'
+import type { Writer } from './app-workstation'
 
 /**
  * Quire's promises (/work/shared/PROMISES.md) as checks over a randomized sequence: what every writer
@@ -114,7 +114,7 @@ export function conflictCopies(folder: string): Map<string, string> {
 }
 
 /** P1: every word saved is in main, in an open change request of the writer, or in a conflicted copy on the writer's disk. */
-export async function checkNoEditLost(ledger: Ledger, api: ApiClient, ws: Workstation, main: ReadonlyMap<string, PageState>, writerId: string) {
+export async function checkNoEditLost(ledger: Ledger, api: ApiClient, ws: Writer, main: ReadonlyMap<string, PageState>, writerId: string) {
   const spaceId = ws.seeded.spaceId
   const places = [...[...main.values()].map((p) => p.markdown), ...conflictCopies(ws.folder).values()]
   for (const cr of await changeRequestsOf(api, spaceId, writerId)) {
@@ -127,7 +127,7 @@ export async function checkNoEditLost(ledger: Ledger, api: ApiClient, ws: Workst
 }
 
 /** P3: each change request of the writer exists once (one per create op), each marker is posted at most once and is not lost. */
-export async function checkExactlyOnce(ledger: Ledger, api: ApiClient, ws: Workstation, writerId: string) {
+export async function checkExactlyOnce(ledger: Ledger, api: ApiClient, ws: Writer, writerId: string) {
   const spaceId = ws.seeded.spaceId
   const all = (await changeRequestsOf(api, spaceId, writerId, ['draft', 'open', 'merged', 'archived'])).filter((cr) => !ledger.before.has(cr.id))
   noteCreated(ledger, ws)
@@ -157,7 +157,7 @@ export async function checkExactlyOnce(ledger: Ledger, api: ApiClient, ws: Works
 }
 
 /** Remembers the change requests the outbox says it created (before a settled session's ops are pruned). */
-export function noteCreated(ledger: Ledger, ws: Workstation) {
+export function noteCreated(ledger: Ledger, ws: Writer) {
   for (const op of ws.outbox.ops(ws.seeded.spaceId, 100_000)) if (op.kind === 'create-cr' && op.state === 'done') ledger.created.add((op.result as { id: string }).id)
 }
 
@@ -183,7 +183,7 @@ export function pageTexts(folder: string, skip: ReadonlySet<string> = new Set())
  * renames, moves or deletes) equals the service's
  * markdown byte for byte, and no page file lies about that the journal does not know.
  */
-export function checkConvergence(ws: Workstation, main: ReadonlyMap<string, PageState>, edited: ReadonlySet<string>, carriedPages: ReadonlySet<string> = new Set()) {
+export function checkConvergence(ws: Writer, main: ReadonlyMap<string, PageState>, edited: ReadonlySet<string>, carriedPages: ReadonlySet<string> = new Set()) {
   const spaceId = ws.seeded.spaceId
   const journal = new Map(ws.cache.journal(spaceId).filter((j) => j.kind === 'page').map((j) => [j.id, j.path]))
   const files = pageTexts(ws.folder, edited)

@@ -127,6 +127,11 @@ export class Workstation {
     return this.pusher.push()
   }
 
+  /** "Merge" from Quire's CLI (through the outbox); what the service answered. */
+  async merge(changeRequestId: string): Promise<string> {
+    return (await this.pusher.merge(changeRequestId)).result
+  }
+
   close() {
     this.db.close()
   }

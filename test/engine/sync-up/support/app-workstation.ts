@@ -1,0 +1,136 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import type { GatewayTuning } from '../../../../src/main/app/accounts'
+import { QuireBackend } from '../../../../src/main/app/backend'
+import { CacheRepository } from '../../../../src/main/engine/cache/cache-repository'
+import { openCacheDatabase } from '../../../../src/main/engine/cache/open-cache'
+import { OutboxRepository } from '../../../../src/main/engine/outbox/outbox-repository'
+import type { PushResult } from '../../../../src/main/engine/push/space-pusher'
+import type { WorkspaceSession } from '../../../../src/main/engine/session/workspace-session'
+import { spaceFolderPath } from '../../../../src/main/engine/sync/sync-engine'
+import type { PullResult } from '../../../../src/main/engine/watch/pull'
+import type { Remote, SeededSpace } from './workspace'
+
+/** What the randomized test needs of a writer's Quire, whichever front end runs it. */
+export interface Writer {
+  readonly seeded: SeededSpace
+  readonly folder: string
+  readonly cache: CacheRepository
+  readonly outbox: OutboxRepository
+  file(relative: string): string
+  read(relative: string): string
+  write(relative: string, content: string | Buffer): void
+  push(): Promise<Pick<PushResult, 'planned' | 'sent' | 'settled' | 'stopped' | 'skipped'>>
+  pull(): Promise<PullResult>
+  /** "Merge" from Quire (through its outbox); a label of what became of it. */
+  merge(changeRequestId: string): Promise<string>
+  close(): void | Promise<void>
+}
+
+const noDesktop = { openFile: async () => {}, openUrl: async () => {}, openFolder: async () => {} }
+
+/**
+ * A writer's Quire as the APP runs it: QuireBackend (the class the Electron main process and `quire
+ * serve` run) over a data folder, its own workspace session doing every push and pass. The test reads the
+ * cache and the outbox through a second connection to the same SQLite file.
+ */
+export class AppWorkstation implements Writer {
+  readonly cache: CacheRepository
+  readonly outbox: OutboxRepository
+  private readonly db
+
+  private constructor(
+    readonly seeded: SeededSpace,
+    readonly dataDir: string,
+    private readonly backend: QuireBackend,
+  ) {
+    this.db = openCacheDatabase(path.join(dataDir, 'cache.db'))
+    this.cache = new CacheRepository(this.db)
+    this.outbox = new OutboxRepository(this.db)
+  }
+
+  /**
+   * Opens the app's backend over `dataDir`: the first time it signs in and chooses the space; later (a
+   * restart after a kill) it resumes the stored session, as the app does. `quietly` runs the start with
+   * the network's faults off (a start that fails to sign in is not what these sequences are about).
+   */
+  static async open(remote: Remote, seeded: SeededSpace, dataDir: string, gateway: GatewayTuning, quietly: (work: () => Promise<void>) => Promise<void>): Promise<AppWorkstation> {
+    process.env.QUIRE_TOKEN_STORE = 'file'
+    let backend!: QuireBackend
+    await quietly(async () => {
+      backend = await QuireBackend.open({ dataDir, desktop: noDesktop, autoSync: false, watch: false, gateway })
+      if (!(await backend.getSession()).signedIn) await backend.signIn({ endpoint: remote.origin, token: remote.token })
+      await backend.listSpaces()
+      const status = await backend.getStatus()
+      if (!status.spaces.some((s) => s.id === seeded.spaceId)) await backend.setSelection({ kind: 'space', id: seeded.spaceId, selected: true })
+    })
+    return new AppWorkstation(seeded, dataDir, backend)
+  }
+
+  private get session(): WorkspaceSession {
+    const session = this.backend.session
+    if (!session) throw new Error('the app is signed out')
+    return session
+  }
+
+  get folder(): string {
+    const row = this.cache.space(this.seeded.spaceId)
+    const folder = row && spaceFolderPath(this.cache, this.cache.setting('workspace') ?? path.join(this.dataDir, 'workspace'), row)
+    if (!folder) throw new Error('the space has no folder yet (no pass has run)')
+    return folder
+  }
+
+  file(relative: string) {
+    return path.join(this.folder, ...relative.split('/'))
+  }
+
+  read(relative: string) {
+    return fs.readFileSync(this.file(relative), 'utf8')
+  }
+
+  write(relative: string, content: string | Buffer) {
+    fs.mkdirSync(path.dirname(this.file(relative)), { recursive: true })
+    fs.writeFileSync(this.file(relative), content)
+  }
+
+  /** The session's push of the space (with the pass and second push it makes when a merge settled). */
+  async push() {
+    const results: PushResult[] = []
+    const stop = this.session.observe((event) => {
+      if (event.type === 'push' && event.spaceId === this.seeded.spaceId) results.push(event.result)
+    })
+    try {
+      await this.session.push(this.seeded.spaceId)
+    } finally {
+      stop()
+    }
+    return {
+      planned: results.reduce((n, r) => n + r.planned, 0),
+      sent: results.reduce((n, r) => n + r.sent, 0),
+      settled: results.find((r) => r.settled)?.settled,
+      stopped: results.at(-1)?.stopped,
+      skipped: results.at(-1)?.skipped,
+    }
+  }
+
+  /** The session's sync-down pass (the one `quire sync` and every cycle run). */
+  async pull(): Promise<PullResult> {
+    const before = this.cache.space(this.seeded.spaceId)?.syncedRevision
+    const report = await this.session.pass()
+    const space = report.spaces.find((s) => s.spaceId === this.seeded.spaceId)
+    if (!space) throw new Error(`the pass did not take the space in: ${JSON.stringify(report)}`)
+    const revision = space.revision ?? ''
+    const issues: PullResult['issues'] = space.message ? [{ kind: 'failed', message: space.message }] : []
+    return { revision, unchanged: space.steps === 0 && revision === before, written: space.steps, state: space.state, issues }
+  }
+
+  async merge(changeRequestId: string): Promise<string> {
+    const merged = await this.backend.mergeChangeRequest({ spaceId: this.seeded.spaceId, changeRequestId })
+    return merged.waiting ? `waits (${merged.waiting})` : merged.status
+  }
+
+  async close() {
+    await this.backend.close()
+    this.db.close()
+  }
+}
