@@ -50,7 +50,20 @@ export interface PassReport {
 }
 
 /** How long lists made by `discover` stand in for the next pass's own (the CLI discovers, then passes). */
-const DISCOVERY_REUSE_MS = 30_000
+const DISCOVERY_REUSE_MS = 10_000
+
+/**
+ * Spaces just fetched by `discover` (every one the account sees: `complete`) or `resolveSpaces`, for the
+ * next pass on the same cache and account to decide by instead of listing them again. Kept per cache,
+ * not per engine: the CLI discovers with one engine and its workspace session passes with another.
+ */
+interface Discovered {
+  accountId: string
+  at: number
+  spaces: Map<string, Space>
+  complete: boolean
+}
+const discoveredByCache = new WeakMap<CacheRepository, Discovered>()
 
 /**
  * Runs passes over the selected spaces, one space at a time. A pass starts from the space lists of the
@@ -60,12 +73,6 @@ const DISCOVERY_REUSE_MS = 30_000
  * instead, so the CLI's first pass lists nothing twice.
  */
 export class SyncEngine {
-  /**
-   * Spaces just fetched by `discover` (every one the account sees: `complete`) or `resolveSpaces`, for
-   * the next pass to decide by instead of listing them again.
-   */
-  private discovered: { at: number; spaces: Map<string, Space>; complete: boolean } | undefined
-
   constructor(private readonly options: SyncEngineOptions) {}
 
   private get cache() {
@@ -85,7 +92,7 @@ export class SyncEngine {
       await listCollections(this.cache, this.gateway, org.id)
       for (const space of await listSpaces(this.cache, this.gateway, org.id)) spaces.set(space.id, space)
     }
-    this.discovered = { at: Date.now(), spaces, complete: true }
+    discoveredByCache.set(this.cache, { accountId: this.options.account.id, at: Date.now(), spaces, complete: true })
   }
 
   /** Makes sure spaces named by id are in the cache (with their organization), without listing everything. */
@@ -104,8 +111,11 @@ export class SyncEngine {
         this.cache.upsertOrganization({ id: org.id, accountId: this.options.account.id, title: org.title })
       }
       this.cache.upsertSpace({ id: space.id, orgId: space.organization, collectionId: space.parent, title: space.title })
-      if (!this.discovered || Date.now() - this.discovered.at >= DISCOVERY_REUSE_MS) this.discovered = { at: Date.now(), spaces: new Map(), complete: false }
-      this.discovered.spaces.set(space.id, space)
+      let discovered = discoveredByCache.get(this.cache)
+      if (!discovered || discovered.accountId !== this.options.account.id || Date.now() - discovered.at >= DISCOVERY_REUSE_MS) {
+        discoveredByCache.set(this.cache, (discovered = { accountId: this.options.account.id, at: Date.now(), spaces: new Map(), complete: false }))
+      }
+      discovered.spaces.set(space.id, space)
     }
   }
 
@@ -171,9 +181,9 @@ export class SyncEngine {
    * hold spaces the cache has not seen). Undefined otherwise, or when too old to decide by.
    */
   private takeDiscovered(): ListedSpaces | undefined {
-    const discovered = this.discovered
-    this.discovered = undefined
-    if (!discovered || Date.now() - discovered.at >= DISCOVERY_REUSE_MS) return undefined
+    const discovered = discoveredByCache.get(this.cache)
+    discoveredByCache.delete(this.cache)
+    if (!discovered || discovered.accountId !== this.options.account.id || Date.now() - discovered.at >= DISCOVERY_REUSE_MS) return undefined
     if (!discovered.complete && this.cache.selectionNeedsDiscovery()) return undefined
     return this.cache.selectedSpaces().every((s) => discovered.spaces.has(s.id)) ? discovered.spaces : undefined
   }
