@@ -1,12 +1,15 @@
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { main } from '../../src/main/cli/main'
 import { gitBlobOid } from '../../src/main/content'
 import { StatJournal } from '../../src/main/engine/cache/stat-journal'
 import { SpaceFolder } from '../../src/main/engine/workspace/space-folder'
 import { RevisionsRepository } from '../../src/main/service/store/revisions'
 import { SpacesRepository } from '../../src/main/service/store/spaces'
 import { arrangeSpace, editSpaceDirectly, page } from '../support/content-fixtures'
+import { startTestService } from '../support/service'
 import { startSyncHarness, type SyncHarness } from './support/sync-harness'
 
 /**
@@ -90,6 +93,40 @@ describe('sync down: requests per pass', () => {
     })
     // File bytes are downloads, not API requests: left out.
     expect(seen.filter((r) => !r.startsWith('GET /files/'))).toEqual([`GET /spaces/${guide.id}`, `GET /orgs/${orgId}`, `GET /spaces/${guide.id}/content`, `GET /spaces/${guide.id}/links`])
+  })
+
+  it('through the CLI, as a new user would count them: quire sync --once --all is 3 requests unchanged, quire sync --once is 1', async () => {
+    const t = await startTestService({ demo: true })
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-requests-'))
+    const env = { QUIRE_HOME: process.env.QUIRE_HOME, QUIRE_TOKEN_STORE: process.env.QUIRE_TOKEN_STORE }
+    process.env.QUIRE_HOME = home
+    process.env.QUIRE_TOKEN_STORE = 'file'
+    const original = globalThis.fetch
+    const seen: string[] = []
+    globalThis.fetch = (input, init) => {
+      const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
+      if (url.pathname.startsWith('/v1/')) seen.push(url.pathname.slice(3))
+      return original(input, init)
+    }
+    const io = { out: () => undefined, err: () => undefined, isTTY: false }
+    const quire = async (...args: string[]) => {
+      const from = seen.length
+      expect(await main(args, io)).toBe(0)
+      return seen.slice(from)
+    }
+    try {
+      await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)
+      await quire('sync', '--once', '--all', '--workspace', path.join(home, 'docs'))
+      const orgId = ((await t.api.call('listOrganizationsForAuthenticatedUser')).body as { items: Array<{ id: string }> }).items[0].id
+      expect(await quire('sync', '--once', '--all')).toEqual(['/orgs', `/orgs/${orgId}/collections`, `/orgs/${orgId}/spaces`])
+      expect(await quire('sync', '--once')).toEqual([`/orgs/${orgId}/spaces`])
+    } finally {
+      globalThis.fetch = original
+      Object.assign(process.env, env)
+      for (const [key, value] of Object.entries(env)) if (value === undefined) delete process.env[key]
+      await t.close()
+      fs.rmSync(home, { recursive: true, force: true })
+    }
   })
 
   it('a selected collection costs its organization\'s collection list too', async () => {
