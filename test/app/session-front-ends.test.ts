@@ -148,7 +148,8 @@ describe('the app backend drives the workspace session', () => {
     const out: string[] = []
     process.env.QUIRE_HOME = dataDir
     try {
-      expect(await main(['status'], { out: (l) => out.push(l), err: () => {}, isTTY: false })).toBe(0)
+      // Signed out is a state to act on: quire status exits 1 and says to run quire login (issue 12).
+      expect(await main(['status'], { out: (l) => out.push(l), err: () => {}, isTTY: false })).toBe(1)
     } finally {
       delete process.env.QUIRE_HOME
     }

@@ -182,8 +182,9 @@ describe('hostile tokens through every command that takes one', () => {
     for (const { name, token } of HOSTILE) {
       await store.set(account.id, token)
       expect(await quire(`sync ${name}`, ['sync', '--once', '--all', '--workspace', path.join(tmp, 'workspace')]), name).not.toBe(0)
-      expect(await quire(`status ${name}`, ['status'])).toBe(0)
-      expect(await quire(`status --json ${name}`, ['status', '--json'])).toBe(0)
+      // 1 once the service refused one of them: quire status says signed out (issue 12); it answers either way.
+      expect([0, 1]).toContain(await quire(`status ${name}`, ['status']))
+      expect([0, 1]).toContain(await quire(`status --json ${name}`, ['status', '--json']))
     }
   }, 120_000)
 

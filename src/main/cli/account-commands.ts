@@ -62,8 +62,17 @@ export async function loginCommand(args: string[], io: CliIo): Promise<number> {
   }
 }
 
+export const logoutUsage = `quire logout
+
+Signs out: removes the stored token (keychain or file). Your synced folders and the local cache stay;
+quire login signs in again.`
+
 export async function logoutCommand(args: string[], io: CliIo): Promise<number> {
-  parseArgs({ args, options: {}, strict: true })
+  const { values } = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } }, strict: true })
+  if (values.help) {
+    io.out(logoutUsage)
+    return 0
+  }
   const paths = quirePaths()
   const cache = openCache(paths)
   try {

@@ -6,6 +6,7 @@ import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import { OutboxSender } from '../engine/outbox/outbox-sender'
 import type { NewOutboxOp, PayloadOf } from '../engine/outbox/outbox-types'
 import type { CliIo } from './io'
+import { SIGN_IN_HINT } from './space-states'
 import { SyncUpContext } from './sync-up-context'
 
 export const commentsUsage = `quire comments <file> [--json]
@@ -139,6 +140,11 @@ async function send(ctx: SyncUpContext, io: CliIo, op: NewOutboxOp): Promise<num
   }
   if (sent?.state === 'failed') {
     io.err(`quire ${op.kind}: the service refused it: ${sent.lastError ?? 'unknown error'}`)
+    return 1
+  }
+  if (drained.stopped?.reason === 'signed-out') {
+    // The raw refusal quotes the request; the writer needs to know what to run.
+    io.err(`quire ${op.kind}: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}. It waits in the outbox and goes out once you are signed in`)
     return 1
   }
   io.err(`quire ${op.kind}: ${drained.stopped?.message ?? 'not sent yet'}; it waits in the outbox and goes out with the next quire watch or command`)

@@ -3,6 +3,7 @@ import { ChangeRequestStatus, GitBookAPIError, type ChangeRequest } from '@gitbo
 import type { SpaceRow } from '../engine/cache/cache-repository'
 import { paginate, ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import type { ChangeRequestRow } from '../engine/outbox/outbox-repository'
+import { isAuthError } from '../engine/session/session-outcomes'
 import { pullSpace } from '../engine/watch/pull'
 import type { CliIo } from './io'
 import { SyncUpContext } from './sync-up-context'
@@ -108,7 +109,8 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
     }
     return 2
   } catch (error) {
-    if (error instanceof GitBookAPIError) throw new Error(`the service answered HTTP ${error.code}: ${error.errorMessage}`)
+    // A 401 goes up as it is: quire's main says to sign in again.
+    if (error instanceof GitBookAPIError && !isAuthError(error)) throw new Error(`the service answered HTTP ${error.code}: ${error.errorMessage}`)
     throw error
   } finally {
     ctx.close()

@@ -12,6 +12,7 @@ import { SIGN_IN_HINT } from './space-states'
 export function printSessionEvents(io: CliIo, cache: CacheRepository, outbox: OutboxRepository): (event: SessionEvent) => void {
   const reportedConflicts = new Set<string>()
   const ops = new SentOps(outbox, cache)
+  const lastWaiting = new Map<string, string | undefined>()
   return (event) => {
     switch (event.type) {
       case 'pass':
@@ -40,7 +41,10 @@ export function printSessionEvents(io: CliIo, cache: CacheRepository, outbox: Ou
         }
         for (const report of result.reports) io.out(`${name}: ${report.message}`)
         for (const failure of result.failures) io.out(`${name}: refused: ${failure}`)
-        if (result.stopped) io.out(`${name}: ${result.stopped.reason}: ${outbox.unfinished(spaceId).length} operation(s) wait in the outbox`)
+        // Said when it changes: a round pushes twice, and a long watch meets the same outage every interval.
+        const waiting = result.stopped ? `${name}: ${result.stopped.reason}: ${outbox.unfinished(spaceId).length} operation(s) wait in the outbox` : undefined
+        if (waiting && waiting !== lastWaiting.get(spaceId)) io.out(waiting)
+        lastWaiting.set(spaceId, waiting)
         if (result.skipped) io.out(`${name}: ${result.skipped}`)
       }
     }
