@@ -45,4 +45,35 @@ describe('edit beats delete', () => {
     await writer.pull()
     expect(writer.read('faq.md')).toContain('An answer someone else wrote.')
   })
+
+  it('the writer edits a page someone deleted after the writer\'s change request was opened: the edit comes back as the page, nothing is refused', async () => {
+    const seeded = await seedSpace(t)
+    const writer = new Workstation(t, seeded, tempDir('quire-del-'))
+    stations = [writer]
+    await writer.pull()
+    const faq = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    // The writer's change request is opened on today's main.
+    writer.write('guide/install.md', '# Install\n\nAn unrelated edit.\n')
+    await writer.push()
+
+    // Someone deletes faq on main; the writer has not synced and edits it.
+    const other = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Delete' } })).body as ChangeRequest
+    await t.api.call('updateChangeRequestContent', { params: { spaceId: seeded.spaceId, changeRequestId: other.id }, body: { changes: [{ operation: 'delete_page', page: faq }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: other.id } })).body.result).toBe('merge')
+    writer.write('faq.md', '# FAQ\n\nQuestions.\n\nThe writer\'s answer.\n')
+    await writer.pull() // sees the deletion; the edited file is held
+    const pushed = await writer.push()
+    // The change request still held faq (its base predates the deletion): the batch that brings the page back is
+    // sent again after an update from main instead of being refused for the slug.
+    expect(pushed.failures).toEqual([])
+    expect(writer.outbox.failures(seeded.spaceId)).toEqual([])
+    const session = writer.outbox.session(seeded.spaceId)!
+    expect(await writer.pusher.merge(session.changeRequestId!)).toMatchObject({ result: 'merge' })
+    const back = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')
+    expect(back).toBeDefined()
+    const served = (await t.api.call('getPageById', { params: { spaceId: seeded.spaceId, pageId: back![0] }, query: { format: 'markdown' } })).body.markdown
+    expect(served).toContain("The writer's answer.")
+    await writer.pull()
+    expect(writer.read('faq.md')).toContain("The writer's answer.")
+  })
 })

@@ -10,6 +10,7 @@ import type { OutboxOp } from './outbox-types'
 
 export { ChangeRequestGoneError, type ChangeRequestGone } from './outbox-errors'
 import { OutboxReconciler } from './reconciler'
+import { finishReviewOp, isReviewOp, sendReviewOp } from './review-ops'
 
 /** Local consequences of an answered op (taking a posted marker out of its file, and so on). */
 export interface SenderEffects {
@@ -37,6 +38,9 @@ class Refused extends Error {}
  * leaves; an op found `sending` (a crash or a lost answer) is first looked for on the service, and only
  * sent again when the service does not have it: no change request and no comment is ever made twice.
  */
+/** Refusals that mean the change request's base is behind the main a batch was planned against. */
+const BEHIND_MAIN = [/no page '[^']+' in the revision/, /slug '[^']+' is already used by page '[^']+'/]
+
 export class OutboxSender {
   constructor(
     private readonly gateway: ApiGateway,
@@ -208,12 +212,13 @@ export class OutboxSender {
   }
 
   /**
-   * A batch refused because a page it edits is newer than the change request's base (someone created it
-   * on main after the change request was opened): the change request is updated from main, as a writer
-   * would, and the batch sent again once. Any other refusal stands.
+   * A batch refused because the change request's base is older than the main it was planned against:
+   * a page it edits was created on main after the change request was opened, or a page it brings back
+   * (edited here, deleted there) still holds its slug in the change request. The change request is
+   * updated from main, as a writer would, and the batch sent again once. Any other refusal stands.
    */
   private async afterUpdateFromMain(op: OutboxOp, error: unknown): Promise<unknown> {
-    if (!(error instanceof Refused) || op.kind !== 'content' || !/no page '[^']+' in the revision/.test(error.message)) throw error
+    if (!(error instanceof Refused) || op.kind !== 'content' || !BEHIND_MAIN.some((re) => re.test(error.message))) throw error
     const id = this.requireChangeRequest(op)
     const updated = await this.guard(op, 'send', () => this.spaces.updateChangeRequest(op.spaceId, id))
     this.outbox.markSending(op.seq, { head: updated.data.revision ?? undefined })
@@ -251,6 +256,7 @@ export class OutboxSender {
   /* Sending */
 
   private async send(op: OutboxOp): Promise<unknown> {
+    if (isReviewOp(op)) return sendReviewOp(this.gateway, op)
     const spaceId = op.spaceId
     switch (op.kind) {
       case 'create-cr':
@@ -298,6 +304,7 @@ export class OutboxSender {
   /* Answers */
 
   private async finish(op: OutboxOp, answer: unknown): Promise<void> {
+    if (isReviewOp(op)) return finishReviewOp(this.outbox, op, answer)
     switch (op.kind) {
       case 'create-cr': {
         const cr = answer as ChangeRequest
