@@ -1,8 +1,9 @@
 import type { ContentChange } from '../../content'
 import type { EntryUpdate } from './pushed-entries'
+import type { ReviewPayloadOf } from './review-op-types'
 
 /** Every operation Quire sends that changes something on the service. */
-export type OutboxKind = 'create-cr' | 'update-cr' | 'content' | 'comment' | 'reply' | 'resolve' | 'merge' | 'update-from-main'
+export type OutboxKind = 'create-cr' | 'update-cr' | 'content' | 'comment' | 'reply' | 'resolve' | 'merge' | 'update-from-main' | keyof ReviewPayloadOf
 
 /**
  * `pending`: written, not sent. `sending`: sent (or about to be) with no recorded answer: it is
@@ -72,7 +73,7 @@ export interface UpdateFromMainPayload {
   changeRequestId: string
 }
 
-export interface PayloadOf {
+export interface PayloadOf extends ReviewPayloadOf {
   'create-cr': CreateChangeRequestPayload
   'update-cr': UpdateChangeRequestPayload
   content: ContentPayload

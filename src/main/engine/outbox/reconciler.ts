@@ -6,6 +6,7 @@ import { definedRefs, withKnownRefs } from './known-refs'
 import type { OutboxRepository } from './outbox-repository'
 import type { OutboxOp } from './outbox-types'
 import { ChangeRequestGoneError, type ContentOutcome } from './outbox-errors'
+import { isReviewOp, reconcileReviewOp } from './review-ops'
 
 /** Clocks of this machine and the service may disagree: reconciling looks this far before an op was written. */
 const CLOCK_SKEW_MS = 10 * 60 * 1000
@@ -29,6 +30,7 @@ export class OutboxReconciler {
   }
 
   async reconcile(op: OutboxOp): Promise<unknown> {
+    if (isReviewOp(op)) return reconcileReviewOp(this.gateway, op)
     switch (op.kind) {
       case 'create-cr':
         return this.findChangeRequest(op.spaceId, op.payload.userId, op.payload.subject, op.createdAt)
