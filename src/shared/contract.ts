@@ -34,6 +34,11 @@ export interface SpaceNode {
   lastError?: string
   /** 0..1 while a pass runs. */
   progress?: number
+  /** Steps done and planned while the state is `syncing` (absent while the pass is still planning). */
+  syncDone?: number
+  syncTotal?: number
+  /** Why the space is offline, in error or signed out, in plain words (no state prefix). */
+  reason?: string
   /** Local changes waiting to be sent. */
   pending?: number
   /** Files to look at while the state is `conflict`. */
@@ -64,8 +69,57 @@ export interface StatusSnapshot {
   paused: boolean
   spaces: SpaceNode[]
   brokenLinks: number
-  conflicts: Array<{ spaceId: string; path: string; copyPath: string }>
+  /** Open conflicts whose conflicted copy is still on disk: the list clears as the copies go. */
+  conflicts: ConflictEntry[]
   updatedAt: string
+}
+
+/**
+ * A page both the writer and main changed in the same place. The file holds main's version (theirs);
+ * the conflicted copy beside it holds the writer's own version (mine).
+ */
+export interface ConflictEntry {
+  spaceId: string
+  spaceTitle?: string
+  pageId?: string
+  pageTitle?: string
+  /** Both relative to the space folder, with forward slashes. */
+  path: string
+  copyPath: string
+  /** Absolute paths, for Open (absent when the space folder is not on disk). */
+  file?: string
+  copyFile?: string
+  detectedAt?: string
+}
+
+/** The two sides of a conflict as text, for Compare. */
+export interface ConflictComparison extends ConflictEntry {
+  /** Main's version: what the file holds now. */
+  theirs: string
+  /** The writer's version: what the conflicted copy holds. */
+  mine: string
+}
+
+/** One page a change request changes, with its text on main and in the change request. */
+export interface ChangeRequestPageChange {
+  pageId: string
+  title: string
+  path?: string
+  change: 'added' | 'edited' | 'removed'
+  /** Markdown on main (empty when added) and in the change request (empty when removed). */
+  before: string
+  after: string
+}
+
+export interface ChangeRequestChanges {
+  pages: ChangeRequestPageChange[]
+  /** Comment threads on the change request. */
+  comments: number
+}
+
+/** Update from main's answer: the change request after it, and whether main and it changed the same places. */
+export interface ChangeRequestUpdate extends ChangeRequestSummary {
+  conflicts: boolean
 }
 
 export interface ChangeRequestSummary {
@@ -137,6 +191,9 @@ export interface Settings {
   notifications: boolean
 }
 
+/** Which change requests a list shows: the live ones (open and drafts), or the merged or archived ones. */
+export type ChangeRequestFilter = 'live' | 'merged' | 'archived'
+
 export type SelectionTarget = { kind: 'organization' | 'collection' | 'space'; id: string; selected: boolean }
 
 /** Request channels: name -> (arguments) => result. */
@@ -152,10 +209,15 @@ export interface QuireApi {
   syncNow(): Promise<void>
   setPaused(paused: boolean): Promise<void>
 
-  listChangeRequests(filter: { spaceId?: string; mine?: boolean }): Promise<ChangeRequestSummary[]>
-  updateChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
+  listChangeRequests(filter: { spaceId?: string; mine?: boolean; status?: ChangeRequestFilter }): Promise<ChangeRequestSummary[]>
+  updateChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestUpdate>
   mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
   changeRequestPdf(input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }>
+  changeRequestChanges(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestChanges>
+
+  compareConflict(input: { spaceId: string; copyPath: string }): Promise<ConflictComparison>
+  /** Keep mine: the copy's text replaces the file (and is sent as an edit); keep theirs: the file stays. Either way the copy goes. */
+  resolveConflict(input: { spaceId: string; copyPath: string; keep: 'mine' | 'theirs' }): Promise<StatusSnapshot>
 
   listPages(input: { spaceId: string }): Promise<PageSummary[]>
   listComments(input: { spaceId: string; pageId?: string }): Promise<CommentThread[]>
@@ -206,6 +268,9 @@ export const QUIRE_CHANNELS = [
   'updateChangeRequest',
   'mergeChangeRequest',
   'changeRequestPdf',
+  'changeRequestChanges',
+  'compareConflict',
+  'resolveConflict',
   'listPages',
   'listComments',
   'postComment',

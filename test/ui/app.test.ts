@@ -131,7 +131,11 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await page.locator('li.cr', { hasText: 'Simplify the quick start' }).waitFor()
     await screenshots(page, '03-change-requests')
 
-    await page.locator('li.cr', { hasText: 'Mine' }).getByRole('button', { name: 'Merge' }).click()
+    // Merge asks first, naming what it brings into main.
+    await page.locator('li.cr', { hasText: 'Mine' }).getByRole('button', { name: 'Merge…' }).click()
+    const confirm = page.getByRole('group', { name: `Confirm merging #${number}` })
+    await expect.poll(() => confirm.textContent(), { timeout: 20_000 }).toMatch(/changes to 1 page: Quick start/)
+    await confirm.getByRole('button', { name: `Merge #${number}` }).click()
     await page.getByText(`Merged #${number}.`).waitFor()
     expect((await api.call('getChangeRequestById', { params: { spaceId: guide.id, changeRequestId: cr.id } })).body.status).toBe('merged')
     await expect.poll(() => page.locator('li.cr', { hasText: 'Mine' }).count()).toBe(0)
@@ -140,7 +144,7 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await grace.getByText('Outdated').waitFor()
     await screenshots(page, '03b-change-requests-outdated')
     await grace.getByRole('button', { name: 'Update from main' }).click()
-    await page.getByText(/#\d+ (is up to date with main|still differs from main)/).waitFor()
+    await page.getByText(/#\d+ (is up to date with main|was updated from main with conflicts)/).waitFor()
     // Main now has the edit, and the workspace keeps it.
     const merged = (await api.call('getPageById', { params: { spaceId: guide.id, pageId: quickStart.id }, query: { format: 'markdown' } })).body
     expect(merged.markdown).toContain('Edited on disk by the UI test.')

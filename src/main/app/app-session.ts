@@ -8,6 +8,8 @@ import type { LocalService } from '../service/local-service'
 import type { SignedIn } from './accounts'
 import type { DesktopActions } from './desktop-actions'
 import type { LocalFiles } from './local-files'
+import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
+import { Reconnect } from './reconnect'
 import { ReviewActions } from './review-actions'
 import type { TokenVault } from './token-vault'
 import { sessionActivity } from './session-activity'
@@ -34,12 +36,16 @@ export interface BackendOptions {
   gateway?: { timeoutMs?: number; maxAttempts?: number }
   /** How this process names itself to another that finds the workspace taken (`quire serve` says serve). */
   leaseKind?: 'app' | 'serve'
+  /** First wait before probing a service that went offline (default 2 s, growing to 30 s). */
+  reconnectMs?: number
 }
 
 /** A signed-in account with its running session and the actions the app offers over it. */
 export interface Live extends SignedIn {
   engine: WorkspaceSession
   review: ReviewActions
+  /** Probes the service while a space is offline and runs a cycle once it answers; stopped with the session. */
+  reconnect: Reconnect
 }
 
 /**
@@ -83,9 +89,32 @@ export function openLive(
   options: BackendOptions,
   report: Parameters<typeof appWorkspaceSession>[3],
 ): Live {
-  const engine = appWorkspaceSession(deps, signedIn, options, report)
+  // The probe is armed by the session's state events; it needs the session to read the states.
+  const onState: { check?: () => void } = {}
+  const engine = appWorkspaceSession(deps, signedIn, options, {
+    log: report.log,
+    event: (event) => {
+      report.event(event)
+      if (event.type === 'state') onState.check?.()
+    },
+  })
+  const reconnect = new Reconnect({
+    offline: () => deps.cache.selectedSpaces().some((space) => engine.state(space.id).kind === 'offline'),
+    probe: async () => {
+      try {
+        await signedIn.gateway.client.user.getAuthenticatedUser()
+        return true
+      } catch (error) {
+        // Any answer of the service (a 401 too) means it is reachable: the cycle finds out the rest.
+        return !(error instanceof ServiceUnreachableError)
+      }
+    },
+    reconnected: () => void engine.requestCycle({ evenIfPaused: false }),
+    firstDelayMs: options.reconnectMs,
+  })
+  onState.check = () => reconnect.check()
   // A comment names its page: by the cache's title, else the service's page list.
   const pageTitle = async (spaceId: string, pageId: string) =>
     deps.cache.pageLocation(spaceId, pageId)?.title ?? (await deps.files.listPages(signedIn.gateway, spaceId)).find((p) => p.id === pageId)?.title
-  return { ...signedIn, engine, review: new ReviewActions(engine, deps.cache, deps.outbox, deps.comments, pageTitle, report.log) }
+  return { ...signedIn, engine, reconnect, review: new ReviewActions(engine, deps.cache, deps.outbox, deps.comments, pageTitle, report.log) }
 }

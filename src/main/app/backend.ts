@@ -1,8 +1,12 @@
 import type {
   ActivityEntry,
   BrokenLink,
+  ChangeRequestChanges,
+  ChangeRequestFilter,
   ChangeRequestSummary,
+  ChangeRequestUpdate,
   CommentThread,
+  ConflictComparison,
   OrganizationNode,
   PageSummary,
   QuireBridge,
@@ -23,7 +27,7 @@ import type { WorkspaceSession } from '../engine/session/workspace-session'
 import { openLive, type BackendOptions, type Live } from './app-session'
 import { Accounts, sessionInfo, type SignedIn } from './accounts'
 import { BackendEvents } from './backend-events'
-import { ChangeRequests } from './change-requests'
+import { Conflicts } from './conflicts'
 import { systemDesktopActions } from './desktop-actions'
 import { AppError, fromApiError } from './errors'
 import { LocalFiles } from './local-files'
@@ -45,6 +49,7 @@ export class QuireBackend implements QuireBridge {
   private readonly events: BackendEvents
   private readonly status: StatusView
   private readonly files: LocalFiles
+  private readonly conflicts: Conflicts
   private readonly cache: CacheRepository
   private readonly outbox: OutboxRepository
   private readonly comments: CommentsRepository
@@ -66,7 +71,8 @@ export class QuireBackend implements QuireBridge {
     this.comments = new CommentsRepository(db)
     this.settings = new SettingsStore(this.cache, paths.defaultWorkspace)
     this.files = new LocalFiles(this.cache, () => this.settings.get().workspace, options.desktop ?? systemDesktopActions())
-    this.status = new StatusView({ cache: this.cache, outbox: this.outbox, settings: this.settings, files: this.files, session: () => this.live?.engine, now: options.now })
+    this.conflicts = new Conflicts({ cache: this.cache, outbox: this.outbox, workspace: () => this.settings.get().workspace, push: (spaceId) => void this.live?.engine.push(spaceId) })
+    this.status = new StatusView({ cache: this.cache, settings: this.settings, files: this.files, conflicts: this.conflicts, session: () => this.live?.engine, now: options.now })
     this.events = new BackendEvents(paths.logFile, () => this.status.snapshot(), options.now)
     this.log = this.events.log.bind(this.events)
     this.accounts = new Accounts({ cache: this.cache, paths, vault, fixedVault: options.vault, nativeBinding: options.nativeBinding, startDemoService: options.startDemoService, gateway: options.gateway })
@@ -172,6 +178,7 @@ export class QuireBackend implements QuireBridge {
     const live = this.live
     if (!live) return
     this.live = undefined
+    live.reconnect.stop()
     await live.engine.stop()
     live.gateway.clear()
     await live.demo?.close()
@@ -230,32 +237,31 @@ export class QuireBackend implements QuireBridge {
 
   /* Change requests */
 
-  async listChangeRequests(filter: { spaceId?: string; mine?: boolean }): Promise<ChangeRequestSummary[]> {
+  async listChangeRequests(filter: { spaceId?: string; mine?: boolean; status?: ChangeRequestFilter }): Promise<ChangeRequestSummary[]> {
     return this.require().review.listChangeRequests(filter)
   }
 
-  async updateChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary> {
-    return (await this.require().review.updateFromMain(input.spaceId, input.changeRequestId)).summary
+  readonly updateChangeRequest = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestUpdate> => this.require().review.updateFromMain(input.spaceId, input.changeRequestId)
+  readonly changeRequestChanges = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestChanges> => this.require().review.changes(input.spaceId, input.changeRequestId)
+  readonly changeRequestPdf = async (input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }> => ({ url: await this.require().review.pdfUrl(input.spaceId, input.changeRequestId) })
+
+  /* Conflicts: settled on disk; the session's next push closes them and sends a kept edit */
+
+  readonly compareConflict = async (input: { spaceId: string; copyPath: string }): Promise<ConflictComparison> => this.conflicts.compare(input.spaceId, input.copyPath)
+
+  async resolveConflict(input: { spaceId: string; copyPath: string; keep: 'mine' | 'theirs' }): Promise<StatusSnapshot> {
+    this.require()
+    this.log('info', await this.conflicts.resolve(input.spaceId, input.copyPath, input.keep), input.spaceId)
+    this.events.statusNow()
+    return this.status.snapshot()
   }
 
-  async mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary> {
-    return this.require().review.merge(input.spaceId, input.changeRequestId)
-  }
-
-  async changeRequestPdf(input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }> {
-    const live = this.require()
-    return { url: await new ChangeRequests(live.gateway, live.account.userId).pdfUrl(input.spaceId, input.changeRequestId) }
-  }
+  readonly mergeChangeRequest = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary> => this.require().review.merge(input.spaceId, input.changeRequestId)
 
   /* Pages and comments */
 
-  async listPages(input: { spaceId: string }): Promise<PageSummary[]> {
-    return this.files.listPages(this.require().gateway, input.spaceId)
-  }
-
-  async listComments(input: { spaceId: string; pageId?: string }): Promise<CommentThread[]> {
-    return this.require().review.listComments(input.spaceId, input.pageId)
-  }
+  readonly listPages = async (input: { spaceId: string }): Promise<PageSummary[]> => this.files.listPages(this.require().gateway, input.spaceId)
+  readonly listComments = async (input: { spaceId: string; pageId?: string }): Promise<CommentThread[]> => this.require().review.listComments(input.spaceId, input.pageId)
 
   // Actions go through the session's outbox (ReviewActions): offline they wait and go out once.
   readonly postComment = async (input: { spaceId: string; pageId: string; markdown: string }): Promise<CommentThread> => this.require().review.postComment(input.spaceId, input.pageId, input.markdown)
@@ -276,13 +282,8 @@ export class QuireBackend implements QuireBridge {
 
   /* Activity and settings */
 
-  async listActivity(): Promise<ActivityEntry[]> {
-    return this.events.activityEntries()
-  }
-
-  async getSettings(): Promise<Settings> {
-    return this.settings.get()
-  }
+  readonly listActivity = async (): Promise<ActivityEntry[]> => this.events.activityEntries()
+  readonly getSettings = async (): Promise<Settings> => this.settings.get()
 
   async updateSettings(patch: Partial<Settings>): Promise<Settings> {
     const before = this.settings.get()

@@ -1,10 +1,15 @@
 import { ChangeRequestStatus, type ChangeRequest, type Space } from '@gitbook/api'
-import type { ChangeRequestSummary } from '../../shared/contract'
+import type { ChangeRequestFilter, ChangeRequestSummary } from '../../shared/contract'
 import { paginate, type ApiGateway } from '../engine/gateway/api-gateway'
 import { fromApiError } from './errors'
 
 /** Change requests that can still move: open for review, or drafts. */
 const LIVE_STATUSES = [ChangeRequestStatus.Open, ChangeRequestStatus.Draft]
+
+/** The service's statuses a list filter asks for (live when none is given). */
+export function statusesOf(filter: ChangeRequestFilter | undefined): string[] {
+  return filter === 'merged' ? [ChangeRequestStatus.Merged] : filter === 'archived' ? [ChangeRequestStatus.Archived] : LIVE_STATUSES
+}
 
 export interface SpaceRef {
   id: string
@@ -39,13 +44,13 @@ export class ChangeRequests {
     private readonly mirror?: { saveChangeRequest(spaceId: string, cr: ChangeRequest): void },
   ) {}
 
-  async list(spaces: SpaceRef[], filter: { mine?: boolean }): Promise<ChangeRequestSummary[]> {
+  async list(spaces: SpaceRef[], filter: { mine?: boolean; status?: ChangeRequestFilter }): Promise<ChangeRequestSummary[]> {
     const lists = await Promise.all(
       spaces.map(async (ref) => {
         try {
           const space = (await this.gateway.client.spaces.getSpaceById(ref.id)).data
           const out: ChangeRequestSummary[] = []
-          for (const status of LIVE_STATUSES) {
+          for (const status of statusesOf(filter.status) as ChangeRequestStatus[]) {
             const items = paginate((page) => this.gateway.client.spaces.listChangeRequestsForSpace(ref.id, { status, page, limit: 100 }).then((r) => r.data))
             for await (const cr of items) {
               this.mirror?.saveChangeRequest(ref.id, cr)

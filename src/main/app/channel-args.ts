@@ -58,6 +58,14 @@ const absolutePath: Check<string> = (value, where) => {
   return raw
 }
 
+/** A path inside a space folder, as the outbox names conflicted copies: relative, forward slashes, no `..`. */
+const relativePath: Check<string> = (value, where) => {
+  const raw = text(MAX_PATH)(value, where)
+  if (raw.includes('\0') || raw.includes('\\')) fail(where, 'must not contain NUL or backslashes')
+  if (raw.startsWith('/') || raw.split('/').includes('..')) fail(where, 'must be a relative path inside the space folder')
+  return raw
+}
+
 const integer =
   (min: number, max: number): Check<number> =>
   (value, where) => {
@@ -120,10 +128,13 @@ const CHANNEL_CHECKS: { [C in QuireChannel]: ArgChecks<ChannelArgs[C]> } = {
   getStatus: [],
   syncNow: [],
   setPaused: [bool],
-  listChangeRequests: [object({ spaceId: opt(id), mine: opt(bool) })],
+  listChangeRequests: [object({ spaceId: opt(id), mine: opt(bool), status: opt(oneOf('live', 'merged', 'archived')) })],
   updateChangeRequest: [spaceCr],
   mergeChangeRequest: [spaceCr],
   changeRequestPdf: [spaceCr],
+  changeRequestChanges: [spaceCr],
+  compareConflict: [object({ spaceId: req(id), copyPath: req(relativePath) })],
+  resolveConflict: [object({ spaceId: req(id), copyPath: req(relativePath), keep: req(oneOf('mine', 'theirs')) })],
   listPages: [object({ spaceId: req(id) })],
   listComments: [object({ spaceId: req(id), pageId: opt(id) })],
   postComment: [object({ spaceId: req(id), pageId: req(id), markdown: req(text(MAX_TEXT)) })],

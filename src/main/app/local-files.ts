@@ -21,6 +21,8 @@ export class LocalFiles {
     try {
       pages = (await gateway.client.spaces.listPages(spaceId)).data.pages
     } catch (error) {
+      // Offline the page picker still works: the pages as the last pass stored them.
+      if (error instanceof ServiceUnreachableError) return this.cachedPages(spaceId)
       throw fromApiError(error, 'Listing pages')
     }
     const out: PageSummary[] = []
@@ -36,6 +38,16 @@ export class LocalFiles {
     }
     visit(pages)
     return out
+  }
+
+  private cachedPages(spaceId: string): PageSummary[] {
+    return this.cache
+      .remoteTree(spaceId)
+      .pages.filter((page) => page.kind === 'document')
+      .map((page) => {
+        const local = this.cache.pageLocation(spaceId, page.id)?.localPath ?? page.gitPath
+        return { id: page.id, title: page.title, ...(local ? { path: local } : {}) }
+      })
   }
 
   async brokenLinks(gateway: ApiGateway, warn: (message: string, spaceId: string) => void): Promise<BrokenLink[]> {

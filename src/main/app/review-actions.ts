@@ -1,11 +1,12 @@
 import type { ChangeRequest, Space } from '@gitbook/api'
-import type { ActivityEntry, ChangeRequestSummary, CommentThread } from '../../shared/contract'
+import type { ActivityEntry, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread } from '../../shared/contract'
 import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository'
 import type { CommentsRepository } from '../engine/comments/comments-repository'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import type { OutboxRepository } from '../engine/outbox/outbox-repository'
 import { ActionRefusedError, type ActionOutcome, type WorkspaceSession } from '../engine/session/workspace-session'
-import { ChangeRequests, summary } from './change-requests'
+import { changeRequestChanges } from './change-request-diff'
+import { ChangeRequests, statusesOf, summary } from './change-requests'
 import { Comments } from './comments'
 import { AppError, fromApiError } from './errors'
 
@@ -34,7 +35,7 @@ export class ReviewActions {
   /* Change requests */
 
   /** One space's change requests, or those of every selected space. */
-  async listChangeRequests(filter: { spaceId?: string; mine?: boolean }): Promise<ChangeRequestSummary[]> {
+  async listChangeRequests(filter: { spaceId?: string; mine?: boolean; status?: ChangeRequestFilter }): Promise<ChangeRequestSummary[]> {
     const spaces = filter.spaceId ? [this.cache.space(filter.spaceId)].filter((s): s is SpaceRow => s !== undefined) : this.cache.selectedSpaces()
     if (filter.spaceId && spaces.length === 0) throw new AppError('not-found', `No space ${filter.spaceId} is known.`)
     try {
@@ -49,12 +50,13 @@ export class ReviewActions {
     }
   }
 
-  private mirroredChangeRequests(spaces: SpaceRow[], filter: { mine?: boolean }): ChangeRequestSummary[] {
+  private mirroredChangeRequests(spaces: SpaceRow[], filter: { mine?: boolean; status?: ChangeRequestFilter }): ChangeRequestSummary[] {
     const userId = this.session.account.userId
+    const statuses = statusesOf(filter.status)
     const out: ChangeRequestSummary[] = []
     for (const space of spaces) {
       for (const row of this.outbox.changeRequests(space.id)) {
-        if (row.status !== 'open' && row.status !== 'draft') continue
+        if (!statuses.includes(row.status)) continue
         // The mirror keeps each change request as the service returned it. Offline, nothing may be merged.
         const cr = summary(row.data as unknown as ChangeRequest, { title: space.title, permissions: { merge: false } as Space['permissions'] }, userId)
         if (filter.mine && !cr.mine) continue
@@ -64,14 +66,24 @@ export class ReviewActions {
     return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
   }
 
-  async updateFromMain(spaceId: string, changeRequestId: string): Promise<{ summary: ChangeRequestSummary; conflicts: boolean }> {
+  /** What the change request changes, page by page (online only: the texts are not mirrored). */
+  changes(spaceId: string, changeRequestId: string): Promise<ChangeRequestChanges> {
+    return changeRequestChanges(this.session.gateway, spaceId, changeRequestId)
+  }
+
+  pdfUrl(spaceId: string, changeRequestId: string): Promise<string> {
+    return this.changeRequests.pdfUrl(spaceId, changeRequestId)
+  }
+
+  /** The change request after Update from main, and whether main and it changed the same places (conflicts to resolve). */
+  async updateFromMain(spaceId: string, changeRequestId: string): Promise<ChangeRequestUpdate> {
     const outcome = await this.act(() => this.session.updateFromMain(spaceId, changeRequestId), 'Updating the change request from main')
     const summary = await this.summary(spaceId, changeRequestId, outcome)
     const answer = outcome.op.result as { result?: string } | undefined
     const conflicts = answer?.result === 'conflicts'
     if (summary.waiting) this.log('warning', `#${summary.number}: update from main waits to be sent (${summary.waiting})`, spaceId)
     else this.log(conflicts ? 'warning' : 'info', conflicts ? `#${summary.number} was updated from main with conflicts to resolve` : `#${summary.number} "${summary.subject}" updated from main`, spaceId)
-    return { summary, conflicts }
+    return { ...summary, conflicts }
   }
 
   async merge(spaceId: string, changeRequestId: string): Promise<ChangeRequestSummary> {

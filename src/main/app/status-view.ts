@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import type { OrganizationNode, SpaceNode, StatusSnapshot } from '../../shared/contract'
 import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository'
-import type { OutboxRepository } from '../engine/outbox/outbox-repository'
 import type { WorkspaceSession } from '../engine/session/workspace-session'
 import { spaceFolderPath } from '../engine/sync/sync-engine'
+import type { Conflicts } from './conflicts'
 import type { LocalFiles } from './local-files'
 import type { SettingsStore } from './settings-store'
 import { spaceTree } from './space-tree'
@@ -17,9 +17,9 @@ export class StatusView {
   constructor(
     private readonly deps: {
       cache: CacheRepository
-      outbox: OutboxRepository
       settings: SettingsStore
       files: LocalFiles
+      conflicts: Conflicts
       /** The running session; none while signed out. */
       session: () => WorkspaceSession | undefined
       now?: () => Date
@@ -37,16 +37,15 @@ export class StatusView {
   }
 
   snapshot(): StatusSnapshot {
-    const { cache, outbox, settings, files, session, now } = this.deps
+    const { cache, settings, files, conflicts, session, now } = this.deps
     const live = session() !== undefined
     const spaces = live ? cache.selectedSpaces().map((row) => this.space(row)) : []
-    const conflicts = live ? outbox.conflicts().filter((c) => c.state === 'open' && spaces.some((s) => s.id === c.spaceId)) : []
     return {
       overall: overallState(live, spaces),
       paused: settings.get().paused,
       spaces,
       brokenLinks: live ? files.brokenLinkCount() : 0,
-      conflicts: conflicts.map((c) => ({ spaceId: c.spaceId, path: c.path, copyPath: c.copyPath })),
+      conflicts: live ? conflicts.list(spaces.map((s) => s.id)) : [],
       updatedAt: (now?.() ?? new Date()).toISOString(),
     }
   }

@@ -1,8 +1,10 @@
 import { useEffect, useRef, useState } from 'react'
 import type { SessionInfo, StatusSnapshot } from '../../shared/contract'
+import { overallWords, type WayOut } from '../../shared/status-words'
 import { useBridge } from './bridge'
-import { StateBadge } from './components/StateBadge'
-import { ErrorNotice } from './components/Notice'
+import { DoneNotice, ErrorNotice } from './components/Notice'
+import { StateLine } from './components/StateLine'
+import { useNow } from './components/Time'
 import { errorText, useAction } from './hooks'
 import { ActivityScreen } from './screens/ActivityScreen'
 import { ChangeRequestsScreen } from './screens/ChangeRequestsScreen'
@@ -38,6 +40,9 @@ export function App() {
   const [theme, setTheme] = useTheme()
   const action = useAction()
   const mainRef = useRef<HTMLElement>(null)
+  /** Set while the writer signs in again (the service refused the saved token). */
+  const [reauth, setReauth] = useState(false)
+  const now = useNow()
 
   useEffect(() => {
     const onStatus = (next: StatusSnapshot) => {
@@ -54,10 +59,18 @@ export function App() {
     return off
   }, [bridge])
 
-  const show = (id: ScreenId) => {
+  const show = (id: ScreenId, focus = 'h1') => {
     setScreen(id)
     // Moving focus to the new screen's heading tells keyboard and screen reader users where they are.
-    requestAnimationFrame(() => mainRef.current?.querySelector<HTMLElement>('h1')?.focus())
+    requestAnimationFrame(() => mainRef.current?.querySelector<HTMLElement>(focus)?.focus())
+  }
+
+  const wayOut = (way: WayOut) => {
+    if (way === 'sign-in') setReauth(true)
+    else if (way === 'retry') void action.run('retry', () => bridge.syncNow(), 'Trying again: a sync started.')
+    else if (way === 'resume') void action.run('resume', () => bridge.setPaused(false), 'Syncing resumed.')
+    else if (way === 'show-conflicts') show('spaces', '#conflicts-title')
+    else show('spaces')
   }
 
   if (!session) {
@@ -68,6 +81,13 @@ export function App() {
     )
   }
   if (!session.signedIn) return <SignInScreen onSignedIn={setSession} />
+  if (reauth) {
+    const signedIn = (next: SessionInfo) => {
+      setSession(next)
+      setReauth(false)
+    }
+    return <SignInScreen onSignedIn={signedIn} endpoint={session.demo ? undefined : session.endpoint} reason={session.authError} onCancel={() => setReauth(false)} />
+  }
 
   const paused = status?.paused ?? false
   return (
@@ -78,7 +98,11 @@ export function App() {
         </span>
         <div className="overall" aria-live="polite">
           <span className="sr-only">Overall state: </span>
-          <StateBadge state={status?.overall ?? 'synced'} />
+          {status ? (
+            <StateLine words={overallWords(status, now, session.authError)} onWayOut={wayOut} busy={action.busy === 'retry' || action.busy === 'resume'} id="overall-state" />
+          ) : (
+            <span className="muted">Reading the state…</span>
+          )}
           {status && status.brokenLinks > 0 ? (
             <button type="button" className="link-button" onClick={() => show('links')}>
               Broken links: {status.brokenLinks}
@@ -86,10 +110,10 @@ export function App() {
           ) : null}
         </div>
         <div className="toolbar">
-          <button type="button" onClick={() => void action.run('sync', () => bridge.syncNow())} disabled={action.busy === 'sync'}>
-            Sync now
+          <button type="button" onClick={() => void action.run('sync', () => bridge.syncNow(), 'Sync started.')} disabled={action.busy === 'sync'}>
+            {action.busy === 'sync' ? 'Starting…' : 'Sync now'}
           </button>
-          <button type="button" aria-pressed={paused} onClick={() => void action.run('pause', () => bridge.setPaused(!paused))}>
+          <button type="button" aria-pressed={paused} disabled={action.busy === 'pause'} onClick={() => void action.run('pause', () => bridge.setPaused(!paused), paused ? 'Syncing resumed.' : 'Syncing paused.')}>
             {paused ? 'Resume' : 'Pause'}
           </button>
           <button type="button" onClick={() => setTheme(NEXT_THEME[theme])} aria-label={`Theme: ${theme}. Switch to ${NEXT_THEME[theme]}`}>
@@ -114,8 +138,9 @@ export function App() {
       </nav>
       <main className="content" ref={mainRef}>
         <ErrorNotice message={action.error} />
-        {screen === 'spaces' && <SpacesScreen status={status} />}
-        {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} />}
+        <DoneNotice message={action.done} />
+        {screen === 'spaces' && <SpacesScreen status={status} onWayOut={wayOut} />}
+        {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} demo={session.demo} />}
         {screen === 'comments' && <CommentsScreen status={status} />}
         {screen === 'links' && <LinksScreen passes={passes} />}
         {screen === 'activity' && <ActivityScreen />}

@@ -45,15 +45,38 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   return { data, error, loading, reload }
 }
 
-/** Runs one action at a time, with its error kept for display. */
-export function useAction(): { busy: string | undefined; error: string | undefined; run: (name: string, action: () => Promise<unknown>) => Promise<boolean>; clear: () => void } {
+export interface Action {
+  /** The name of the action running now. */
+  busy: string | undefined
+  /** The last action's failure, kept until the next run. */
+  error: string | undefined
+  /** What the last action did, shown for a few seconds (every button says it worked, not only when it failed). */
+  done: string | undefined
+  run: (name: string, action: () => Promise<unknown>, done?: string | ((result: unknown) => string | undefined)) => Promise<boolean>
+  clear: () => void
+}
+
+const DONE_SHOWN_MS = 6_000
+
+/** Runs one action at a time: busy while it runs, then done (for a while) or failed (kept). */
+export function useAction(): Action {
   const [busy, setBusy] = useState<string>()
   const [error, setError] = useState<string>()
-  const run = useCallback(async (name: string, action: () => Promise<unknown>) => {
+  const [done, setDone] = useState<string>()
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
+  useEffect(() => () => clearTimeout(timer.current), [])
+  const run = useCallback(async (name: string, action: () => Promise<unknown>, doneText?: string | ((result: unknown) => string | undefined)) => {
     setBusy(name)
     setError(undefined)
+    setDone(undefined)
+    clearTimeout(timer.current)
     try {
-      await action()
+      const result = await action()
+      const text = typeof doneText === 'function' ? doneText(result) : doneText
+      if (text) {
+        setDone(text)
+        timer.current = setTimeout(() => setDone(undefined), DONE_SHOWN_MS)
+      }
       return true
     } catch (e) {
       setError(errorText(e))
@@ -62,7 +85,11 @@ export function useAction(): { busy: string | undefined; error: string | undefin
       setBusy(undefined)
     }
   }, [])
-  return { busy, error, run, clear: () => setError(undefined) }
+  const clear = useCallback(() => {
+    setError(undefined)
+    setDone(undefined)
+  }, [])
+  return { busy, error, done, run, clear }
 }
 
 export function formatTime(iso: string | undefined): string {

@@ -7,10 +7,30 @@ export function ErrorNotice({ message }: { message: string | undefined }) {
   )
 }
 
+/** What an action did: announced politely, gone after a few seconds. */
+export function DoneNotice({ message }: { message: string | undefined }) {
+  return (
+    <p className={message ? 'notice notice-ok' : 'sr-only'} role="status">
+      {message ?? ''}
+    </p>
+  )
+}
+
 export function Loading({ what }: { what: string }) {
   return (
     <p className="muted" role="status">
       Loading {what}…
+    </p>
+  )
+}
+
+/** Data read from the cache because the service could not be reached, and when it was last seen. */
+export function AsOfNotice({ asOf }: { asOf: string | undefined }) {
+  if (!asOf) return null
+  const when = new Date(asOf)
+  return (
+    <p className="notice notice-warn" role="status">
+      Offline: shown as of <time dateTime={asOf}>{Number.isNaN(when.getTime()) ? asOf : when.toLocaleString()}</time>, from what Quire last fetched. Actions wait and are sent when the service is back.
     </p>
   )
 }

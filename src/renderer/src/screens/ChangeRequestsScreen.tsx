@@ -1,31 +1,160 @@
 import { useState } from 'react'
-import type { ChangeRequestSummary } from '../../../shared/contract'
+import type { ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary } from '../../../shared/contract'
 import { useBridge } from '../bridge'
-import { ErrorNotice, Loading } from '../components/Notice'
-import { formatTime, useAction, useLoad } from '../hooks'
+import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
+import { TextDiff } from '../components/TextDiff'
+import { RelativeTime } from '../components/Time'
+import { useAction, useLoad } from '../hooks'
 
-type Scope = 'mine' | 'all'
+const FILTERS: Array<{ id: ChangeRequestFilter; label: string; empty: string }> = [
+  { id: 'live', label: 'Open', empty: 'No open change requests' },
+  { id: 'merged', label: 'Merged', empty: 'No merged change requests' },
+  { id: 'archived', label: 'Archived', empty: 'No archived change requests' },
+]
 
-export function ChangeRequestsScreen({ passes }: { passes: number }) {
+const CHANGE_WORD = { added: 'New page', edited: 'Edited', removed: 'Removed' } as const
+
+/** The pages a change request changes, each with a word-level diff of main's text and its own. */
+function Changes({ changes }: { changes: ChangeRequestChanges }) {
+  if (changes.pages.length === 0) return <p className="muted small">This change request changes no page text.</p>
+  return (
+    <div className="cr-changes">
+      <p className="small">
+        {changes.pages.length} page{changes.pages.length === 1 ? '' : 's'} changed · {changes.comments} open comment{changes.comments === 1 ? '' : 's'}
+      </p>
+      {changes.pages.map((page) => (
+        <details key={page.pageId} className="cr-page" open={changes.pages.length <= 3}>
+          <summary>
+            <span className="badge">{CHANGE_WORD[page.change]}</span> {page.title} {page.path ? <code>{page.path}</code> : null}
+          </summary>
+          <TextDiff before={page.before} after={page.after} beforeLabel="On main" afterLabel="In this change request" />
+        </details>
+      ))}
+    </div>
+  )
+}
+
+function ChangeRequestCard({ cr, demo, busy, act }: { cr: ChangeRequestSummary; demo: boolean; busy: boolean; act: ReturnType<typeof useAction>['run'] }) {
   const bridge = useBridge()
-  const [scope, setScope] = useState<Scope>('all')
-  const list = useLoad(() => bridge.listChangeRequests(scope === 'mine' ? { mine: true } : {}), [scope, passes])
-  const action = useAction()
-  const [message, setMessage] = useState<string>()
+  const [changes, setChanges] = useState<ChangeRequestChanges>()
+  const [confirming, setConfirming] = useState(false)
+  const ids = { spaceId: cr.spaceId, changeRequestId: cr.id }
+  const name = `#${cr.number} "${cr.subject || 'Untitled change request'}"`
+  const live = cr.status === 'open' || cr.status === 'draft'
 
-  const act = (name: string, cr: ChangeRequestSummary, run: () => Promise<string | undefined>) =>
-    void action.run(`${name}:${cr.id}`, async () => {
-      setMessage(undefined)
-      const done = await run()
-      if (done) setMessage(done)
-      list.reload()
+  const showChanges = () =>
+    void act(`changes:${cr.id}`, async () => {
+      if (changes) return setChanges(undefined)
+      setChanges(await bridge.changeRequestChanges(ids))
     })
+  const askMerge = () =>
+    void act(`changes:${cr.id}`, async () => {
+      // The confirmation names what the merge brings into main: load the changed pages first.
+      if (!changes) setChanges(await bridge.changeRequestChanges(ids))
+      setConfirming(true)
+    })
+  const merge = () =>
+    void act(
+      `merge:${cr.id}`,
+      async () => {
+        setConfirming(false)
+        return bridge.mergeChangeRequest(ids)
+      },
+      (result) => ((result as ChangeRequestSummary).waiting ? `Merging #${cr.number} waits to be sent: ${(result as ChangeRequestSummary).waiting}.` : `Merged #${cr.number}.`),
+    )
+  const update = () =>
+    void act(
+      `update:${cr.id}`,
+      () => bridge.updateChangeRequest(ids),
+      (result) => {
+        const next = result as Awaited<ReturnType<typeof bridge.updateChangeRequest>>
+        if (next.waiting) return `Update from main of #${cr.number} waits to be sent: ${next.waiting}.`
+        if (next.conflicts) return `#${cr.number} was updated from main with conflicts: main and this change request changed the same places. Resolve them in the change request before merging.`
+        return `#${cr.number} is up to date with main.`
+      },
+    )
+  const pageNames = changes?.pages.map((p) => p.title) ?? []
 
-  const ids = (cr: ChangeRequestSummary) => ({ spaceId: cr.spaceId, changeRequestId: cr.id })
+  return (
+    <li className="card cr" data-cr-id={cr.id}>
+      <div className="cr-head">
+        <h2 className="cr-subject">
+          <span className="muted">#{cr.number}</span> {cr.subject || 'Untitled change request'}
+        </h2>
+        <span className={`badge status-${cr.status}`}>{cr.status}</span>
+        {cr.outdated && live ? <span className="badge badge-warn">Outdated</span> : null}
+        {cr.mine ? <span className="badge">Mine</span> : null}
+        {cr.waiting ? <span className="badge badge-warn">Waiting to be sent</span> : null}
+      </div>
+      <p className="muted small">
+        {cr.spaceTitle} · by {cr.createdBy} · updated <RelativeTime iso={cr.updatedAt} />
+        {cr.asOf ? (
+          <>
+            {' '}
+            · as of <RelativeTime iso={cr.asOf} />
+          </>
+        ) : null}
+      </p>
+      {cr.outdated && live ? <p className="small">Outdated: main changed since this change request was last updated. Update from main brings those changes in, so what you review is what a merge would give.</p> : null}
+      {cr.waiting ? <p className="small">Waiting to be sent: {cr.waiting}</p> : null}
+      <div className="actions">
+        <button type="button" aria-expanded={changes !== undefined} disabled={busy} onClick={showChanges}>
+          {changes ? 'Hide changes' : 'Show changes'}
+        </button>
+        {live ? (
+          <button type="button" disabled={busy} onClick={update}>
+            Update from main
+          </button>
+        ) : null}
+        {cr.canMerge && !confirming ? (
+          <button type="button" className="primary" disabled={busy} onClick={askMerge}>
+            Merge…
+          </button>
+        ) : null}
+        <button type="button" disabled={busy} onClick={() => void act(`pdf:${cr.id}`, async () => bridge.openExternal(await bridge.changeRequestPdf(ids)), `Opened the PDF of #${cr.number} in your browser.`)}>
+          PDF
+        </button>
+        {/* The demo service has no web pages: its change requests are only seen here (Show changes). */}
+        {cr.appUrl && !demo ? (
+          <button type="button" disabled={busy} onClick={() => void act(`open:${cr.id}`, () => bridge.openExternal({ url: cr.appUrl! }), `Opened #${cr.number} in your browser.`)}>
+            Open in browser
+          </button>
+        ) : null}
+      </div>
+      {confirming ? (
+        <div className="confirm notice notice-warn" role="group" aria-label={`Confirm merging #${cr.number}`}>
+          <p>
+            Merge {name} into main of {cr.spaceTitle}? It brings {pageNames.length === 0 ? 'no page changes' : `changes to ${pageNames.length} page${pageNames.length === 1 ? '' : 's'}: ${pageNames.slice(0, 6).join(', ')}${pageNames.length > 6 ? '…' : ''}`}.
+            {cr.outdated ? ' It is outdated: update it from main first to review what the merge gives.' : ''}
+          </p>
+          <div className="actions">
+            <button type="button" className="primary" disabled={busy} onClick={merge}>
+              Merge #{cr.number}
+            </button>
+            <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {changes ? <Changes changes={changes} /> : null}
+    </li>
+  )
+}
 
-  const openInBrowser = async (url: string | undefined) => {
-    if (url) await bridge.openExternal({ url })
-    return undefined
+export function ChangeRequestsScreen({ passes, demo }: { passes: number; demo: boolean }) {
+  const bridge = useBridge()
+  const [mine, setMine] = useState(false)
+  const [filter, setFilter] = useState<ChangeRequestFilter>('live')
+  const list = useLoad(() => bridge.listChangeRequests({ ...(mine ? { mine: true } : {}), status: filter }), [mine, filter, passes])
+  const action = useAction()
+  const asOf = list.data?.find((cr) => cr.asOf)?.asOf
+
+  const act: typeof action.run = async (name, run, done) => {
+    const ok = await action.run(name, run, done)
+    // Only what changes a change request needs a new list; showing its changes does not.
+    if (ok && !name.startsWith('changes:')) list.reload()
+    return ok
   }
 
   return (
@@ -34,88 +163,38 @@ export function ChangeRequestsScreen({ passes }: { passes: number }) {
         <h1 id="cr-title" tabIndex={-1}>
           Change requests
         </h1>
-        <div className="segmented" role="group" aria-label="Which change requests">
-          <button type="button" aria-pressed={scope === 'all'} onClick={() => setScope('all')}>
+        <div className="segmented" role="group" aria-label="Which status">
+          {FILTERS.map((f) => (
+            <button key={f.id} type="button" aria-pressed={filter === f.id} onClick={() => setFilter(f.id)}>
+              {f.label}
+            </button>
+          ))}
+        </div>
+        <div className="segmented" role="group" aria-label="Whose change requests">
+          <button type="button" aria-pressed={!mine} onClick={() => setMine(false)}>
             All in my spaces
           </button>
-          <button type="button" aria-pressed={scope === 'mine'} onClick={() => setScope('mine')}>
+          <button type="button" aria-pressed={mine} onClick={() => setMine(true)}>
             Mine
           </button>
         </div>
         <button type="button" onClick={list.reload} disabled={list.loading}>
-          Refresh
+          {list.loading ? 'Refreshing…' : 'Refresh'}
         </button>
       </div>
+      <AsOfNotice asOf={asOf} />
       <ErrorNotice message={list.error ?? action.error} />
-      {message ? (
-        <p className="notice notice-ok" role="status">
-          {message}
+      <DoneNotice message={action.done} />
+      {list.loading && !list.data ? <Loading what="change requests" /> : null}
+      {list.data?.length === 0 ? (
+        <p>
+          {FILTERS.find((f) => f.id === filter)?.empty}
+          {mine ? ' of yours' : ' in the spaces you sync'}.
         </p>
       ) : null}
-      {list.loading && !list.data ? <Loading what="change requests" /> : null}
-      {list.data?.length === 0 ? <p>No open change requests{scope === 'mine' ? ' of yours' : ' in the spaces you sync'}.</p> : null}
       <ul className="cards">
         {list.data?.map((cr) => (
-          <li key={cr.id} className="card cr" data-cr-id={cr.id}>
-            <div className="cr-head">
-              <h2 className="cr-subject">
-                <span className="muted">#{cr.number}</span> {cr.subject || 'Untitled change request'}
-              </h2>
-              <span className={`badge status-${cr.status}`}>{cr.status}</span>
-              {cr.outdated ? <span className="badge badge-warn">Outdated</span> : null}
-              {cr.mine ? <span className="badge">Mine</span> : null}
-            </div>
-            <p className="muted small">
-              {cr.spaceTitle} · by {cr.createdBy} · updated {formatTime(cr.updatedAt)}
-            </p>
-            <div className="actions">
-              <button
-                type="button"
-                disabled={action.busy !== undefined}
-                onClick={() =>
-                  act('update', cr, async () => {
-                    const next = await bridge.updateChangeRequest(ids(cr))
-                    return next.outdated ? `#${cr.number} still differs from main: it has conflicts to resolve.` : `#${cr.number} is up to date with main.`
-                  })
-                }
-              >
-                Update from main
-              </button>
-              {cr.canMerge ? (
-                <button
-                  type="button"
-                  className="primary"
-                  disabled={action.busy !== undefined}
-                  onClick={() =>
-                    act('merge', cr, async () => {
-                      await bridge.mergeChangeRequest(ids(cr))
-                      return `Merged #${cr.number}.`
-                    })
-                  }
-                >
-                  Merge
-                </button>
-              ) : null}
-              <button
-                type="button"
-                disabled={action.busy !== undefined}
-                onClick={() =>
-                  act('pdf', cr, async () => {
-                    const { url } = await bridge.changeRequestPdf(ids(cr))
-                    await bridge.openExternal({ url })
-                    return undefined
-                  })
-                }
-              >
-                PDF
-              </button>
-              {cr.appUrl ? (
-                <button type="button" disabled={action.busy !== undefined} onClick={() => act('open', cr, () => openInBrowser(cr.appUrl))}>
-                  Open in browser
-                </button>
-              ) : null}
-            </div>
-          </li>
+          <ChangeRequestCard key={cr.id} cr={cr} demo={demo} busy={action.busy !== undefined} act={act} />
         ))}
       </ul>
     </section>

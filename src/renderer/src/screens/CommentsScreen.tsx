@@ -1,8 +1,35 @@
-import { useState, type FormEvent } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import type { CommentThread, StatusSnapshot } from '../../../shared/contract'
 import { useBridge } from '../bridge'
-import { ErrorNotice, Loading } from '../components/Notice'
-import { formatTime, useAction, useLoad } from '../hooks'
+import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
+import { RelativeTime } from '../components/Time'
+import { useAction, useLoad } from '../hooks'
+
+type Shown = 'open' | 'resolved' | 'all'
+
+/** A thread id as reply markers need it, with a button that copies it. */
+function ThreadId({ id }: { id: string }) {
+  const [copied, setCopied] = useState(false)
+  if (id.startsWith('pending-')) return null
+  return (
+    <span className="thread-id small muted">
+      id <code>{id}</code>{' '}
+      <button
+        type="button"
+        className="link-button"
+        aria-label={`Copy the thread id ${id}`}
+        onClick={() =>
+          void navigator.clipboard?.writeText(id).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </span>
+  )
+}
 
 function ReplyForm({ thread, onReply, busy }: { thread: CommentThread; onReply: (text: string) => Promise<boolean>; busy: boolean }) {
   const [text, setText] = useState('')
@@ -28,13 +55,33 @@ export function CommentsScreen({ status }: { status: StatusSnapshot | undefined 
   const bridge = useBridge()
   const spaces = status?.spaces ?? []
   const [chosen, setChosen] = useState<string>()
-  const spaceId = chosen ?? spaces[0]?.id
+  // Until the writer picks one, the first space that has threads (not simply the first space).
+  const [withThreads, setWithThreads] = useState<string>()
+  const spaceIds = spaces.map((s) => s.id).join(',')
+  useEffect(() => {
+    let live = true
+    void (async () => {
+      for (const id of spaceIds.split(',').filter(Boolean)) {
+        const found = await bridge.listComments({ spaceId: id }).catch(() => [])
+        if (!live) return
+        if (found.length > 0) return setWithThreads(id)
+      }
+    })()
+    return () => {
+      live = false
+    }
+  }, [bridge, spaceIds])
+  const spaceId = chosen ?? withThreads ?? spaces[0]?.id
   const [pageFilter, setPageFilter] = useState('')
+  const [shown, setShown] = useState<Shown>('open')
+  const [pageSearch, setPageSearch] = useState('')
   const pages = useLoad(async () => (spaceId ? bridge.listPages({ spaceId }) : []), [spaceId])
   const threads = useLoad(async () => (spaceId ? bridge.listComments({ spaceId, ...(pageFilter ? { pageId: pageFilter } : {}) }) : []), [spaceId, pageFilter])
   const action = useAction()
   const [newPage, setNewPage] = useState('')
   const [newText, setNewText] = useState('')
+  /** Comments posted while the service could not be reached: shown as waiting until the list has them. */
+  const [waiting, setWaiting] = useState<CommentThread[]>([])
 
   if (spaces.length === 0) {
     return (
@@ -47,10 +94,16 @@ export function CommentsScreen({ status }: { status: StatusSnapshot | undefined 
     )
   }
 
+  const asOf = threads.data?.find((t) => t.asOf)?.asOf
+  const online = threads.data !== undefined && asOf === undefined
+  const queued = online ? [] : waiting.filter((w) => w.pageId === (pageFilter || w.pageId))
+  const visible = [...queued, ...(threads.data ?? [])].filter((t) => shown === 'all' || (shown === 'resolved') === t.resolved)
+  const matching = (pages.data ?? []).filter((p) => `${p.title} ${p.path ?? ''}`.toLowerCase().includes(pageSearch.trim().toLowerCase()))
   const groups = new Map<string, { title: string; threads: CommentThread[] }>()
-  for (const thread of threads.data ?? []) {
+  for (const thread of visible) {
     const key = thread.pageId ?? ''
-    const group = groups.get(key) ?? { title: thread.pageTitle ?? (thread.pageId ? 'Untitled page' : 'The whole space'), threads: [] }
+    const title = thread.pageTitle ?? pages.data?.find((p) => p.id === thread.pageId)?.title
+    const group = groups.get(key) ?? { title: title ?? (thread.pageId ? 'Untitled page' : 'The whole space'), threads: [] }
     group.threads.push(thread)
     groups.set(key, group)
   }
@@ -59,7 +112,15 @@ export function CommentsScreen({ status }: { status: StatusSnapshot | undefined 
     event.preventDefault()
     if (!spaceId) return
     void action
-      .run('post', () => bridge.postComment({ spaceId, pageId: newPage, markdown: newText }))
+      .run(
+        'post',
+        async () => {
+          const thread = await bridge.postComment({ spaceId, pageId: newPage, markdown: newText })
+          if (thread.waiting) setWaiting((list) => [thread, ...list])
+          return thread
+        },
+        (thread) => ((thread as CommentThread).waiting ? 'Your comment is waiting to be sent: it goes out once the service answers.' : 'Comment posted.'),
+      )
       .then((ok) => {
         if (ok) {
           setNewText('')
@@ -87,40 +148,32 @@ export function CommentsScreen({ status }: { status: StatusSnapshot | undefined 
             </option>
           ))}
         </select>
+        <label htmlFor="comment-page-search">Find a page</label>
+        <input id="comment-page-search" type="search" value={pageSearch} onChange={(e) => setPageSearch(e.target.value)} placeholder="Title or path" />
         <label htmlFor="comment-page">Page</label>
         <select id="comment-page" value={pageFilter} onChange={(e) => setPageFilter(e.target.value)}>
-          <option value="">All pages</option>
-          {pages.data?.map((p) => (
+          <option value="">All pages ({pages.data?.length ?? 0})</option>
+          {matching.map((p) => (
             <option key={p.id} value={p.id}>
-              {p.title}
+              {p.path ? `${p.title} — ${p.path}` : p.title}
             </option>
           ))}
         </select>
+        <div className="segmented" role="group" aria-label="Which threads">
+          {(['open', 'resolved', 'all'] as const).map((which) => (
+            <button key={which} type="button" aria-pressed={shown === which} onClick={() => setShown(which)}>
+              {which === 'open' ? 'Open' : which === 'resolved' ? 'Resolved' : 'All'}
+            </button>
+          ))}
+        </div>
       </div>
+      <AsOfNotice asOf={asOf} />
       <ErrorNotice message={threads.error ?? pages.error ?? action.error} />
+      <DoneNotice message={action.done} />
 
-      <form className="card new-comment" onSubmit={post} aria-labelledby="new-comment-title">
-        <h2 id="new-comment-title">New comment</h2>
-        <label htmlFor="new-comment-page">On page</label>
-        <select id="new-comment-page" required value={newPage} onChange={(e) => setNewPage(e.target.value)}>
-          <option value="" disabled>
-            Choose a page…
-          </option>
-          {pages.data?.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.title}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="new-comment-text">Comment</label>
-        <textarea id="new-comment-text" rows={3} required value={newText} onChange={(e) => setNewText(e.target.value)} />
-        <button type="submit" className="primary" disabled={action.busy !== undefined || !newPage || newText.trim() === ''}>
-          Post comment
-        </button>
-      </form>
 
       {threads.loading && !threads.data ? <Loading what="comments" /> : null}
-      {threads.data?.length === 0 ? <p>No comments here yet.</p> : null}
+      {threads.data && visible.length === 0 ? <p>{shown === 'open' ? 'No open comments here.' : shown === 'resolved' ? 'No resolved comments here.' : 'No comments here yet.'}</p> : null}
       {[...groups.entries()].map(([key, group]) => (
         <section key={key} className="page-group" aria-label={`Comments on ${group.title}`}>
           <h2>{group.title}</h2>
@@ -128,7 +181,8 @@ export function CommentsScreen({ status }: { status: StatusSnapshot | undefined 
             {group.threads.map((thread) => (
               <li key={thread.id} className={`card thread${thread.resolved ? ' resolved' : ''}`} data-comment-id={thread.id}>
                 <p className="small muted">
-                  <strong>{thread.author}</strong> · {formatTime(thread.postedAt)} {thread.resolved ? <span className="badge">Resolved</span> : null}
+                  <strong>{thread.author}</strong> · <RelativeTime iso={thread.postedAt} /> {thread.resolved ? <span className="badge">Resolved</span> : null}{' '}
+                  {thread.waiting ? <span className="badge badge-warn">Waiting to be sent</span> : null} <ThreadId id={thread.id} />
                 </p>
                 <p className="comment-body">{thread.markdown}</p>
                 {thread.replies.length > 0 ? (
@@ -136,13 +190,14 @@ export function CommentsScreen({ status }: { status: StatusSnapshot | undefined 
                     {thread.replies.map((r) => (
                       <li key={r.id}>
                         <p className="small muted">
-                          <strong>{r.author}</strong> · {formatTime(r.postedAt)}
+                          <strong>{r.author}</strong> · <RelativeTime iso={r.postedAt} />
                         </p>
                         <p className="comment-body">{r.markdown}</p>
                       </li>
                     ))}
                   </ul>
                 ) : null}
+                {thread.id.startsWith('pending-') ? null : (
                 <div className="thread-actions">
                   <ReplyForm
                     thread={thread}
@@ -163,11 +218,31 @@ export function CommentsScreen({ status }: { status: StatusSnapshot | undefined 
                     </button>
                   ) : null}
                 </div>
+                )}
               </li>
             ))}
           </ul>
         </section>
       ))}
+      <form className="card new-comment" onSubmit={post} aria-labelledby="new-comment-title">
+        <h2 id="new-comment-title">New comment</h2>
+        <label htmlFor="new-comment-page">On page</label>
+        <select id="new-comment-page" required value={newPage} onChange={(e) => setNewPage(e.target.value)}>
+          <option value="" disabled>
+            Choose a page…
+          </option>
+          {matching.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.path ? `${p.title} — ${p.path}` : p.title}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="new-comment-text">Comment</label>
+        <textarea id="new-comment-text" rows={3} required value={newText} onChange={(e) => setNewText(e.target.value)} />
+        <button type="submit" className="primary" disabled={action.busy !== undefined || !newPage || newText.trim() === ''}>
+          Post comment
+        </button>
+      </form>
     </section>
   )
 }

@@ -4,9 +4,13 @@ import { useBridge } from '../bridge'
 import { ErrorNotice } from '../components/Notice'
 import { useAction } from '../hooks'
 
-export function SignInScreen({ onSignedIn }: { onSignedIn: (session: SessionInfo) => void }) {
+/**
+ * Sign in, first or again: after the service refused the saved token, `reason` says why, `endpoint`
+ * is the one signed in to, and `onCancel` goes back to the window (which keeps saying signed out).
+ */
+export function SignInScreen({ onSignedIn, endpoint: known, reason, onCancel }: { onSignedIn: (session: SessionInfo) => void; endpoint?: string; reason?: string; onCancel?: () => void }) {
   const bridge = useBridge()
-  const [endpoint, setEndpoint] = useState('https://api.gitbook.com')
+  const [endpoint, setEndpoint] = useState(known ?? 'https://api.gitbook.com')
   const [token, setToken] = useState('')
   const action = useAction()
 
@@ -18,8 +22,12 @@ export function SignInScreen({ onSignedIn }: { onSignedIn: (session: SessionInfo
   return (
     <main className="centered">
       <section className="card sign-in" aria-labelledby="sign-in-title">
-        <h1 id="sign-in-title">Sign in to Quire</h1>
-        <p className="muted">Quire mirrors your documentation spaces into local markdown files and keeps them in sync.</p>
+        <h1 id="sign-in-title">{onCancel ? 'Sign in again' : 'Sign in to Quire'}</h1>
+        {reason ? (
+          <p className="notice notice-warn">Nothing syncs until you sign in again: {reason}. Your local edits are kept and sent once you are signed in.</p>
+        ) : (
+          <p className="muted">Quire mirrors your documentation spaces into local markdown files and keeps them in sync.</p>
+        )}
         <form onSubmit={submit}>
           <label htmlFor="endpoint">Endpoint</label>
           <input id="endpoint" name="endpoint" type="url" required value={endpoint} onChange={(e) => setEndpoint(e.target.value)} autoComplete="url" />
@@ -47,6 +55,11 @@ export function SignInScreen({ onSignedIn }: { onSignedIn: (session: SessionInfo
           Starts a documentation service on this computer with a demo organization, so you can try Quire without an account.
         </p>
         <ErrorNotice message={action.error} />
+        {onCancel ? (
+          <button type="button" className="link-button" onClick={onCancel}>
+            Back to Quire
+          </button>
+        ) : null}
       </section>
     </main>
   )

@@ -1,18 +1,23 @@
 import type { CollectionNode, OrganizationNode, SelectionTarget, SpaceNode, StatusSnapshot } from '../../../shared/contract'
+import { spaceWords, type WayOut } from '../../../shared/status-words'
 import { useBridge } from '../bridge'
-import { ErrorNotice, Loading } from '../components/Notice'
-import { StateBadge } from '../components/StateBadge'
-import { formatTime, useAction, useLoad } from '../hooks'
+import { ConflictsPanel } from '../components/ConflictsPanel'
+import { DoneNotice, ErrorNotice, Loading } from '../components/Notice'
+import { StateLine } from '../components/StateLine'
+import { RelativeTime, useNow } from '../components/Time'
+import { useAction, useLoad } from '../hooks'
 
 interface TreeProps {
   live: Map<string, SpaceNode>
   toggle: (target: SelectionTarget) => void
   busy: boolean
+  onWayOut: (way: WayOut) => void
 }
 
-function SpaceRow({ space, inherited, live, toggle, busy }: TreeProps & { space: SpaceNode; inherited: boolean }) {
+function SpaceRow({ space, inherited, live, toggle, busy, onWayOut }: TreeProps & { space: SpaceNode; inherited: boolean }) {
+  const now = useNow()
   // The live status (events) is newer than the tree when it has the space.
-  const now = live.get(space.id) ?? space
+  const current = live.get(space.id) ?? space
   const id = `space-${space.id}`
   const checked = inherited || space.selected
   return (
@@ -34,19 +39,19 @@ function SpaceRow({ space, inherited, live, toggle, busy }: TreeProps & { space:
       </div>
       {checked ? (
         <div className="space-meta" id={`${id}-state`}>
-          <StateBadge state={now.state} />
-          <span>Revision {now.revision ? <code>{now.revision.slice(0, 10)}</code> : '—'}</span>
-          {now.pageCount !== undefined ? <span>{now.pageCount} pages</span> : null}
-          <span>Last sync: {formatTime(now.lastSyncAt)}</span>
-          {now.pending ? <span>{now.pending} pending</span> : null}
-          {now.progress !== undefined ? (
+          <StateLine words={spaceWords(current, now)} onWayOut={onWayOut} />
+          <span>Revision {current.revision ? <code>{current.revision.slice(0, 10)}</code> : '—'}</span>
+          {current.pageCount !== undefined ? <span>{current.pageCount} pages</span> : null}
+          <span>
+            Last sync: <RelativeTime iso={current.lastSyncAt} fallback="not yet" />
+          </span>
+          {current.progress !== undefined ? (
             <span className="progress-wrap">
-              <progress max={1} value={now.progress} aria-label={`Syncing ${space.title}`} />
-              <span aria-hidden="true">{Math.round(now.progress * 100)}%</span>
+              <progress max={1} value={current.progress} aria-label={`Syncing ${space.title}`} />
+              <span aria-hidden="true">{Math.round(current.progress * 100)}%</span>
             </span>
           ) : null}
-          {now.lastError ? <span className="error-text">{now.lastError}</span> : null}
-          {now.folder ? <span className="muted small">{now.folder}</span> : null}
+          {current.folder ? <span className="muted small">{current.folder}</span> : null}
         </div>
       ) : (
         <div className="space-meta muted small" id={`${id}-state`}>
@@ -110,17 +115,21 @@ function OrganizationTree({ org, ...props }: TreeProps & { org: OrganizationNode
   )
 }
 
-export function SpacesScreen({ status }: { status: StatusSnapshot | undefined }) {
+export function SpacesScreen({ status, onWayOut }: { status: StatusSnapshot | undefined; onWayOut: (way: WayOut) => void }) {
   const bridge = useBridge()
   const tree = useLoad(() => bridge.listSpaces(), [])
   const action = useAction()
   const live = new Map((status?.spaces ?? []).map((s) => [s.id, s]))
 
   const toggle = (target: SelectionTarget) => {
-    void action.run('select', async () => {
-      await bridge.setSelection(target)
-      tree.reload()
-    })
+    void action.run(
+      'select',
+      async () => {
+        await bridge.setSelection(target)
+        tree.reload()
+      },
+      target.selected ? 'Selected: the first sync starts now.' : 'No longer synced; the folder stays on disk.',
+    )
   }
 
   return (
@@ -135,9 +144,11 @@ export function SpacesScreen({ status }: { status: StatusSnapshot | undefined })
       </div>
       <p className="muted">Pick what to sync. A checked organization or collection includes every space in it, new ones too.</p>
       <ErrorNotice message={tree.error ?? action.error} />
+      <DoneNotice message={action.done} />
+      <ConflictsPanel conflicts={status?.conflicts ?? []} />
       {tree.loading && !tree.data ? <Loading what="spaces" /> : null}
       {tree.data?.length === 0 ? <p>No organizations are visible to this account.</p> : null}
-      {tree.data?.map((org) => <OrganizationTree key={org.id} org={org} live={live} toggle={toggle} busy={action.busy !== undefined} />)}
+      {tree.data?.map((org) => <OrganizationTree key={org.id} org={org} live={live} toggle={toggle} busy={action.busy !== undefined} onWayOut={onWayOut} />)}
     </section>
   )
 }
