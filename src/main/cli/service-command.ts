@@ -1,16 +1,41 @@
 import fs from 'node:fs'
+import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { quirePaths } from '../engine/account/account'
 import { checkTokenShape, registerSecret } from '../engine/gateway/secrets'
 import { parseRateLimit } from '../service/http/rate-limit'
 import { defaultServiceDataDir, startLocalService } from '../service/local-service'
 import type { CliIo } from './io'
 
-export const serviceUsage = `quire service [--host 127.0.0.1] [--port N] [--data DIR] [--token-file FILE] [--demo] [--rate-limit N/MIN]
+export const serviceUsage = `quire service [--host ADDRESS] [--port N] [--data DIR] [--token-file FILE | --token T] [--demo]
+              [--rate-limit N/MIN]
 
 Runs the local documentation service (the GitBook-compatible API) until SIGINT or SIGTERM.
-The first line printed is the base URL and, when the service generated it, the token it accepts.
---token-file FILE  the owner's token, read from FILE (one line); --token T works too, but puts the token
-                   in the process list and your shell history`
+The first line printed is the base URL and, when the service generated it, the token it accepts; the
+second names the data folder. Give the base URL to quire login --endpoint.
+
+  --host ADDRESS     the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens it
+                     to the network, token-protected but over plain HTTP)
+  --port N           the TCP port (default 0: any free port, printed in the first line)
+  --data DIR         the folder of the service's SQLite database (service.db): spaces, change requests,
+                     comments and tokens survive a restart there. Default: $QUIRE_HOME/service when
+                     QUIRE_HOME is set, else the service folder in your user data folder (the same one
+                     the app's demo service uses)
+  --token-file FILE  the owner's token, read from FILE (one line). It becomes the owner's only token:
+                     tokens of earlier starts stop working, so a restart with a new token locks out
+                     whoever had the old one (they run quire login again)
+  --token T          the same, but the token shows in the process list (ps) and your shell history
+  (neither)          a new token is generated and printed at each start; tokens of earlier starts keep
+                     working, so clients signed in stay signed in
+  --demo             on first start, fill the owner's account with the demo organization and spaces
+                     (skipped when the owner already has an organization)
+  --rate-limit N/MIN requests each token may make per minute, answered 429 with Retry-After beyond it
+                     (default: no limit)`
+
+/** Where the service keeps its database without --data: beside the client's cache (QUIRE_HOME or the user data folder). */
+export function serviceDataFolder(): string {
+  return process.env.QUIRE_HOME ? path.join(path.dirname(quirePaths().cacheFile), 'service') : defaultServiceDataDir()
+}
 
 /** The owner's token from --token-file or --token (warned about); undefined lets the service generate one. */
 function givenToken(values: { token?: string; 'token-file'?: string }, io: CliIo): string | undefined {
@@ -57,11 +82,14 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
   const port = Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${values.port}"`)
   const token = givenToken(values, io)
+  const dataDir = values.data ?? serviceDataFolder()
   const service = await startLocalService({
     host: values.host,
     port,
-    dataDir: values.data ?? defaultServiceDataDir(),
+    dataDir,
     token,
+    // The token given is THE owner's token: one given at an earlier start no longer opens the service.
+    onlyToken: true,
     demo: values.demo,
     rateLimitPerMinute: values['rate-limit'] ? parseRateLimit(values['rate-limit']) : undefined,
     log: (line) => io.err(line),
@@ -74,7 +102,7 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
   })
   // A token the user gave is not printed back: they have it, and output ends up in logs.
   io.out(token === undefined ? `${service.baseUrl} token=${service.token}` : service.baseUrl)
-  io.out(`data: ${values.data ?? defaultServiceDataDir()}`)
+  io.out(`data: ${dataDir}`)
   await stopped
   await service.close()
   io.out('stopped')

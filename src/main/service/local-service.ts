@@ -16,6 +16,8 @@ export interface LocalServiceOptions {
   dataDir?: string
   /** The token the service accepts for its owner; generated when absent. */
   token?: string
+  /** The given `token` becomes the owner's only one: tokens of earlier starts stop working. */
+  onlyToken?: boolean
   demo?: boolean
   rateLimitPerMinute?: number
   validateResponses?: boolean
@@ -51,6 +53,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   let owner = users.first()
   if (!owner) owner = users.create({ displayName: 'Quire Owner', email: 'owner@quire.local' })
   const token = users.issueToken(owner.id, options.token)
+  if (options.token !== undefined && options.onlyToken) users.revokeTokensOf(owner.id, token)
   if (store.repo(OrganizationsRepository).forUser(owner.id).length === 0 && options.demo) {
     seedDemo(store, owner.id)
   }

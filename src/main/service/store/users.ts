@@ -58,6 +58,11 @@ export class UsersRepository {
     this.db.prepare('DELETE FROM tokens WHERE token_hash = ?').run(hashToken(token))
   }
 
+  /** Every token of the user but `except` stops working (`quire service --token`: a new owner token replaces the old). */
+  revokeTokensOf(userId: string, except: string) {
+    this.db.prepare('DELETE FROM tokens WHERE user_id = ? AND token_hash != ?').run(userId, hashToken(except))
+  }
+
   byToken(token: string): UserRow | undefined {
     return this.db
       .prepare('SELECT users.* FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.token_hash = ?')
