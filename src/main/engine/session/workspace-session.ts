@@ -98,7 +98,6 @@ export class WorkspaceSession {
     this.pushers = new SpacePushers(o)
   }
 
-
   /** Another listener beside the front end's `onEvent` (a test reading push results, a diagnostics view). */
   observe(listener: (event: SessionEvent) => void): () => void {
     this.observers.add(listener)
@@ -249,7 +248,8 @@ export class WorkspaceSession {
     return outcome
   }
 
-  private async act<K extends NewOutboxOp['kind']>(spaceId: string, kind: K, payload: PayloadOf[K]): Promise<ActionOutcome> {
+  /** Writes an op to the outbox, then sends the space's outbox on the session's queue (the actions above, review-session.ts). */
+  async act<K extends NewOutboxOp['kind']>(spaceId: string, kind: K, payload: PayloadOf[K]): Promise<ActionOutcome> {
     const { outbox } = this.o
     const session = outbox.ensureSession(spaceId, this.o.account.userId)
     const { seq } = outbox.enqueue({ spaceId, generation: session.generation, kind, key: `${kind}:${randomUUID()}`, payload } as NewOutboxOp)

@@ -1,0 +1,135 @@
+import { ChangeRequestStatus, type ChangeRequest, type ChangeRequestReview } from '@gitbook/api'
+import type { AccountRow, CacheRepository } from '../cache/cache-repository'
+import { bodyMarkdown } from '../comments/threads'
+import { paginate, ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
+import type { OutboxRepository } from '../outbox/outbox-repository'
+import type { ReviewVerdict } from '../outbox/review-op-types'
+
+/** One person's part in a change request's review: asked or not, and their latest verdict. */
+export interface ReviewerVerdict {
+  userId: string
+  name: string
+  /** Asked for a review (asked reviewers stay listed after they review). */
+  requested: boolean
+  /** Their latest review, if any. */
+  verdict?: ReviewVerdict
+  /** That review was made on an older revision (an edit came since) or replaced by a new request. */
+  outdated?: boolean
+  reviewedAt?: string
+  comment?: string
+}
+
+/** A change request that waits for the signed-in user's review. */
+export interface WaitingReview {
+  spaceId: string
+  spaceTitle: string
+  id: string
+  number: number
+  subject: string
+  status: string
+  author: string
+  updatedAt: string
+  url: string
+  /** The user's own latest review, outdated (the change request changed since); absent when they never reviewed it. */
+  myReview?: { verdict: ReviewVerdict; reviewedAt: string }
+}
+
+export interface ReviewQueue {
+  items: WaitingReview[]
+  /** Set when the service could not be reached: the list as it was last read, at this time. */
+  asOf?: string
+}
+
+const queueKey = (accountId: string) => `review-queue:${accountId}`
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = []
+  for await (const item of items) out.push(item)
+  return out
+}
+
+async function reviewsOf(gateway: ApiGateway, spaceId: string, changeRequestId: string): Promise<ChangeRequestReview[]> {
+  const spaces = gateway.client.spaces
+  const reviews = await collect(paginate((page) => spaces.getReviewsByChangeRequestId(spaceId, changeRequestId, { page, format: 'markdown' }).then((r) => r.data)))
+  return reviews.sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+}
+
+/** The reviewers of a change request: who was asked, and each reviewer's latest verdict (asked or not). */
+export async function reviewersOf(gateway: ApiGateway, spaceId: string, changeRequestId: string): Promise<ReviewerVerdict[]> {
+  const spaces = gateway.client.spaces
+  const asked = await collect(paginate((page) => spaces.getRequestedReviewersByChangeRequestId(spaceId, changeRequestId, { page }).then((r) => r.data)))
+  const byUser = new Map<string, ReviewerVerdict>()
+  for (const request of asked) {
+    if (request.kind !== 'user') continue // this client asks users; a team request has no one verdict
+    byUser.set(request.user.id, { userId: request.user.id, name: request.user.displayName, requested: true })
+  }
+  for (const review of await reviewsOf(gateway, spaceId, changeRequestId)) {
+    const known = byUser.get(review.reviewer.id)
+    if (known?.verdict) continue // newest first: an older review of the same person says nothing more
+    const comment = bodyMarkdown(review.comment?.body).trim()
+    byUser.set(review.reviewer.id, {
+      userId: review.reviewer.id,
+      name: review.reviewer.displayName,
+      requested: known?.requested ?? false,
+      verdict: review.status as ReviewVerdict,
+      outdated: review.outdated,
+      reviewedAt: review.createdAt,
+      ...(comment ? { comment } : {}),
+    })
+  }
+  return [...byUser.values()]
+}
+
+/**
+ * Change requests that wait for the user's review, across the selected spaces: open ones that ask for
+ * the user (one list per organization, with the service's `requestedReviewer` filter) where the user's
+ * latest review is missing or outdated (asked reviewers stay listed after they review). The change
+ * requests go to the mirror (so a number resolves later), and the list is kept: offline, the list as
+ * last read is answered with its time.
+ */
+export async function waitingForMyReview(o: { gateway: ApiGateway; cache: CacheRepository; outbox: OutboxRepository; account: AccountRow }): Promise<ReviewQueue> {
+  const { gateway, cache, outbox, account } = o
+  const selected = new Map(cache.selectedSpaces().map((s) => [s.id, s]))
+  const orgs = [...new Set([...selected.values()].map((s) => s.orgId))]
+  try {
+    const items: WaitingReview[] = []
+    for (const orgId of orgs) {
+      const list = (page: string | undefined) =>
+        gateway.client.orgs
+          .listChangeRequestsForOrganization(orgId, { page, requestedReviewer: account.userId, status: [ChangeRequestStatus.Open], limit: 100 })
+          .then((r) => r.data)
+      for await (const cr of paginate(list)) {
+        const space = selected.get(cr.space)
+        if (!space) continue
+        outbox.saveChangeRequest(space.id, cr)
+        const mine = (await reviewsOf(gateway, space.id, cr.id)).find((r) => r.reviewer.id === account.userId)
+        if (mine && !mine.outdated) continue
+        items.push(waiting(space, cr, mine))
+      }
+    }
+    items.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+    cache.setSetting(queueKey(account.id), JSON.stringify({ at: new Date().toISOString(), items }))
+    return { items }
+  } catch (error) {
+    if (!(error instanceof ServiceUnreachableError)) throw error
+    const kept = cache.setting(queueKey(account.id))
+    if (!kept) throw error
+    const { at, items } = JSON.parse(kept) as { at: string; items: WaitingReview[] }
+    return { items: items.filter((i) => selected.has(i.spaceId)), asOf: at }
+  }
+}
+
+function waiting(space: { id: string; title: string }, cr: ChangeRequest, mine: ChangeRequestReview | undefined): WaitingReview {
+  return {
+    spaceId: space.id,
+    spaceTitle: space.title,
+    id: cr.id,
+    number: cr.number,
+    subject: cr.subject ?? '',
+    status: cr.status,
+    author: cr.createdBy.displayName,
+    updatedAt: cr.updatedAt,
+    url: cr.urls.app,
+    ...(mine ? { myReview: { verdict: mine.status as ReviewVerdict, reviewedAt: mine.createdAt } } : {}),
+  }
+}
