@@ -74,18 +74,23 @@ describe('sync down: requests per pass', () => {
     await h.engine().discover()
     h.cache.setSelection({ organizations: [orgId] })
     await h.engine().pass()
-    const engine = h.engine()
+    const engine = h.engine({ handOverLists: true })
     const seen = await h.counting(async () => {
       await engine.discover()
       await engine.pass()
     })
     expect(seen).toEqual(['GET /orgs', `GET /orgs/${orgId}/collections`, `GET /orgs/${orgId}/spaces`])
+
+    // An engine that lists for display (the app's space list) hands nothing over: the pass looks for itself.
+    const display = h.engine()
+    await display.discover()
+    expect(await h.counting(() => h!.engine().pass())).toEqual([`GET /orgs/${orgId}/spaces`])
   })
 
   it('quire sync --space ID the first time (resolve, then a pass) asks for the space once: no list, no page GET', async () => {
     h = await startSyncHarness()
     const { orgId, guide } = await demo(h)
-    const engine = h.engine()
+    const engine = h.engine({ handOverLists: true })
     const seen = await h.counting(async () => {
       await engine.resolveSpaces([guide.id])
       h!.cache.setSelection({ spaces: [guide.id] })

@@ -74,7 +74,7 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
     }
     const { account, gateway } = await signedIn(cache, paths)
     const workspace = workspaceFolder(cache, values.workspace)
-    const engine = new Engine({ cache, account, gateway, workspace })
+    const engine = new Engine({ cache, account, gateway, workspace, handOverLists: true })
     // Passes run through the workspace session, the engine every front end uses: renames and deletions
     // the writer made but has not pushed yet stay as they are (the session's hold).
     const session = new WorkspaceSession({

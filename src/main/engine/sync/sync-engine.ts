@@ -26,6 +26,13 @@ export interface SyncEngineOptions {
   onProgress?: (event: SyncProgressEvent) => void
   /** Sync up (hook): per space, the pages a pass must leave alone (see SpacePassOptions.hold). */
   hold?: (spaceId: string) => ReadonlySet<string>
+  /**
+   * What `discover` and `resolveSpaces` fetch serves the next pass on the same cache (within seconds),
+   * which then asks nothing more about those spaces: for a caller that passes right after (the CLI's
+   * `--all` and `--space`). Off by default: a listing for display (the app's space list) must not stand
+   * in for a pass's own look at the service ("Sync now" while offline says offline).
+   */
+  handOverLists?: boolean
   /** Use page markdown the tree already carries when it matches the page's `git.oid` (default true; false: one GET per page). */
   pageTextsFromTree?: boolean
   /** Hooks into each space folder (tests and benchmarks: which files a pass reads). */
@@ -53,9 +60,10 @@ export interface PassReport {
 const DISCOVERY_REUSE_MS = 10_000
 
 /**
- * Spaces just fetched by `discover` (every one the account sees: `complete`) or `resolveSpaces`, for the
- * next pass on the same cache and account to decide by instead of listing them again. Kept per cache,
- * not per engine: the CLI discovers with one engine and its workspace session passes with another.
+ * Spaces just fetched by `discover` (every one the account sees: `complete`) or `resolveSpaces` of an
+ * engine that hands its lists over, for the next pass on the same cache and account to decide by
+ * instead of listing them again. Kept per cache, not per engine: the CLI discovers with one engine and
+ * its workspace session passes with another.
  */
 interface Discovered {
   accountId: string
@@ -69,8 +77,8 @@ const discoveredByCache = new WeakMap<CacheRepository, Discovered>()
  * Runs passes over the selected spaces, one space at a time. A pass starts from the space lists of the
  * organizations that hold the selection (`listSelection`): they carry every space's revision, so an
  * unchanged pass costs one request per organization whatever the number of spaces, and only a changed
- * space costs more (its tree, then the pages whose oid changed). Lists just made by `discover` are used
- * instead, so the CLI's first pass lists nothing twice.
+ * space costs more (its tree, then the pages whose oid changed). Lists an engine just made and hands
+ * over (`handOverLists`, the CLI's) are used instead, so `quire sync --all` lists nothing twice.
  */
 export class SyncEngine {
   constructor(private readonly options: SyncEngineOptions) {}
@@ -82,7 +90,7 @@ export class SyncEngine {
     return this.options.gateway
   }
 
-  /** Lists every organization, collection and space the account sees into the cache (kept for the next pass). */
+  /** Lists every organization, collection and space the account sees into the cache (and hands them to the next pass, see `handOverLists`). */
   async discover(): Promise<void> {
     const client = this.gateway.client
     const spaces = new Map<string, Space>()
@@ -92,7 +100,7 @@ export class SyncEngine {
       await listCollections(this.cache, this.gateway, org.id)
       for (const space of await listSpaces(this.cache, this.gateway, org.id)) spaces.set(space.id, space)
     }
-    discoveredByCache.set(this.cache, { accountId: this.options.account.id, at: Date.now(), spaces, complete: true })
+    if (this.options.handOverLists) discoveredByCache.set(this.cache, { accountId: this.options.account.id, at: Date.now(), spaces, complete: true })
   }
 
   /** Makes sure spaces named by id are in the cache (with their organization), without listing everything. */
@@ -111,6 +119,7 @@ export class SyncEngine {
         this.cache.upsertOrganization({ id: org.id, accountId: this.options.account.id, title: org.title })
       }
       this.cache.upsertSpace({ id: space.id, orgId: space.organization, collectionId: space.parent, title: space.title })
+      if (!this.options.handOverLists) continue
       let discovered = discoveredByCache.get(this.cache)
       if (!discovered || discovered.accountId !== this.options.account.id || Date.now() - discovered.at >= DISCOVERY_REUSE_MS) {
         discoveredByCache.set(this.cache, (discovered = { accountId: this.options.account.id, at: Date.now(), spaces: new Map(), complete: false }))
