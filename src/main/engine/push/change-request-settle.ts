@@ -53,7 +53,14 @@ export async function settleChangeRequest(o: SpacePusherOptions, gone: ChangeReq
       // The base is what the change request carried: a file that differs only by comment markers typed
       // since is still an edit (the markers are posted, then leave the file), never taken for the base.
       const baseHash = entry.hash
-      cache.recordJournal(spaceId, { id: entry.pageId, kind: entry.kind, path: entry.path, oid: remote, baseHash })
+      // Edited again since it was carried, while main holds more than the carried version (someone
+      // else's edits merged with it): the journal names the carried version as the remote it knows, so
+      // the next plan sees both sides changed and merges with main (its base text kept here), instead
+      // of sending the file over main's gains.
+      const editedOverMore = entry.kind === 'page' && remote !== '' && remote !== baseHash && local.raw !== baseHash && local.stripped !== baseHash
+      const carried = editedOverMore ? carriedText(o, entry) : undefined
+      if (carried !== undefined) cache.pageBases.remember(spaceId, baseHash, carried)
+      cache.recordJournal(spaceId, { id: entry.pageId, kind: entry.kind, path: entry.path, oid: editedOverMore ? baseHash : remote, baseHash })
       // The file is main's merged version as it is: it is the page's next merge base (sync down, which
       // has nothing to download then, would not keep it).
       if (entry.kind === 'page' && local.text !== undefined && local.raw === remote) cache.pageBases.remember(spaceId, remote, local.text)
@@ -107,4 +114,18 @@ async function localHashes(o: SpacePusherOptions, relative: string): Promise<{ r
   const text = bytes.toString('utf8')
   const markers = findMarkers(text)
   return { raw, stripped: markers.length === 0 ? raw : gitBlobOid(stripMarkers(text, markers)), text }
+}
+
+/** The markdown a change request carried for a page entry, when the batch that sent it holds exactly that text. */
+function carriedText(o: SpacePusherOptions, entry: { pageId?: string; hash: string; opSeq: number }): string | undefined {
+  const op = o.outbox.op(entry.opSeq)
+  if (op?.kind !== 'content') return undefined
+  for (const change of op.payload.changes) {
+    const page =
+      change.operation === 'update_page' ? change.page : change.operation === 'insert_page' && change.ref ? o.outbox.idOfRef(o.spaceId, change.ref) : undefined
+    if (page !== entry.pageId || !('document' in change) || !change.document || !('markdown' in change.document)) continue
+    const markdown = change.document.markdown
+    if (typeof markdown === 'string' && gitBlobOid(markdown) === entry.hash) return markdown
+  }
+  return undefined
 }
