@@ -41,7 +41,7 @@ const revoke = () => t.service.store.repo(UsersRepository).revokeToken(t.service
 const reissue = () => t.service.store.repo(UsersRepository).issueToken(t.service.ownerId, t.service.token)
 
 interface SpacesJson {
-  signedOut: string | null
+  signedOut: { reason: string; hint: string } | null
   organizations: Array<{ id: string; title: string; selected: boolean; spaces: Array<{ id: string; title: string; selected: boolean; selectedBy?: string; state?: { kind: string } }> }>
 }
 
@@ -101,6 +101,7 @@ describe('signed out: status, spaces and sync say run quire login', () => {
     expect(listed.out).toMatch(new RegExp(`^ {2}${guide.id} +User Guide +selected +in sync$`, 'm'))
     expect(listed.out).toMatch(/API Reference +not selected$/m)
     const json = JSON.parse((await quire('spaces', '--json')).out) as SpacesJson
+    expect(json.signedOut).toBeNull()
     expect(json.organizations.flatMap((o) => o.spaces).find((s) => s.id === guide.id)).toMatchObject({ selected: true, selectedBy: 'space', state: { kind: 'synced' } })
     expect((await quire('status')).code).toBe(0)
   })
@@ -132,6 +133,7 @@ describe('signed out: status, spaces and sync say run quire login', () => {
     expect(spaces.code).toBe(1)
     expect(spaces.out).toMatch(/User Guide +selected +signed out/)
     expect(spaces.err).toMatch(/run quire login/)
+    expect((JSON.parse((await quire('spaces', '--json')).out) as SpacesJson).signedOut).toMatchObject({ reason: expect.stringMatching(/refused the token/), hint: expect.stringMatching(/run quire login/) })
     const refreshed = await quire('spaces', '--refresh')
     expect(refreshed).toMatchObject({ code: 1, err: expect.stringMatching(/refused the saved token \(HTTP 401\); run quire login/) })
     expect(refreshed.all).not.toMatch(/https?:\/\//)
@@ -143,7 +145,14 @@ describe('signed out: status, spaces and sync say run quire login', () => {
     expect(crs.all).not.toMatch(/https?:\/\//)
   })
 
-  it('signing in again clears the refusal at once: status exits 0 before any sync', async () => {
+  it('the token accepted again (a listing, or signing in) clears the refusal at once: status exits 0 before any sync', async () => {
+    reissue()
+    expect((await quire('spaces', '--refresh')).code).toBe(0)
+    expect(await quire('status')).toMatchObject({ code: 0, out: expect.stringMatching(/User Guide: in sync/) })
+
+    revoke()
+    expect((await quire('sync', '--once')).code).toBe(1)
+    expect((await quire('status')).code).toBe(1)
     reissue()
     expect((await login()).code).toBe(0)
     const status = await quire('status')

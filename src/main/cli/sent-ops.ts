@@ -79,6 +79,11 @@ export class SentOps {
         return `${cr(op.payload.changeRequestId)} updated from main`
       case 'update-cr':
         return undefined // the subject follows the pages changed: the content lines say more
+      default: {
+        // The review workflow's ops (the app queues them; whoever holds the workspace sends them).
+        const id = (op.payload as { changeRequestId?: string }).changeRequestId
+        return `${op.kind.replace(/-/g, ' ')} sent${id ? ` for ${cr(id)}` : ''}`
+      }
     }
   }
 

@@ -34,7 +34,7 @@ export function refusedToken(cache: CacheRepository, account: AccountRow, error:
   return `the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}`
 }
 
-/** A successful login: the token just passed GET /user, so an earlier refusal no longer stands. */
+/** The service accepted the token (a login's GET /user, a listing): an earlier refusal no longer stands. */
 export function clearRefusal(cache: CacheRepository, account: AccountRow) {
   cache.setSetting(authErrorKey(account.id), '')
 }

@@ -7,7 +7,7 @@ import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
 import { SyncEngine } from '../engine/sync/sync-engine'
 import type { CliIo } from './io'
-import { SIGN_IN_HINT, refusedToken, signedOutReason, spaceStateReader } from './space-states'
+import { SIGN_IN_HINT, clearRefusal, refusedToken, signedOutReason, spaceStateReader } from './space-states'
 import { workspaceFolder } from './sync-command'
 
 export const spacesUsage = `quire spaces [--refresh] [--json]
@@ -61,7 +61,8 @@ export async function spacesCommand(args: string[], io: CliIo): Promise<number> 
     const organizations = listOrganizations(cache, account, spaceStateReader(cache, new OutboxRepository(db), account))
     const signedOut = signedOutReason(cache, account)
     if (values.json) {
-      io.out(JSON.stringify({ account: { endpoint: account.endpoint, user: account.displayName }, signedOut: signedOut ?? null, organizations }, null, 2))
+      const who = { endpoint: account.endpoint, user: account.displayName }
+      io.out(JSON.stringify({ account: who, signedOut: signedOut ? { reason: signedOut, hint: SIGN_IN_HINT } : null, organizations }, null, 2))
     } else {
       printOrganizations(io, organizations)
       if (signedOut) io.err(`quire spaces: ${signedOut}: ${SIGN_IN_HINT}`)
@@ -77,6 +78,8 @@ async function listFromService(cache: CacheRepository, account: AccountRow): Pro
   const { gateway } = await signedIn(cache, quirePaths())
   try {
     await new SyncEngine({ cache, account, gateway, workspace: workspaceFolder(cache) }).discover()
+    // The service just answered with the token: a refusal noted before no longer stands.
+    clearRefusal(cache, account)
     return {}
   } catch (error) {
     if (error instanceof ServiceUnreachableError) return { offline: error.message }
