@@ -52,8 +52,6 @@ const BASE_SEED = Number(process.env.QUIRE_FUZZ_SEED ?? 9000)
 const KNOWN_OPEN: Record<number, string> = process.env.QUIRE_FUZZ_SEED
   ? {}
   : {
-      9008: "P2: someone else merges the writer's change request while edits of a page both changed are in flight",
-      9145: "P2: the writer's change request merged by someone else, then a page edited on both sides",
       9157: "P1: someone else's edit inside the writer's change request (bug A)",
     }
 /** P8: a push or pass that takes longer than this did not end. */

@@ -54,4 +54,31 @@ describe('a merged change request, then an edit before the next sync', () => {
     expect(writer.read('settings.md')).toContain('A paragraph someone else added.')
     expect(writer.read('settings.md')).toContain("The writer's new paragraph.")
   })
+
+  it("keeps someone else's edit merged after the writer's change request, when the writer edits the page before syncing", async () => {
+    const seeded = await seedSpace(t)
+    const writer = new Workstation(t, seeded, tempDir('quire-settle-'))
+    stations = [writer]
+    await writer.pull()
+    const install = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'guide/install.md')![0]
+    writer.write('guide/install.md', '# Install\n\nRun the installer.\n\nThe writer\'s first paragraph.\n')
+    await writer.push()
+    const session = writer.outbox.session(seeded.spaceId)!
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: session.changeRequestId! } })).body.result).toBe('merge')
+
+    // After the merge, someone else adds to the page on main; the writer has not synced.
+    const other = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Other' } })).body as ChangeRequest
+    const theirs = "# Install\n\nSomeone else's opening.\n\nRun the installer.\n\nThe writer's first paragraph.\n"
+    await t.api.call('updateChangeRequestContent', { params: { spaceId: seeded.spaceId, changeRequestId: other.id }, body: { changes: [{ operation: 'update_page', page: install, document: { markdown: theirs } }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: other.id } })).body.result).toBe('merge')
+
+    expect((await writer.push()).settled?.status).toBe('merged')
+    writer.write('guide/install.md', `${writer.read('guide/install.md').trimEnd()}\n\nThe writer's second paragraph.\n`)
+    const pushed = await writer.push()
+    expect(pushed.conflicts).toEqual([])
+    const next = writer.outbox.session(seeded.spaceId)!
+    const carried = (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: next.changeRequestId!, pageId: install }, query: { format: 'markdown' } })).body.markdown
+    expect(carried).toContain("Someone else's opening.")
+    expect(carried).toContain("The writer's second paragraph.")
+  })
 })

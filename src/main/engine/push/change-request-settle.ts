@@ -53,14 +53,17 @@ export async function settleChangeRequest(o: SpacePusherOptions, gone: ChangeReq
       // The base is what the change request carried: a file that differs only by comment markers typed
       // since is still an edit (the markers are posted, then leave the file), never taken for the base.
       const baseHash = entry.hash
-      // Edited again since it was carried, while main holds more than the carried version (someone
-      // else's edits merged with it): the journal names the carried version as the remote it knows, so
-      // the next plan sees both sides changed and merges with main (its base text kept here), instead
-      // of sending the file over main's gains.
-      const editedOverMore = entry.kind === 'page' && remote !== '' && remote !== baseHash && local.raw !== baseHash && local.stripped !== baseHash
-      const carried = editedOverMore ? carriedText(o, entry) : undefined
-      if (carried !== undefined) cache.pageBases.remember(spaceId, baseHash, carried)
-      cache.recordJournal(spaceId, { id: entry.pageId, kind: entry.kind, path: entry.path, oid: editedOverMore ? baseHash : remote, baseHash })
+      // Main holds more than the carried version (someone else's edits merged with it, or the service's
+      // own normalization): the journal names the carried version as the remote it knows. Sync down then
+      // brings main's version over an unedited file; a file edited again before that is seen by the next
+      // plan as changed on both sides and merged with main (the carried text kept here as the merge
+      // base), never sent over main's gain.
+      const behindMain = entry.kind === 'page' && remote !== '' && remote !== baseHash
+      if (behindMain) {
+        const carried = carriedText(o, entry) ?? (local.raw === baseHash ? local.text : undefined)
+        if (carried !== undefined) cache.pageBases.remember(spaceId, baseHash, carried)
+      }
+      cache.recordJournal(spaceId, { id: entry.pageId, kind: entry.kind, path: entry.path, oid: behindMain ? baseHash : remote, baseHash })
       // The file is main's merged version as it is: it is the page's next merge base (sync down, which
       // has nothing to download then, would not keep it).
       if (entry.kind === 'page' && local.text !== undefined && local.raw === remote) cache.pageBases.remember(spaceId, remote, local.text)
