@@ -6,6 +6,7 @@ import type { ChangeRequestRow } from '../engine/outbox/outbox-repository'
 import { isAuthError } from '../engine/session/session-outcomes'
 import { pullSpace } from '../engine/watch/pull'
 import type { CliIo } from './io'
+import { isReviewCommand, reviewCommand, reviewUsage } from './review-commands'
 import { SyncUpContext } from './sync-up-context'
 
 export const crUsage = `quire cr list [--all] [--json]
@@ -18,7 +19,9 @@ The writer's change requests in the synced spaces. list: the open ones (--all: m
 from the service, or as last seen when offline. show: one of them and the pages it changes. update:
 brings the space's current content into it. merge: merges it (through the outbox), then the workspace
 follows the merged revision. pdf: a temporary URL of its content as PDF.
-A number (#3 or 3) needs --space when several spaces have one with that number.`
+A number (#3 or 3) needs --space when several spaces have one with that number.
+
+${reviewUsage}`
 
 interface Listed {
   spaceId: string
@@ -34,6 +37,7 @@ interface Listed {
 
 export async function crCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args
+  if (isReviewCommand(action, rest)) return reviewCommand(action, rest, io)
   const { values, positionals } = parseArgs({
     args: rest,
     options: { all: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, space: { type: 'string' }, help: { type: 'boolean', short: 'h' } },

@@ -21,7 +21,7 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
   comment: { load: async () => (await import('./comments-command')).commentCommand, summary: 'post a comment on the page of a file' },
   reply: { load: async () => (await import('./comments-command')).replyCommand, summary: 'reply to a comment thread' },
   resolve: { load: async () => (await import('./comments-command')).resolveCommand, summary: 'resolve a comment thread' },
-  cr: { load: async () => (await import('./cr-command')).crCommand, summary: 'your change requests: list, show, update, merge, pdf' },
+  cr: { load: async () => (await import('./cr-command')).crCommand, summary: 'change requests: list, show, update, merge, pdf; review: submit, review, reviewers, archive, list --review' },
   serve: { load: async () => (await import('../headless/serve-command')).serveCommand, summary: 'run Quire headless: the app in a browser on 127.0.0.1' },
 }
 
