@@ -183,7 +183,7 @@ export async function applySelection(engine: SyncEngine, cache: CacheRepository,
 /** One pass, reported; a refused token (the pass threw, or the spaces could not be read) becomes the hint to sign in. */
 async function passAndReport(session: WorkspaceSession, io: CliIo, cache: CacheRepository): Promise<{ code: number; signedOut: boolean }> {
   // The session catches what a pass throws (and reports it through onEvent): then there is no report.
-  const pass = (await session.pass()) as PassReport | undefined
+  const pass = await session.pass()
   const signedOut = session.signedOutReason !== undefined && (pass === undefined || !pass.offline)
   if (pass) report(pass, io, cache)
   if (signedOut) {

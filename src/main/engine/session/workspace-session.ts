@@ -198,9 +198,9 @@ export class WorkspaceSession {
     return cycle
   }
 
-  /** One sync-down pass only (`quire sync`): the same engine path, holding what sync up moves. */
-  pass(): Promise<PassReport> {
-    let report!: PassReport
+  /** One sync-down pass only (`quire sync`); undefined when it did not run (stopped, attached) or failed (logged as an event). */
+  pass(): Promise<PassReport | undefined> {
+    let report: PassReport | undefined
     return this.run(async () => {
       report = await this.passNow()
     }).then(() => report)

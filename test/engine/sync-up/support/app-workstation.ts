@@ -117,7 +117,7 @@ export class AppWorkstation implements Writer {
   async pull(): Promise<PullResult> {
     const before = this.cache.space(this.seeded.spaceId)?.syncedRevision
     const report = await this.session.pass()
-    const space = report.spaces.find((s) => s.spaceId === this.seeded.spaceId)
+    const space = report?.spaces.find((s) => s.spaceId === this.seeded.spaceId)
     if (!space) throw new Error(`the pass did not take the space in: ${JSON.stringify(report)}`)
     const revision = space.revision ?? ''
     const issues: PullResult['issues'] = space.message ? [{ kind: 'failed', message: space.message }] : []
