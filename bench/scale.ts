@@ -198,7 +198,8 @@ async function scale() {
     const gateway = new ApiGateway({ endpoint: service.origin, token, fetch: counter.fetch, intervalCap: 1_000_000 })
     const workspace = path.join(scratch, 'workspace')
     let reads = 0
-    const engine = new SyncEngine({ cache, account, gateway, workspace, folder: { onRead: () => reads++ } })
+    // As the CLI's: lists made by discover serve the pass that follows.
+    const engine = new SyncEngine({ cache, account, gateway, workspace, handOverLists: true, folder: { onRead: () => reads++ } })
     const measure = async (work: () => Promise<unknown>) => {
       const from = counter.seen.length
       reads = 0
