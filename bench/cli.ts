@@ -1,0 +1,96 @@
+/**
+ * Start-up of the CLI as a user runs it (`node bin/quire.mjs`, i.e. the compiled CLI of
+ * scripts/build-cli.mjs): `quire --help` and `quire status` over a real cache (QUIRE_HOME in a temporary
+ * folder, signed in to the embedded demo service and synced, the service stopped again: status reads
+ * the cache only), versus a floor measured in the same run, `node -e 0`: what any Node program pays to
+ * start. Rounds alternate between the three; medians of BENCH_ROUNDS (10) are printed, with their ratio
+ * to the floor and the target (300 ms). Also printed: the freshness check every start makes (in process),
+ * and, once, the sources run through tsx (QUIRE_CLI_TSX=1) as the CLI did before it was compiled.
+ *
+ *   npm run bench:cli            BENCH_ROUNDS=20 npm run bench:cli
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import readline from 'node:readline'
+import { buildCli, freshCliEntry } from '../scripts/build-cli.mjs'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10)
+const TSX_ROUNDS = Number(process.env.BENCH_TSX_ROUNDS ?? 3)
+const TARGET_MS = 300
+const bin = path.resolve('bin/quire.mjs')
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+function run(args: string[], env: NodeJS.ProcessEnv): string {
+  const result = spawnSync(process.execPath, args, { env, encoding: 'utf8' })
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr}`)
+  return result.stdout
+}
+
+function timed(args: string[], env: NodeJS.ProcessEnv): number {
+  const started = performance.now()
+  run(args, env)
+  return performance.now() - started
+}
+
+/** A QUIRE_HOME signed in to the demo service with its 3 spaces synced; the service stopped afterwards. */
+async function homeWithCache(root: string): Promise<NodeJS.ProcessEnv> {
+  const home = path.join(root, 'home')
+  const env = { ...process.env, QUIRE_HOME: home, QUIRE_TOKEN_STORE: 'file', QUIRE_CLI_TSX: undefined }
+  const service = spawn(process.execPath, [bin, 'service', '--port', '0', '--data', path.join(root, 'service'), '--demo'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  try {
+    const first = await new Promise<string>((resolve) => readline.createInterface({ input: service.stdout }).once('line', resolve))
+    const [baseUrl, token] = first.split(' token=')
+    run([bin, 'login', '--endpoint', baseUrl], { ...env, QUIRE_TOKEN: token })
+    run([bin, 'sync', '--once', '--all', '--workspace', path.join(root, 'workspace')], env)
+  } finally {
+    service.kill('SIGTERM')
+  }
+  return env
+}
+
+function row(name: string, ms: number, floorMs: number, target = true): string {
+  const verdict = target ? (ms <= TARGET_MS ? `  ≤ ${TARGET_MS} ms: yes` : `  ≤ ${TARGET_MS} ms: NO`) : ''
+  return `${name.padEnd(30)} ${ms.toFixed(0).padStart(6)} ms   ${(ms / floorMs).toFixed(2).padStart(5)} × floor${verdict}`
+}
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-cli-'))
+try {
+  if (!freshCliEntry()) await buildCli() // timing starts with a fresh build, as after npm ci
+  const env = await homeWithCache(root)
+  const status = run([bin, 'status'], env)
+  if (!/in sync/.test(status)) throw new Error(`quire status does not show a synced cache:\n${status}`)
+
+  const floor: number[] = []
+  const help: number[] = []
+  const statusTimes: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    floor.push(timed(['-e', '0'], env))
+    help.push(timed([bin, '--help'], env))
+    statusTimes.push(timed([bin, 'status'], env))
+  }
+  const checks: number[] = []
+  for (let i = 0; i < 50; i++) {
+    const started = performance.now()
+    if (!freshCliEntry()) throw new Error('the build went stale during the bench (a source file changed)')
+    checks.push(performance.now() - started)
+  }
+  const tsxEnv = { ...env, QUIRE_CLI_TSX: '1' }
+  const tsxHelp = Array.from({ length: TSX_ROUNDS }, () => timed([bin, '--help'], tsxEnv))
+  const tsxStatus = Array.from({ length: TSX_ROUNDS }, () => timed([bin, 'status'], tsxEnv))
+
+  const floorMs = median(floor)
+  const [load1] = os.loadavg()
+  console.log(`CLI start-up, median of ${ROUNDS} (load ${load1.toFixed(2)} on ${os.availableParallelism()} CPUs)`)
+  console.log(`${'floor: node -e 0'.padEnd(30)} ${floorMs.toFixed(0).padStart(6)} ms`)
+  console.log(row('quire --help', median(help), floorMs))
+  console.log(row('quire status (3 spaces)', median(statusTimes), floorMs))
+  console.log(`${'freshness check (in process)'.padEnd(30)} ${median(checks).toFixed(2).padStart(6)} ms   (stats of the build's sources, every start)`)
+  console.log(`through tsx (before), median of ${TSX_ROUNDS}:`)
+  console.log(row('  quire --help via tsx', median(tsxHelp), floorMs, false))
+  console.log(row('  quire status via tsx', median(tsxStatus), floorMs, false))
+} finally {
+  fs.rmSync(root, { recursive: true, force: true })
+}
