@@ -21,8 +21,8 @@ afterEach(async () => {
   if (x) await Promise.all([x.a.remove(), x.b.remove()])
 })
 
-async function start(): Promise<TwoWriters> {
-  running = await twoWriters(t)
+async function start(intervals?: { a?: number; b?: number }): Promise<TwoWriters> {
+  running = await twoWriters(t, intervals)
   return running
 }
 
@@ -68,6 +68,30 @@ describe('two writers, each running quire watch, edit one page', () => {
     expect(x.b.read()).toBe(main)
     expect(allCopies(x)).toEqual([])
     expect([...x.a.lines, ...x.b.lines].filter((l) => /conflict/.test(l))).toEqual([])
+  })
+
+  it('different paragraphs, the second saved after the first was merged but before its watch synced down: the save is merged with main, no copy, nothing lost', { timeout: 300_000 }, async () => {
+    // B's watch syncs down only at its start and around its own saves, so B saves over a stale page.
+    const x = await start({ b: 3600 })
+    const A1 = 'Paragraph 1 as writer A rewrote it.'
+    const B7 = 'Paragraph 7 as writer B rewrote it.'
+    x.a.write(pageText({ 1: A1 }))
+    const crA = await changeRequestCarrying(t, x.a, x, A1)
+    expect(await mergeAsReviewer(t, x.seeded.spaceId, crA.id)).toBe('merge')
+    expect(x.b.read()).toBe(pageText())
+
+    x.b.write(pageText({ 7: B7 }))
+    const crB = await changeRequestCarrying(t, x.b, x, B7)
+    // The change request never carries a page that drops what main gained since B's merge base.
+    expect(await changeRequestMarkdown(t, x.seeded.spaceId, crB.id, x.pageId)).toBe(pageText({ 1: A1, 7: B7 }))
+    await fileHolds(x.b, A1, B7)
+    expect(await mergeAsReviewer(t, x.seeded.spaceId, crB.id)).toBe('merge')
+    expect(await mainMarkdown(t, x.seeded.spaceId, x.pageId)).toBe(pageText({ 1: A1, 7: B7 }))
+    await fileHolds(x.a, A1, B7)
+    await mirrorsMain(t, x.a, x.seeded.spaceId)
+    expect(x.a.read()).toBe(pageText({ 1: A1, 7: B7 }))
+    expect(x.b.read()).toBe(pageText({ 1: A1, 7: B7 }))
+    expect(allCopies(x)).toEqual([])
   })
 
   it('the same paragraph: exactly one conflicted copy, on the writer who came second, holding that paragraph; main keeps the first writer\'s paragraph', { timeout: 300_000 }, async () => {

@@ -76,9 +76,9 @@ export class Writer {
     return runCli(this.home, args)
   }
 
-  /** `quire watch` on the space, syncing down every second so a merge reaches the folder soon. */
-  startWatch() {
-    const child = spawn(process.execPath, [bin, 'watch', '--workspace', this.workspace, '--space', this.seeded.spaceId, '--interval', '1', '--debounce', '100'], {
+  /** `quire watch` on the space, syncing down every `intervalSeconds` (1: a merge reaches the folder soon). */
+  startWatch(intervalSeconds = 1) {
+    const child = spawn(process.execPath, [bin, 'watch', '--workspace', this.workspace, '--space', this.seeded.spaceId, '--interval', String(intervalSeconds), '--debounce', '100'], {
       env: { ...process.env, QUIRE_HOME: this.home, QUIRE_TOKEN_STORE: 'file' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -123,9 +123,9 @@ let users = 0
 /**
  * A space whose faq page has seven paragraphs, two users with edit rights in its organization, each
  * signed in on a machine of its own with `quire login` and running `quire watch`; resolves once both
- * folders hold the page.
+ * folders hold the page. `intervals` sets each watch's sync-down interval (seconds).
  */
-export async function twoWriters(t: TestService): Promise<TwoWriters> {
+export async function twoWriters(t: TestService, intervals: { a?: number; b?: number } = {}): Promise<TwoWriters> {
   const seeded = await seedSpace(t)
   const pageId = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === PAGE)![0]
   await mergeAsReviewer(t, seeded.spaceId, await reviewerChangeRequest(t, seeded.spaceId, [{ operation: 'update_page', page: pageId, document: { markdown: pageText() } }]))
@@ -137,7 +137,7 @@ export async function twoWriters(t: TestService): Promise<TwoWriters> {
     writers.push(writer)
     const login = await runCli(writer.home, ['login', '--endpoint', t.service.origin], { QUIRE_TOKEN: user.token })
     if (login.code !== 0) throw new Error(`quire login for writer ${name} exited ${login.code}: ${login.output}`)
-    writer.startWatch()
+    writer.startWatch(name === 'A' ? intervals.a : intervals.b)
   }
   for (const w of writers) await until(() => (w.read()?.includes(paragraph(7)) ? true : undefined), () => `writer ${w.name}'s first sync (${w.lines.join(' | ')})`)
   return { seeded, pageId, a: writers[0], b: writers[1] }
