@@ -11,6 +11,8 @@ import { RateLimiter } from './rate-limit'
 import { Router } from './router'
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024
+/** How long the rest of a refused body is still read (and dropped) so its sender can read the 413. */
+const LINGER_MS = 15_000
 
 export interface HttpServiceOptions {
   store: ServiceStore
@@ -29,26 +31,46 @@ interface Reply {
 }
 
 /**
- * The body, or a 413 once it passes MAX_BODY_BYTES. The socket is not destroyed here: the client is still
- * sending and would see a reset instead of the answer. The rest is read and dropped while the 413 goes
- * out with `Connection: close`, and Node closes the connection once the answer is flushed.
+ * The body, or a 413 once it passes MAX_BODY_BYTES (at once when its Content-Length says it will). From
+ * then on nothing is kept: the rest is read and dropped, so that the sender, still sending, can read
+ * the answer (see `serve`).
  */
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
+    const tooLarge = () => {
+      size = Infinity
+      chunks.length = 0
+      reject(new ApiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`))
+    }
     req.on('data', (chunk: Buffer) => {
       if (size > MAX_BODY_BYTES) return
       size += chunk.length
-      if (size > MAX_BODY_BYTES) {
-        chunks.length = 0
-        reject(new ApiError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`))
-        return
-      }
-      chunks.push(chunk)
+      if (size > MAX_BODY_BYTES) tooLarge()
+      else chunks.push(chunk)
     })
     req.on('end', () => resolve(Buffer.concat(chunks)))
     req.on('error', reject)
+    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) tooLarge()
+  })
+}
+
+/** Resolves once the request has been read to its end (or its connection is gone), or after `ms`. */
+function untilRead(req: http.IncomingMessage, ms: number): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const done = (read: boolean) => {
+      clearTimeout(timer)
+      req.off('end', onEnd)
+      req.off('close', onClose)
+      resolve(read)
+    }
+    const onEnd = () => done(true)
+    const onClose = () => done(req.complete)
+    const timer = setTimeout(() => done(false), ms)
+    req.on('end', onEnd)
+    req.on('close', onClose)
   })
 }
 
@@ -120,7 +142,18 @@ export class HttpService {
       headers['Content-Length'] = String(Buffer.byteLength(payload))
     }
     res.writeHead(reply.status, headers)
-    res.end(payload)
+    if (reply.status !== 413 || req.complete) {
+      res.end(payload)
+      return
+    }
+    // Refused while the client is still sending. A connection closed with bytes unread answers them with a
+    // reset, which can wipe the 413 from the client before it reads it (it then sees the service as down and
+    // sends again). So the whole answer goes out now (its length is known), the rest of the body is read
+    // and dropped, and the connection closes once the body has ended: after LINGER_MS, it closes anyway.
+    if (payload !== undefined) res.write(payload)
+    const read = await untilRead(req, LINGER_MS)
+    res.end()
+    if (!read) req.socket.destroy()
   }
 
   private errorReply(error: unknown, headers: Record<string, string>): Reply {
