@@ -6,8 +6,11 @@
  *
  * - Each command's modules load on demand: main.ts imports every command with `import()`, and esbuild's
  *   code splitting turns each into a chunk of its own, so `quire --help` loads main and little else.
- * - Packages stay external (`packages: 'external'`): better-sqlite3 is a native addon, and the others
- *   load from node_modules exactly as under tsx; node_modules/.cache/ finds them by Node's usual lookup.
+ * - Packages are bundled too: remark, micromark and the rest are hundreds of small ES modules, and
+ *   loading them one by one was half of `quire status`'s start-up. Only NATIVE_OR_TOOLS stay external
+ *   (better-sqlite3 is a native addon; the others are build tools loaded on demand); they load from
+ *   node_modules by Node's usual lookup from node_modules/.cache/. Bundled CommonJS packages get a
+ *   `require` (the banner) for the Node built-ins they ask for.
  * - Every module keeps its source location: `import.meta.url` (and `.dirname`, `.filename`) is replaced
  *   by the URL of the .ts file it was written in, so paths computed from it (package.json, the repo root,
  *   the renderer's folder, createRequire) resolve as they do when tsx runs the sources.
@@ -15,13 +18,14 @@
  *   rename, the stamp (build.json) last: processes that start while another rebuilds never read half a
  *   file, and the chunks of the build they started on stay. Files no build has used for 10 minutes go.
  *
- * Freshness (never run stale code): build.json lists every source file esbuild read (from its metafile)
- * with the mtime and size it had just before the build, plus this script and tsconfig.json, and the repo
- * folder. The build is fresh when all of those still match exactly (not "older than": a checkout or a
- * restored file can carry an older mtime). bin/quire.mjs checks that on every start (about 300 stats,
- * ~1-2 ms; see bench/cli.ts) and rebuilds first when anything differs (~0.3-1 s), so an edit to src/ is
- * picked up by the very next run. A file written during a build carries a newer mtime than the one
- * recorded, so the next start builds again.
+ * Freshness (never run stale code): build.json lists every file esbuild read (from its metafile: our
+ * sources and the bundled packages' files) with the mtime and size it had just before the build, plus this
+ * script and tsconfig.json, and the repo folder. The build is fresh when all of those still match exactly
+ * (not "older than": a checkout or a restored file can carry an older mtime). bin/quire.mjs checks that on
+ * every start (about 600 stats, a few ms; bench/cli.ts prints it) and rebuilds first when anything differs
+ * (~0.5 s), so an edit to src/, or an npm install that changes a bundled package, counts at the very next
+ * run. A file written during a build carries a newer mtime than the one recorded, so the next start
+ * builds again.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -33,6 +37,8 @@ const STAMP = path.join(CLI_BUILD_DIR, 'build.json')
 const ENTRY_SOURCE = 'src/main/cli/main.ts'
 /** Inputs that shape the output without being bundled: the build's own options and TypeScript's settings. */
 const BUILD_INPUTS = ['scripts/build-cli.mjs', 'tsconfig.json']
+/** Left to Node: a native addon, and build tools only ever loaded on demand (headless serve's renderer build). */
+const NATIVE_OR_TOOLS = ['better-sqlite3', 'electron', 'vite', 'esbuild', 'tsx']
 /** Bumped when build.json's shape changes. */
 const STAMP_FORMAT = 1
 /** Outputs of earlier builds are kept this long: a process that started on one imports its command's chunk within moments. */
@@ -105,6 +111,8 @@ export async function buildCli() {
   // Stats are taken before esbuild reads anything, so an edit made during the build shows as stale later.
   const before = statTree('src', new Map())
   for (const file of BUILD_INPUTS) before.set(file, fs.statSync(path.join(REPO_ROOT, file)))
+  // Packages (under node_modules/, or wherever its links lead) are no build's to edit: their stats after it do.
+  const statBefore = (file) => before.get(file) ?? (file.startsWith('src/') ? undefined : fs.statSync(path.join(REPO_ROOT, file), { throwIfNoEntry: false }))
   const { build } = await import('esbuild')
   const result = await build({
     absWorkingDir: REPO_ROOT,
@@ -119,7 +127,8 @@ export async function buildCli() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    external: NATIVE_OR_TOOLS,
+    banner: { js: "import { createRequire as __quireCreateRequire } from 'node:module'; const require = __quireCreateRequire(import.meta.url);" },
     sourcemap: 'linked', // stack traces map back with NODE_OPTIONS=--enable-source-maps
     sourcesContent: false, // the maps point at src/, which is right there
     metafile: true,
@@ -137,8 +146,8 @@ export async function buildCli() {
     if (meta?.entryPoint === ENTRY_SOURCE) entry = output.path
   }
   if (!entry) throw new Error(`esbuild produced no output for ${ENTRY_SOURCE}`)
-  const inputs = [...Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('node_modules/')), ...BUILD_INPUTS].map((file) => {
-    const stat = before.get(file)
+  const inputs = [...Object.keys(result.metafile.inputs), ...BUILD_INPUTS].map((file) => {
+    const stat = statBefore(file)
     return [file, stat ? stat.mtimeMs : -1, stat ? stat.size : -1] // -1: created during the build, stale at once
   })
   writeAtomically(STAMP, `${JSON.stringify({ format: STAMP_FORMAT, root: REPO_ROOT, entry: path.relative(CLI_BUILD_DIR, entry), inputs })}\n`)
