@@ -156,9 +156,14 @@ export async function buildCli() {
   return entry
 }
 
-// `node scripts/build-cli.mjs` (npm's prepare)
+// `node scripts/build-cli.mjs` (npm's prepare). A build that fails does not fail the install: the sources
+// may be mid-edit, and bin/quire.mjs tries again at its first run (and says why if it still cannot).
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const started = performance.now()
-  const entry = await buildCli()
-  process.stdout.write(`quire CLI built into ${path.relative(REPO_ROOT, path.dirname(entry))} in ${Math.round(performance.now() - started)} ms\n`)
+  try {
+    const entry = await buildCli()
+    process.stdout.write(`quire CLI built into ${path.relative(REPO_ROOT, path.dirname(entry))} in ${Math.round(performance.now() - started)} ms\n`)
+  } catch (error) {
+    process.stderr.write(`quire CLI not built (${error instanceof Error ? error.message.split('\n').slice(0, 2).join(' ') : error}); bin/quire.mjs builds it at its first run\n`)
+  }
 }
