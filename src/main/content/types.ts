@@ -70,6 +70,19 @@ export interface PageMetadata {
 
 export type PageType = 'document' | 'group' | 'link'
 
+/**
+ * How a page file read from markdown was written around its title, metadata and body, kept when
+ * it is not the form Git Sync writes, so the page reads back byte for byte: `head` is everything
+ * before the body as written (byte order mark, front matter with keys Quire does not model and its
+ * own folding, blank lines, the H1 line with its escapes and trailing space, or no H1 at all),
+ * `tail` the whitespace after the body (blank lines, CRLF). The title and metadata stay the truth:
+ * where they no longer read the same as the head, rendering rewrites only the lines that differ.
+ */
+export interface PageFileShape {
+  head: string
+  tail: string
+}
+
 export interface TreePage {
   id: string
   type: PageType
@@ -78,6 +91,8 @@ export interface TreePage {
   metadata: PageMetadata
   /** Git blob id of the page body (markdown after the title). Documents only. */
   bodyOid?: string
+  /** The page file's own form around the body, when it differs from Git Sync's. Documents only. */
+  shape?: PageFileShape
   /** Target of a link page. Link pages only. */
   href?: string
   createdAt: string

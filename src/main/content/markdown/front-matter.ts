@@ -12,7 +12,7 @@ import yaml from 'js-yaml'
 import { ContentError } from '../errors'
 import type { PageLayout, PageMetadata, PageMetaLinks, PageMetaLinkTarget } from '../types'
 
-type YamlMap = Record<string, unknown>
+export type YamlMap = Record<string, unknown>
 
 /** Layout switches in the order GitBook writes them; `cover` is special (it also carries size and mask). */
 const LAYOUT_SWITCHES = ['title', 'description', 'tableOfContents', 'outline', 'pagination', 'metadata', 'tags', 'actions', 'anchors'] as const
@@ -23,13 +23,22 @@ const COVER_MASKS: ReadonlyArray<PageLayout['coverMask']> = ['none', 'radial']
 
 /* ---------------------------------- write --------------------------------- */
 
+/** Front matter keys Quire reads into page metadata, in the order Git Sync writes them. */
+export const METADATA_KEYS = ['description', 'icon', 'emoji', 'cover', 'coverY', 'coverHeight', 'hidden', 'noIndex', 'noRobotsIndex', 'layout', 'metaLinks', 'if', 'vars'] as const
+
 /** YAML text of the front matter (without `---` fences), or '' when the page has no metadata to write. */
 export function dumpFrontMatter(metadata: PageMetadata): string {
   const object = frontMatterObject(metadata)
-  return Object.keys(object).length === 0 ? '' : yaml.dump(object, { noRefs: true, lineWidth: 80 })
+  return Object.keys(object).length === 0 ? '' : dumpYaml(object)
 }
 
-function frontMatterObject(metadata: PageMetadata): YamlMap {
+/** YAML text of `object` the way Git Sync writes it (js-yaml, 80 columns, long strings folded). */
+export function dumpYaml(object: YamlMap): string {
+  return yaml.dump(object, { noRefs: true, lineWidth: 80 })
+}
+
+/** The front matter of `metadata` as a YAML map, its keys in Git Sync's order (METADATA_KEYS). */
+export function frontMatterObject(metadata: PageMetadata): YamlMap {
   const m = normalizeMetadata(metadata)
   const out: YamlMap = {}
   // Key order is part of the format: it is the order Git Sync writes.
@@ -82,21 +91,15 @@ function setIfDefined(out: YamlMap, key: string, value: unknown): void {
  * page title when the file has no `# H1` (and always for reusable content).
  */
 export function loadFrontMatter(text: string): { metadata: PageMetadata; title?: string } {
-  let value: unknown
-  try {
-    // CORE_SCHEMA: `description: 2024-01-01` stays a string instead of becoming a Date.
-    value = yaml.load(text, { schema: yaml.CORE_SCHEMA })
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
-    throw new ContentError(`Invalid YAML front matter: ${reason}`)
-  }
+  const value = loadYaml(text)
   if (value === undefined || value === null) return { metadata: {} }
   if (!isMap(value)) throw new ContentError('Invalid front matter: expected a YAML mapping of keys to values')
   const title = asText(value.title)
   return title === undefined ? { metadata: metadataFromObject(value) } : { metadata: metadataFromObject(value), title }
 }
 
-function metadataFromObject(raw: YamlMap): PageMetadata {
+/** The page metadata a front matter map gives (keys Quire does not model are ignored). */
+export function metadataFromObject(raw: YamlMap): PageMetadata {
   const m: PageMetadata = {
     description: asText(raw.description),
     icon: asText(raw.icon),
@@ -113,6 +116,17 @@ function metadataFromObject(raw: YamlMap): PageMetadata {
     variables: isMap(raw.vars) ? variablesFromObject(raw.vars) : undefined,
   }
   return normalizeMetadata(m)
+}
+
+/** Front matter YAML as a value; a ContentError when it is not valid YAML. */
+export function loadYaml(text: string): unknown {
+  try {
+    // CORE_SCHEMA: `description: 2024-01-01` stays a string instead of becoming a Date.
+    return yaml.load(text, { schema: yaml.CORE_SCHEMA })
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new ContentError(`Invalid YAML front matter: ${reason}`)
+  }
 }
 
 function layoutFromObject(raw: YamlMap): PageLayout {
@@ -180,11 +194,20 @@ export function normalizeMetadata(metadata: PageMetadata): PageMetadata {
   return out
 }
 
+/** Whether two metadata values describe the same front matter (key order and undefined keys aside). */
+export function sameMetadata(a: PageMetadata, b: PageMetadata): boolean {
+  return sortedJson(normalizeMetadata(a)) === sortedJson(normalizeMetadata(b))
+}
+
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (isMap(v) ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) : v))
+}
+
 function dropUndefined(value: YamlMap): YamlMap {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined))
 }
 
-function isMap(value: unknown): value is YamlMap {
+export function isMap(value: unknown): value is YamlMap {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 

@@ -13,10 +13,11 @@
  * title line are interpreted; everything after the title belongs to the writer,
  * so GitBook blocks, `*` bullets and `_` survive untouched.
  */
-import type { PageMetadata } from '../types'
+import type { PageFileShape, PageMetadata } from '../types'
 import { dumpFrontMatter, loadFrontMatter } from './front-matter'
-import { escapeInlineText, headingText } from './inline-text'
-import { endOffset, parseMarkdownFile, parseMarkdownTree, plainText } from './syntax-tree'
+import { normalizeTitle, reshapeHead, scanPageFile, titleSource } from './page-head'
+
+export { normalizeTitle }
 
 export interface PageFile {
   title?: string
@@ -24,9 +25,11 @@ export interface PageFile {
   body: string
 }
 
-/** Parsed page file plus whether it had a front matter block at all. */
+/** Parsed page file plus whether it had a front matter block at all, and its shape as written. */
 export interface PageFileParts extends PageFile {
   hasFrontMatter: boolean
+  /** The text around the body as written (see PageFileShape); absent for an empty file. */
+  shape?: PageFileShape
 }
 
 export function parsePageMarkdown(source: string): PageFile {
@@ -35,70 +38,51 @@ export function parsePageMarkdown(source: string): PageFile {
 }
 
 /**
- * Like `parsePageMarkdown`, also telling whether front matter was present: an
+ * Like `parsePageMarkdown`, also telling whether front matter was present (an
  * update whose markdown has front matter replaces the page's metadata, one
- * without leaves it alone.
+ * without leaves it alone) and how the file was written around its body.
  */
 export function splitPageMarkdown(source: string): PageFileParts {
-  const text = source.startsWith('\uFEFF') ? source.slice(1) : source
-  let cursor = 0
+  const layout = scanPageFile(source)
   let metadata: PageMetadata = {}
-  let frontMatterTitle: string | undefined
-  const fence = frontMatterBlock(text)
-  if (fence) {
-    const frontMatter = loadFrontMatter(fence.yaml)
+  let title: string | undefined
+  if (layout.frontMatter) {
+    const frontMatter = loadFrontMatter(layout.frontMatter.yaml)
     metadata = frontMatter.metadata
-    frontMatterTitle = frontMatter.title
-    cursor = fence.end
+    title = frontMatter.title === undefined ? undefined : normalizeTitle(frontMatter.title) || undefined
   }
+  // The heading wins over a front matter `title:`.
+  if (layout.heading && layout.heading.title !== '') title = layout.heading.title
 
-  let title = frontMatterTitle === undefined ? undefined : normalizeTitle(frontMatterTitle) || undefined
-  const heading = leadingHeading(text, cursor)
-  if (heading) {
-    // The heading wins over a front matter `title:`.
-    if (heading.title !== '') title = heading.title
-    cursor = heading.end
-  }
-
-  return { title, metadata, body: normalizeBody(text.slice(cursor)), hasFrontMatter: fence !== undefined }
+  const body = source.slice(layout.bodyStart).trimEnd()
+  const shape = source.trim() === '' ? undefined : { head: source.slice(0, layout.bodyStart), tail: source.slice(layout.bodyStart + body.length) }
+  return { title, metadata, body, hasFrontMatter: layout.frontMatter !== undefined, ...(shape ? { shape } : {}) }
 }
 
 /**
- * The front matter block: YAML between `---` lines at the very start. The
- * pattern only finds the candidate cheaply; remark-frontmatter decides.
+ * The shape a page read from `parts` keeps: none when Git Sync would write the
+ * page exactly so (most pages), so only files written otherwise carry one.
  */
-function frontMatterBlock(text: string): { yaml: string; end: number } | undefined {
-  const candidate = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/.exec(text)
-  if (!candidate) return undefined
-  const first = parseMarkdownFile(candidate[0]).children[0]
-  return first?.type === 'yaml' ? { yaml: first.value, end: candidate[0].length } : undefined
+export function keptShape(parts: PageFileParts, page: { title?: string; metadata: PageMetadata }): PageFileShape | undefined {
+  const { shape } = parts
+  if (!shape) return undefined
+  const canonical = serializePageMarkdown({ title: page.title, metadata: page.metadata, body: parts.body })
+  return canonical === shape.head + parts.body + shape.tail ? undefined : { head: shape.head, tail: shape.tail }
 }
 
 /**
- * The `# H1` (or setext `===`) heading that is the first block after `from`,
- * with the offset where it ends. Only the first chunk of text (up to a blank
- * line) is parsed: a heading never spans one, and parsing the whole page would
- * cost time and let a link definition further down change what the title line
- * means.
+ * The page file. With a shape, the file as it was written: its head (brought
+ * in line with the title and metadata where they changed since, see
+ * reshapeHead), the body, its tail. Without, the form Git Sync writes: front
+ * matter (only when there is metadata), `# Title`, a blank line, the body,
+ * one final newline (`# Title\n` for an empty page); the title and body are
+ * normalized first (see normalizeTitle, normalizeBody), and parsePageMarkdown
+ * gives them back exactly. A page without a title has no heading line, so a
+ * body that itself starts with `# ` would read back as the title: pages
+ * always have titles.
  */
-function leadingHeading(text: string, from: number): { title: string; end: number } | undefined {
-  const start = from + (/^(?:[ \t]*\r?\n)*/.exec(text.slice(from))?.[0].length ?? 0)
-  const blank = /\n[ \t]*\r?\n/.exec(text.slice(start))
-  const chunk = text.slice(start, blank ? start + blank.index + 1 : text.length)
-  const first = parseMarkdownTree(chunk).children[0]
-  if (first?.type !== 'heading' || first.depth !== 1) return undefined
-  return { title: normalizeTitle(plainText(first)), end: start + endOffset(first) }
-}
-
-/**
- * The page file Git Sync writes: front matter (only when there is metadata),
- * `# Title`, a blank line, the body, one final newline (`# Title\n` for an
- * empty page). The title and body are normalized first (see normalizeTitle,
- * normalizeBody); for such pages parsePageMarkdown gives them back exactly.
- * A page without a title has no heading line, so a body that itself starts
- * with `# ` would read back as the title: pages always have titles.
- */
-export function serializePageMarkdown(page: { title?: string; metadata: PageMetadata; body: string }): string {
+export function serializePageMarkdown(page: { title?: string; metadata: PageMetadata; body: string; shape?: PageFileShape }): string {
+  if (page.shape) return shapedPageMarkdown(page.shape, page)
   const yaml = dumpFrontMatter(page.metadata)
   const title = normalizeTitle(page.title ?? '')
   const body = normalizeBody(page.body)
@@ -108,20 +92,16 @@ export function serializePageMarkdown(page: { title?: string; metadata: PageMeta
   return frontMatter === '' ? `${content}\n` : `${frontMatter}\n${content}\n`
 }
 
+function shapedPageMarkdown(shape: PageFileShape, page: { title?: string; metadata: PageMetadata; body: string }): string {
+  const body = normalizeBody(page.body)
+  const eol = /\r\n/.test(shape.head + shape.tail) || (!/\n/.test(shape.head + shape.tail) && /\r\n/.test(body)) ? '\r\n' : '\n'
+  const head = reshapeHead(shape.head, page.title, page.metadata, eol)
+  // A head written for an empty page may end on its heading line: a body given later starts on a line of its own.
+  const apart = body !== '' && head.replace(/^\uFEFF/, '') !== '' && !head.endsWith('\n') ? eol + eol : ''
+  return head + apart + body + shape.tail
+}
+
 /** Canonical body: no leading blank lines, no trailing whitespace. Indentation of the first line is kept. */
 export function normalizeBody(body: string): string {
   return body.replace(/^(?:[ \t]*\r?\n)+/, '').trimEnd()
-}
-
-/** Titles are one line without surrounding whitespace. */
-export function normalizeTitle(title: string): string {
-  return title.replace(/\s*[\r\n]+\s*/g, ' ').trim()
-}
-
-/** Markdown source for a title line (escaped only when markdown would read it differently). */
-function titleSource(title: string): string {
-  return escapeInlineText(title, (text) => `# ${text}`, (root) => {
-    const text = headingText(root, 1)
-    return text === undefined ? undefined : normalizeTitle(text)
-  })
 }

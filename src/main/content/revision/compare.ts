@@ -14,7 +14,8 @@ export function pageContentChanges(a: TreePage, b: TreePage): PageChangeKind[] {
   if (a.type !== b.type) changes.push('type')
   if (a.title !== b.title) changes.push('title')
   if (a.slug !== b.slug) changes.push('slug')
-  if (a.bodyOid !== b.bodyOid) changes.push('body')
+  // The file's own form around the body (blank lines, front matter as written) is part of the document.
+  if (a.bodyOid !== b.bodyOid || !sameValue(a.shape, b.shape)) changes.push('body')
   if (!sameValue(normalizeMetadata(a.metadata), normalizeMetadata(b.metadata))) changes.push('metadata')
   if (a.href !== b.href) changes.push('href')
   return changes

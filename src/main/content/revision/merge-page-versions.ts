@@ -41,6 +41,8 @@ export function mergePageVersions(original: TreePage, main: TreePage, branch: Tr
   }
   setOptional(page, 'href', pick('href')(original.href, main.href, branch.href))
   setOptional(page, 'bodyOid', pick('body')(original.bodyOid, main.bodyOid, branch.bodyOid))
+  // How the file is written around its body is no reason for a conflict: the side that changed it wins.
+  setOptional(page, 'shape', pickQuietly(original.shape, main.shape, branch.shape))
 
   let blob: PageVersionsMerge['blob']
   const bodies = conflicts.has('body') && readBody ? [original.bodyOid, main.bodyOid, branch.bodyOid].map((oid) => (oid === undefined ? undefined : readBody(oid))) : []
@@ -58,6 +60,9 @@ export function mergePageVersions(original: TreePage, main: TreePage, branch: Tr
 
 type Pick = <T>(base: T, ours: T, theirs: T) => T
 
+/** Like a field pick, but both sides' changes never conflict: the branch's is kept. */
+const pickQuietly: Pick = (base, ours, theirs) => (sameValue(theirs, base) ? ours : theirs)
+
 /** Metadata key by key (layout, meta links and variables are one value each). */
 function mergeMetadata(original: PageMetadata, main: PageMetadata, branch: PageMetadata, pick: (field: string) => Pick): PageMetadata {
   const [base, ours, theirs] = [normalizeMetadata(original), normalizeMetadata(main), normalizeMetadata(branch)]
@@ -70,7 +75,7 @@ function mergeMetadata(original: PageMetadata, main: PageMetadata, branch: PageM
   return merged as PageMetadata
 }
 
-function setOptional<K extends 'href' | 'bodyOid'>(page: TreePage, key: K, value: TreePage[K]): void {
+function setOptional<K extends 'href' | 'bodyOid' | 'shape'>(page: TreePage, key: K, value: TreePage[K]): void {
   if (value === undefined) delete page[key]
   else page[key] = value
 }

@@ -10,7 +10,8 @@
 import { ContentError } from '../errors'
 import { slugify, uniqueSlug } from '../gitsync/slug'
 import { normalizeMetadata } from '../markdown/front-matter'
-import type { DeletePageChange, InsertPageChange, TreePage, UpdatePageChange } from '../types'
+import { keptShape } from '../markdown/page-file'
+import type { DeletePageChange, InsertPageChange, PageFileShape, TreePage, UpdatePageChange } from '../types'
 import { checkAt, childrenOf, freshId, requirePage, type Batch } from './batch'
 import { applyMetadataFields, DEFAULT_TITLE, explicitSlug, readDocument, titleField } from './page-fields'
 import { containsPage, findPage, flattenPages, type PageLocation } from './tree'
@@ -39,6 +40,7 @@ export function insertPage(batch: Batch, change: InsertPageChange, index: number
     updatedAt: batch.env.now,
     pages: [],
   }
+  setShape(page, keptShape(document, page))
   siblings.splice(at, 0, page)
   batch.bodies.set(page.id, document.body)
   if (change.ref !== undefined) batch.pageRefs.set(change.ref, page.id)
@@ -60,9 +62,18 @@ export function updatePage(batch: Batch, change: UpdatePageChange, index: number
   const metadata = document?.hasFrontMatter ? {} : page.metadata
   page.metadata = normalizeMetadata({ ...applyMetadataFields(metadata, change, index), ...document?.metadata })
   if (change.slug !== undefined) page.slug = explicitSlug(change.slug, siblings, page, index)
-  if (document) batch.bodies.set(page.id, document.body)
+  if (document) {
+    setShape(page, keptShape(document, page))
+    batch.bodies.set(page.id, document.body)
+  }
   page.updatedAt = batch.env.now
   batch.touched.add(page.id)
+}
+
+/** A page file written otherwise than Git Sync writes it keeps its form (see PageFileShape). */
+function setShape(page: TreePage, shape: PageFileShape | undefined): void {
+  if (shape) page.shape = shape
+  else delete page.shape
 }
 
 /**

@@ -7,7 +7,7 @@
  * - Deleted since the base: restored under its base parent (or at the root if
  *   that parent is gone too) at its base index, with those of its base
  *   subpages that are not elsewhere in the tree now.
- * - Present in both: title, metadata, body and type reset to the base; its
+ * - Present in both: title, metadata, body (with its file's shape) and type reset to the base; its
  *   position and subpages stay (a revert undoes edits, not later moves). The
  *   base slug comes back unless a sibling now uses it.
  *
@@ -53,6 +53,8 @@ export function revertPage(batch: Batch, change: RevertPageChange, index: number
     else page.bodyOid = before.bodyOid
     if (before.href === undefined) delete page.href
     else page.href = before.href
+    if (before.shape === undefined) delete page.shape
+    else page.shape = { ...before.shape }
     if (!current.siblings.some((sibling) => sibling !== page && sibling.slug.toLowerCase() === before.slug.toLowerCase())) {
       page.slug = before.slug
     }

@@ -120,7 +120,7 @@ export class RevisionView {
   markdown(page: TreePage): string {
     let text = this.markdownCache.get(page.id)
     if (text === undefined) {
-      text = serializePageMarkdown({ title: page.title, metadata: page.metadata, body: this.body(page) })
+      text = serializePageMarkdown({ title: page.title, metadata: page.metadata, body: this.body(page), shape: page.shape })
       this.markdownCache.set(page.id, text)
     }
     return text
@@ -226,7 +226,7 @@ export class RevisionView {
       if (ref?.kind === 'file') return `/files/${ref.file}`
       return undefined
     })
-    return serializePageMarkdown({ title: page.title, metadata: page.metadata, body })
+    return serializePageMarkdown({ title: page.title, metadata: page.metadata, body, shape: page.shape })
   }
 
   /** The body as the spec's JSON document; relative links become page, file and anchor references. */
