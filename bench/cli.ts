@@ -57,6 +57,18 @@ function timed(args: string[], env: NodeJS.ProcessEnv): Sample {
   return { wallMs, cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore }
 }
 
+/**
+ * A start of the built CLI as it is when nothing changed: built first (untimed) when stale, and taken again
+ * when a source file changed while it ran (it then paid for a rebuild), as happens in a shared tree.
+ */
+async function timedBuilt(args: string[], env: NodeJS.ProcessEnv): Promise<Sample> {
+  for (;;) {
+    const entry = freshCliEntry() ?? (await buildCli())
+    const sample = timed(args, env)
+    if (freshCliEntry() === entry) return sample
+  }
+}
+
 const medianWall = (samples: Sample[]) => median(samples.map((s) => s.wallMs))
 /** The mean, not the median: one start is a few clock ticks, so single samples are too coarse. */
 const meanCpu = (samples: Sample[]) => (samples.some((s) => s.cpuMs === undefined) ? undefined : samples.reduce((sum, s) => sum + s.cpuMs!, 0) / samples.length)
@@ -92,19 +104,18 @@ try {
   const status = run([bin, 'status'], env)
   if (!/in sync/.test(status)) throw new Error(`quire status does not show a synced cache:\n${status}`)
 
-  const builtBefore = freshCliEntry()
   const floor: Sample[] = []
   const help: Sample[] = []
   const statusTimes: Sample[] = []
   for (let round = 0; round < ROUNDS; round++) {
     floor.push(timed(['-e', '0'], env))
-    help.push(timed([bin, '--help'], env))
-    statusTimes.push(timed([bin, 'status'], env))
+    help.push(await timedBuilt([bin, '--help'], env))
+    statusTimes.push(await timedBuilt([bin, 'status'], env))
   }
   const checks: number[] = []
   for (let i = 0; i < 50; i++) {
     const started = performance.now()
-    if (freshCliEntry() !== builtBefore) throw new Error('a source file changed during the bench: some starts rebuilt the CLI; run it again')
+    freshCliEntry()
     checks.push(performance.now() - started)
   }
   const tsxEnv = { ...env, QUIRE_CLI_TSX: '1' }
