@@ -166,6 +166,8 @@ export interface BrokenLink {
   target: string
   /** Absolute path of the local file that holds the link, when known. */
   file?: string
+  /** The same file relative to its space folder (forward slashes): what the report shows. */
+  path?: string
   line?: number
 }
 

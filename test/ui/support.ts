@@ -87,3 +87,20 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   }
   await page.emulateMedia({ colorScheme: 'light' })
 }
+
+/** Light and dark screenshots at the two widths the layout must hold: 1280×800 and 640×800 (then back to `restore`). */
+export async function screenshotsAtSizes(page: Page, name: string, restore = { width: 1200, height: 860 }): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true })
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 640, height: 800 },
+  ]) {
+    await page.setViewportSize(size)
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme })
+      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${size.width}-${scheme}.png`), fullPage: false })
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.setViewportSize(restore)
+}

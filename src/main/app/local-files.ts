@@ -69,7 +69,7 @@ export class LocalFiles {
           ...(finding.pageId ? { pageId: finding.pageId } : {}),
           pageTitle: finding.pageTitle || 'Untitled page',
           target: finding.target,
-          ...(folder && finding.localFile ? { file: path.join(folder, ...finding.localFile.split('/')) } : {}),
+          ...(folder && finding.localFile ? { file: path.join(folder, ...finding.localFile.split('/')), path: finding.localFile } : {}),
           ...(finding.line ? { line: finding.line } : {}),
         })
       }

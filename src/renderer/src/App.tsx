@@ -90,6 +90,15 @@ export function App() {
   }
 
   const paused = status?.paused ?? false
+  // While offline every screen shows what Quire last fetched: as of the newest sync of an offline space.
+  const offlineAsOf =
+    status?.overall === 'offline'
+      ? (status.spaces
+          .filter((s) => s.state === 'offline')
+          .map((s) => s.lastSyncAt ?? '')
+          .sort()
+          .at(-1) ?? status.updatedAt)
+      : undefined
   return (
     <div className="app">
       <header className="topbar">
@@ -140,9 +149,9 @@ export function App() {
         <ErrorNotice message={action.error} />
         <DoneNotice message={action.done} />
         {screen === 'spaces' && <SpacesScreen status={status} onWayOut={wayOut} />}
-        {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} demo={session.demo} />}
-        {screen === 'comments' && <CommentsScreen status={status} />}
-        {screen === 'links' && <LinksScreen passes={passes} />}
+        {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} demo={session.demo} offlineAsOf={offlineAsOf} />}
+        {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} />}
+        {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}
         {screen === 'activity' && <ActivityScreen />}
         {screen === 'settings' && <SettingsScreen session={session} onSession={setSession} />}
       </main>

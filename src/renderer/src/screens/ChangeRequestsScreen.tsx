@@ -142,13 +142,13 @@ function ChangeRequestCard({ cr, demo, busy, act }: { cr: ChangeRequestSummary; 
   )
 }
 
-export function ChangeRequestsScreen({ passes, demo }: { passes: number; demo: boolean }) {
+export function ChangeRequestsScreen({ passes, demo, offlineAsOf }: { passes: number; demo: boolean; offlineAsOf?: string }) {
   const bridge = useBridge()
   const [mine, setMine] = useState(false)
   const [filter, setFilter] = useState<ChangeRequestFilter>('live')
   const list = useLoad(() => bridge.listChangeRequests({ ...(mine ? { mine: true } : {}), status: filter }), [mine, filter, passes])
   const action = useAction()
-  const asOf = list.data?.find((cr) => cr.asOf)?.asOf
+  const asOf = list.data?.find((cr) => cr.asOf)?.asOf ?? offlineAsOf
 
   const act: typeof action.run = async (name, run, done) => {
     const ok = await action.run(name, run, done)

@@ -51,7 +51,7 @@ function ReplyForm({ thread, onReply, busy }: { thread: CommentThread; onReply: 
   )
 }
 
-export function CommentsScreen({ status }: { status: StatusSnapshot | undefined }) {
+export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot | undefined; offlineAsOf?: string }) {
   const bridge = useBridge()
   const spaces = status?.spaces ?? []
   const [chosen, setChosen] = useState<string>()
@@ -94,7 +94,7 @@ export function CommentsScreen({ status }: { status: StatusSnapshot | undefined 
     )
   }
 
-  const asOf = threads.data?.find((t) => t.asOf)?.asOf
+  const asOf = threads.data?.find((t) => t.asOf)?.asOf ?? offlineAsOf
   const online = threads.data !== undefined && asOf === undefined
   const queued = online ? [] : waiting.filter((w) => w.pageId === (pageFilter || w.pageId))
   const visible = [...queued, ...(threads.data ?? [])].filter((t) => shown === 'all' || (shown === 'resolved') === t.resolved)

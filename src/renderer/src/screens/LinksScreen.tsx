@@ -1,15 +1,16 @@
 import type { BrokenLink } from '../../../shared/contract'
 import { useBridge } from '../bridge'
-import { ErrorNotice, Loading } from '../components/Notice'
+import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
 import { useAction, useLoad } from '../hooks'
 
+/** The file's whole path inside its space folder, with the line: `integrations/git-sync/troubleshooting.md:7`. */
 function fileLabel(link: BrokenLink): string {
   if (!link.file) return ''
-  const name = link.file.split(/[\\/]/).slice(-2).join('/')
+  const name = link.path ?? link.file
   return link.line ? `${name}:${link.line}` : name
 }
 
-export function LinksScreen({ passes }: { passes: number }) {
+export function LinksScreen({ passes, offlineAsOf }: { passes: number; offlineAsOf?: string }) {
   const bridge = useBridge()
   const links = useLoad(() => bridge.listBrokenLinks(), [passes])
   const action = useAction()
@@ -29,11 +30,13 @@ export function LinksScreen({ passes }: { passes: number }) {
           Link report
         </h1>
         <button type="button" onClick={links.reload} disabled={links.loading}>
-          Refresh
+          {links.loading ? 'Refreshing…' : 'Refresh'}
         </button>
       </div>
       <p className="muted">Broken links in the spaces you sync, by page. Choose one to open its file at the line in your editor.</p>
+      <AsOfNotice asOf={offlineAsOf} />
       <ErrorNotice message={links.error ?? action.error} />
+      <DoneNotice message={action.done} />
       {links.loading && !links.data ? <Loading what="the link report" /> : null}
       {links.data?.length === 0 ? <p>No broken links. Well done.</p> : null}
       {[...groups.entries()].map(([key, group]) => (
@@ -45,7 +48,7 @@ export function LinksScreen({ passes }: { passes: number }) {
             {group.links.map((link, index) => (
               <li key={`${link.target}-${link.line ?? index}`}>
                 {link.file ? (
-                  <button type="button" className="link-button" onClick={() => void action.run('open', () => bridge.openLocalFile({ file: link.file!, ...(link.line ? { line: link.line } : {}) }))}>
+                  <button type="button" className="link-button" onClick={() => void action.run('open', () => bridge.openLocalFile({ file: link.file!, ...(link.line ? { line: link.line } : {}) }), `Asked your editor to open ${fileLabel(link)}.`)}>
                     <code>{link.target}</code> <span className="muted">in {fileLabel(link)}</span>
                   </button>
                 ) : (

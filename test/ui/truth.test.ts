@@ -1,0 +1,273 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { QuireBackend } from '../../src/main/app/backend'
+import type { DesktopActions } from '../../src/main/app/desktop-actions'
+import { buildRenderer } from '../../src/main/headless/renderer-build'
+import { startHeadlessServer, type HeadlessServer } from '../../src/main/headless/server'
+import { UsersRepository } from '../../src/main/service/store/users'
+import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
+import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { hasChromium, launchBrowser, screenshotsAtSizes } from './support'
+
+/**
+ * Issue 12: the window tells the truth and offers the way out. The real renderer (built with Vite) is
+ * served by the real headless server over the app's own backend, in this process so the test can stop
+ * the service, revoke the token and edit files as a writer would; Chromium drives it. Every wait is on
+ * a condition the page or the service shows, never a fixed sleep.
+ */
+
+process.env.QUIRE_TOKEN_STORE = 'file'
+
+const t = restartableServiceForFile()
+const opened: Array<{ file: string; line?: number }> = []
+const desktop: DesktopActions = { openFile: async (file, line) => void opened.push({ file, line }), openUrl: async () => {}, openFolder: async () => {} }
+
+const paragraphs = (changes: Record<number, string> = {}) => `# Install\n\n${Array.from({ length: 5 }, (_, i) => changes[i + 1] ?? `Paragraph ${i + 1} as first written.`).join('\n\n')}\n`
+
+describe.skipIf(!hasChromium)('the window tells the truth and offers the way out', () => {
+  let dataDir: string
+  let workspace: string
+  let folder: string
+  let seeded: SeededSpace
+  let backend: QuireBackend
+  let server: HeadlessServer
+  let browser: Awaited<ReturnType<typeof launchBrowser>>
+  let page: Page
+  /** Every text the header's state line showed, in order (a MutationObserver in the page). */
+  const headerSeen = () => page.evaluate(() => (window as unknown as { headerSeen: string[] }).headerSeen)
+  const header = () => page.locator('#overall-state')
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name, exact: true }).click()
+  const installId = async () => [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'guide/install.md')![0]
+
+  async function mergeOnMain(changes: unknown[]) {
+    const cr = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Someone else' } })).body as { id: string }
+    await t.api.call('updateChangeRequestContent', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id }, body: { changes } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id } })).body.result).toBe('merge')
+  }
+
+  beforeAll(async () => {
+    seeded = await seedSpace(t)
+    dataDir = tempDir('quire-ui-truth-')
+    workspace = path.join(dataDir, 'docs')
+    folder = path.join(workspace, 'Acme', 'Docs')
+    const rendererDir = path.join(dataDir, 'renderer')
+    await buildRenderer(rendererDir)
+    backend = await QuireBackend.open({ dataDir, desktop, debounceMs: 200, reconnectMs: 300, gateway: { maxAttempts: 1, timeoutMs: 5000 } })
+    // No timed passes during the test: every cycle is one the test (or the app's own logic) asks for.
+    await backend.updateSettings({ workspace, intervalSeconds: 86_400 })
+    await backend.signIn({ endpoint: t.service.origin, token: t.service.token })
+    server = await startHeadlessServer({ backend, rendererDir, port: 0 })
+    browser = await launchBrowser()
+    page = browser.page
+    await page.goto(server.url)
+    await page.getByRole('heading', { name: 'Spaces' }).waitFor({ timeout: 30_000 })
+    await page.evaluate(() => {
+      const seen: string[] = []
+      ;(window as unknown as { headerSeen: string[] }).headerSeen = seen
+      new MutationObserver(() => {
+        const text = document.querySelector('#overall-state')?.textContent ?? ''
+        if (seen.at(-1) !== text) seen.push(text)
+      }).observe(document.body, { subtree: true, childList: true, characterData: true })
+    })
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+    await backend?.close()
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('with nothing selected the header says so (never "In sync"); choosing a space syncs it, with no "not synced yet" on the way', async () => {
+    await expect.poll(() => header().textContent(), { timeout: 20_000 }).toMatch(/No spaces chosen to sync/)
+    expect(await header().textContent()).not.toMatch(/In sync/)
+    await screenshotsAtSizes(page, 'truth-01-nothing-selected')
+    await header().getByRole('button', { name: 'Choose spaces' }).click()
+    const box = page.getByRole('checkbox', { name: 'Docs' })
+    await box.click()
+    await expect.poll(() => box.isChecked(), { timeout: 20_000 }).toBe(true)
+    await expect.poll(() => header().textContent(), { timeout: 60_000 }).toMatch(/In sync/)
+    expect(fs.readFileSync(path.join(folder, 'guide', 'install.md'), 'utf8')).toContain('Run the installer.')
+    const seen = await headerSeen()
+    const firstSync = seen.findIndex((s) => /Syncing|In sync/.test(s))
+    expect(firstSync).toBeGreaterThanOrEqual(0)
+    expect(seen.slice(firstSync).filter((s) => /not synced yet/i.test(s))).toEqual([])
+    const row = page.locator('li.space-row', { hasText: 'Docs' })
+    await expect(row.locator('time').first().getAttribute('title')).resolves.toMatch(/\d/) // the absolute time on hover
+    await screenshotsAtSizes(page, 'truth-02-in-sync')
+  }, 90_000)
+
+  it('conflict: the list names the page and both files; Compare shows both versions word by word; Keep mine puts the writer’s version in the file and sends it', async () => {
+    const install = await installId()
+    await mergeOnMain([{ operation: 'update_page', page: install, document: { markdown: paragraphs() } }])
+    await page.getByRole('button', { name: 'Sync now' }).click()
+    await expect.poll(() => fs.readFileSync(path.join(folder, 'guide', 'install.md'), 'utf8'), { timeout: 30_000 }).toContain('Paragraph 1 as first written.')
+    await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/In sync/)
+    // The cycle's last push is done before the save (a save sent cleanly and then reverted by a conflict
+    // is a different story: the engine does not send the same text again, reported in issue 12's note).
+    await backend.idle()
+
+    // Someone else rewrites paragraph 1 on main; the writer, not synced since, rewrites it too and saves.
+    await mergeOnMain([{ operation: 'update_page', page: install, document: { markdown: paragraphs({ 1: 'Paragraph 1 as someone else rewrote it.' }) } }])
+    fs.writeFileSync(path.join(folder, 'guide', 'install.md'), paragraphs({ 1: 'Paragraph 1 as the writer rewrote it.' }))
+
+    // The watcher pushes the save; the push finds both changed paragraph 1.
+    await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/1 conflict: guide\/install\.md/)
+    await header().getByRole('button', { name: 'Show conflicts' }).click()
+    const item = page.locator('li.conflict')
+    await item.waitFor()
+    const copyPath = (await item.getAttribute('data-copy-path'))!
+    expect(copyPath).toMatch(/^guide\/install.*\.md$/)
+    await expect(item.textContent()).resolves.toContain('Install')
+    await expect(item.textContent()).resolves.toContain(copyPath)
+    await expect(item.textContent()).resolves.toMatch(/guide\/install\.md now holds main's version \(theirs\); your version \(mine\) is kept in/)
+    expect(fs.readFileSync(path.join(folder, ...copyPath.split('/')), 'utf8')).toContain('as the writer rewrote it')
+
+    await item.getByRole('button', { name: 'Open your copy' }).click()
+    await expect.poll(() => opened.at(-1)?.file, { timeout: 10_000 }).toBe(path.join(folder, ...copyPath.split('/')))
+
+    await item.getByRole('button', { name: 'Compare' }).click()
+    await item.locator('.diff ins').first().waitFor()
+    await expect(item.locator('.diff del').allTextContents()).resolves.toContain('someone else')
+    await expect(item.locator('.diff ins').allTextContents()).resolves.toContain('the writer')
+    await screenshotsAtSizes(page, 'truth-03-conflict-compare')
+
+    await item.getByRole('button', { name: 'Keep mine' }).click()
+    // The list clears as the copy goes; the file holds the writer's version; the push sends it.
+    await expect.poll(() => page.locator('li.conflict').count(), { timeout: 20_000 }).toBe(0)
+    expect(fs.existsSync(path.join(folder, ...copyPath.split('/')))).toBe(false)
+    expect(fs.readFileSync(path.join(folder, 'guide', 'install.md'), 'utf8')).toContain('Paragraph 1 as the writer rewrote it.')
+    const crText = async () => {
+      const [cr] = await openChangeRequests(t.api, seeded.spaceId)
+      if (!cr) return ''
+      return (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id, pageId: install }, query: { format: 'markdown' } })).body.markdown as string
+    }
+    await expect.poll(crText, { timeout: 30_000 }).toContain('Paragraph 1 as the writer rewrote it.')
+    await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/In sync/)
+    // The activity log calls the copy the writer's own version, never "theirs".
+    const activity = (await backend.listActivity()).map((a) => a.message)
+    expect(activity.some((m) => /your version is kept in/.test(m))).toBe(true)
+    expect(activity.some((m) => /Kept your version of Install/.test(m))).toBe(true)
+    expect(activity.filter((m) => m.includes(copyPath) && /theirs/i.test(m))).toEqual([])
+  }, 120_000)
+
+  it('a change request shows its pages with the edited words; Update from main reports conflicts as conflicts; merge asks, naming the pages', async () => {
+    await nav('Change requests')
+    await page.getByRole('button', { name: 'Mine', exact: true }).click()
+    const card = page.locator('li.cr', { hasText: 'Mine' })
+    await card.first().waitFor({ timeout: 20_000 })
+    await card.getByRole('button', { name: 'Show changes' }).click()
+    const pageDiff = card.locator('details.cr-page', { hasText: 'Install' })
+    await pageDiff.waitFor({ timeout: 20_000 })
+    await expect(pageDiff.locator('ins').allTextContents()).resolves.toContain('the writer')
+    await expect(pageDiff.locator('del').allTextContents()).resolves.toContain('someone else')
+    await screenshotsAtSizes(page, 'truth-04-change-request-diff')
+
+    // The writer answers the FAQ; once that is in the change request, main changes the same line.
+    const faq = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    fs.writeFileSync(path.join(folder, 'faq.md'), '# FAQ\n\nQuestions, answered by the writer.\n')
+    const crFaq = async () => {
+      const [cr] = await openChangeRequests(t.api, seeded.spaceId)
+      return cr ? ((await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id, pageId: faq }, query: { format: 'markdown' } })).body.markdown as string) : ''
+    }
+    await expect.poll(crFaq, { timeout: 30_000 }).toContain('answered by the writer')
+    await backend.idle()
+    await mergeOnMain([{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nQuestions, answered on main.\n' } }])
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await card.getByText('Outdated', { exact: true }).waitFor({ timeout: 20_000 })
+    await card.getByRole('button', { name: 'Update from main' }).click()
+    await expect.poll(() => page.locator('main .notice').allTextContents(), { timeout: 20_000 }).toContainEqual(expect.stringMatching(/was updated from main with conflicts/))
+
+    await card.getByRole('button', { name: 'Merge…' }).click()
+    const confirm = card.getByRole('group', { name: /Confirm merging #\d+/ })
+    await expect.poll(() => confirm.textContent(), { timeout: 20_000 }).toMatch(/into main of Docs\? It brings changes to \d+ pages?: .*Install/)
+    await screenshotsAtSizes(page, 'truth-05-merge-confirm')
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    await expect.poll(() => confirm.count()).toBe(0)
+
+    // Merged and archived change requests are reachable through the filter.
+    await page.getByRole('button', { name: 'All in my spaces' }).click()
+    await page.getByRole('button', { name: 'Merged', exact: true }).click()
+    await page.locator('li.cr', { hasText: 'Someone else' }).first().waitFor({ timeout: 20_000 })
+    await page.getByRole('button', { name: 'Open', exact: true }).click()
+
+    // Main's FAQ line comes down onto the writer's own: a conflict. Keep theirs this time.
+    await page.getByRole('button', { name: 'Sync now' }).click()
+    await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/1 conflict: faq\.md/)
+    await header().getByRole('button', { name: 'Show conflicts' }).click()
+    const item = page.locator('li.conflict')
+    const copy = path.join(folder, ...(await item.getAttribute('data-copy-path'))!.split('/'))
+    await item.getByRole('button', { name: 'Keep theirs' }).click()
+    await item.getByRole('button', { name: 'Delete my copy, keep theirs' }).click()
+    await expect.poll(() => page.locator('li.conflict').count(), { timeout: 20_000 }).toBe(0)
+    expect(fs.existsSync(copy)).toBe(false)
+    expect(fs.readFileSync(path.join(folder, 'faq.md'), 'utf8')).toContain('answered on main')
+    await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/In sync/)
+  }, 120_000)
+
+  it('offline: the header says offline with the last sync and Retry now; cached comments show "as of"; a comment waits, and goes out once after the app leaves Offline by itself', async () => {
+    const install = await installId()
+    // A comment posted online first, so the cache has one to show offline.
+    await nav('Comments')
+    await page.getByLabel('On page').selectOption(install)
+    await page.getByLabel('Comment', { exact: true }).fill('Posted **online**.')
+    await page.getByRole('button', { name: 'Post comment' }).click()
+    await page.getByText('Comment posted.').waitFor({ timeout: 20_000 })
+    await page.locator('li.thread', { hasText: 'Posted' }).waitFor({ timeout: 20_000 })
+
+    await t.stop()
+    await nav('Spaces')
+    await page.getByRole('button', { name: 'Sync now' }).click()
+    await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/Offline, last synced (just now|\d+ min ago)/)
+    await header().getByRole('button', { name: 'Retry now' }).waitFor()
+    await screenshotsAtSizes(page, 'truth-06-offline')
+
+    await nav('Comments')
+    await page.locator('.notice-warn', { hasText: 'Offline: shown as of' }).waitFor({ timeout: 20_000 })
+    await page.locator('li.thread', { hasText: 'Posted' }).waitFor({ timeout: 20_000 }) // from the cache
+    await page.getByLabel('On page').selectOption(install)
+    await page.getByLabel('Comment', { exact: true }).fill('Queued while offline.')
+    await page.getByRole('button', { name: 'Post comment' }).click()
+    await page.getByText('Your comment is waiting to be sent').waitFor({ timeout: 20_000 })
+    await page.locator('li.thread', { hasText: 'Queued while offline.' }).getByText('Waiting to be sent').waitFor()
+    await screenshotsAtSizes(page, 'truth-07-comments-offline')
+
+    // The service comes back: nobody presses anything; the app probes, syncs, and sends the comment.
+    await t.start()
+    await expect.poll(() => header().textContent(), { timeout: 60_000 }).toMatch(/In sync/)
+    const posted = async () =>
+      ((await t.api.call('listCommentsInSpace', { params: { spaceId: seeded.spaceId }, query: { status: 'all', format: 'markdown' } })).body.items as Array<{ body: { markdown: string } }>).filter(
+        (c) => c.body.markdown === 'Queued while offline.',
+      ).length
+    await expect.poll(posted, { timeout: 30_000 }).toBe(1)
+    await page.getByRole('button', { name: 'Sync now' }).click()
+    await backend.idle()
+    expect(await posted()).toBe(1)
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await expect.poll(() => page.locator('.notice-warn', { hasText: 'Offline: shown as of' }).count(), { timeout: 20_000 }).toBe(0)
+    await page.locator('li.thread', { hasText: 'Queued while offline.' }).waitFor({ timeout: 20_000 })
+  }, 120_000)
+
+  it('token revoked: the header says signed out (not "In sync"); Sign in again with a new token brings it back to In sync', async () => {
+    const users = t.service.store.repo(UsersRepository)
+    const owner = users.byToken(t.service.token)!
+    users.revokeToken(t.service.token)
+    await nav('Spaces')
+    await page.getByRole('button', { name: 'Sync now' }).click()
+    await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/Signed out/)
+    const row = page.locator('li.space-row', { hasText: 'Docs' })
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toMatch(/Signed out/)
+    expect(await row.textContent()).not.toMatch(/In sync/)
+    await row.getByRole('button', { name: 'Sign in again' }).waitFor()
+    await screenshotsAtSizes(page, 'truth-08-signed-out')
+
+    await header().getByRole('button', { name: 'Sign in again' }).click()
+    await page.getByRole('heading', { name: 'Sign in again' }).waitFor()
+    expect(await page.getByLabel('Endpoint').inputValue()).toBe(t.service.origin)
+    await page.getByLabel('API token').fill(users.issueToken(owner.id))
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await expect.poll(() => header().textContent(), { timeout: 60_000 }).toMatch(/In sync/)
+  }, 120_000)
+})
