@@ -6,6 +6,7 @@ import { findMarkers, stripMarkers } from '../comments/markers'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
 import type { ChangeRequestGone } from '../outbox/outbox-sender'
 import { remoteRows } from '../sync/remote-snapshot'
+import { carriedText } from './main-view'
 import { hashOf, resolveIn, type SpacePusherOptions } from './pusher-context'
 
 /** Asks the service about the open change request; undefined when it is still open (or the service is out of reach). */
@@ -119,16 +120,3 @@ async function localHashes(o: SpacePusherOptions, relative: string): Promise<{ r
   return { raw, stripped: markers.length === 0 ? raw : gitBlobOid(stripMarkers(text, markers)), text }
 }
 
-/** The markdown a change request carried for a page entry, when the batch that sent it holds exactly that text. */
-function carriedText(o: SpacePusherOptions, entry: { pageId?: string; hash: string; opSeq: number }): string | undefined {
-  const op = o.outbox.op(entry.opSeq)
-  if (op?.kind !== 'content') return undefined
-  for (const change of op.payload.changes) {
-    const page =
-      change.operation === 'update_page' ? change.page : change.operation === 'insert_page' && change.ref ? o.outbox.idOfRef(o.spaceId, change.ref) : undefined
-    if (page !== entry.pageId || !('document' in change) || !change.document || !('markdown' in change.document)) continue
-    const markdown = change.document.markdown
-    if (typeof markdown === 'string' && gitBlobOid(markdown) === entry.hash) return markdown
-  }
-  return undefined
-}

@@ -58,6 +58,16 @@ export class KnownPagePlanner {
     }
     if (hasMarkers && file.text !== undefined) this.planMarkers(k, path, file.text)
 
+    // Someone else changed the page inside the writer's change request since it carried it.
+    const inChangeRequest = s.input.changeRequestTexts?.get(k.handle)
+    if (inChangeRequest?.carried !== undefined && !moved && file.text !== undefined && (k.pushed ? content.hash !== k.pushed.hash : localEdited)) {
+      this.mergeWithChangeRequest(k, path, { hash: file.hash, text: file.text }, inChangeRequest, title)
+      return
+    }
+    // Nothing new of the writer's since the change request carried it, and someone changed it there: the
+    // change request's version stands (main's changes are in it, or the service merges them).
+    if (inChangeRequest && k.pushed && content.hash === k.pushed.hash) return
+
     // Edited here, deleted there: the edit wins, the page comes back (its markers wait for its new id).
     if (remoteDeleted && localEdited) {
       if (content.text === undefined) return
@@ -142,6 +152,36 @@ export class KnownPagePlanner {
       { title },
     )
     return true
+  }
+
+  /**
+   * The writer edited a page again that someone else changed inside the writer's change request: the
+   * edit is merged block by block with their version (from the version the change request carried),
+   * sent, and the file becomes the merge. Where both changed the same block, their version stays in the
+   * change request and the file; the writer's is kept in a conflicted copy.
+   */
+  private mergeWithChangeRequest(k: Known, path: string, file: { hash: string; text: string }, theirs: { carried?: string; text: string; oid: string }, title: string) {
+    const merged = mergePageFiles(theirs.carried ?? '', theirs.text, file.text, { keep: 'main' })
+    const rewrite = { path, pageId: k.handle, fromHash: file.hash, mainOid: '', mainText: '', keepBase: true }
+    if (merged.conflicts.length > 0) {
+      this.s.orphans.push({ path, pageId: k.handle, copyPath: conflictCopyPath(path, this.s.input.stamp), text: file.text })
+      this.s.rewrites.push({ ...rewrite, text: theirs.text })
+      this.s.bookkeeping.push({ op: 'set', path, kind: 'page', pageId: k.handle, hash: theirs.oid, state: 'pushed' })
+      return
+    }
+    const markers = findMarkers(merged.text)
+    const sent = markers.length === 0 ? merged.text : stripMarkers(merged.text, markers)
+    const hash = gitBlobOid(sent)
+    this.s.rewrites.push({ ...rewrite, text: merged.text })
+    if (hash === theirs.oid) {
+      this.s.bookkeeping.push({ op: 'set', path, kind: 'page', pageId: k.handle, hash, state: 'pushed' })
+      return
+    }
+    this.s.add(
+      { operation: 'update_page', page: k.handle, document: { markdown: this.uploads.withUploads(path, sent) } },
+      [{ op: 'set', path, kind: 'page', pageId: k.handle, hash, state: 'pushed' }],
+      { title },
+    )
   }
 
   /**

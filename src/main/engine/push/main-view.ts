@@ -11,6 +11,12 @@ import type { LocalFiles } from './push-types'
 export type MergeTexts = Map<string, { base: string; main: string; mainOid: string }>
 
 /**
+ * Pages someone else changed inside the writer's change request: the text the writer's edit started
+ * from (none for a page whose file the writer deleted) and the change request's.
+ */
+export type ChangeRequestTexts = Map<string, { carried?: string; text: string; oid: string }>
+
+/**
  * Main as the service has it now. A push (the watcher's, between passes) must not plan against the
  * last pass's view: a change request opened now is based on today's main, and a page edited or
  * deleted against an older main would undo what others merged since. One request when main has not
@@ -63,4 +69,72 @@ export async function mainPage(o: SpacePusherOptions, pageId: string): Promise<{
   const page = (await o.gateway.client.spaces.getPageById(o.spaceId, pageId, { format: 'markdown' })).data
   const markdown = 'markdown' in page && typeof page.markdown === 'string' ? page.markdown : ''
   return { markdown, oid: 'git' in page && page.git ? page.git.oid : gitBlobOid(markdown) }
+}
+
+/**
+ * Pages the writer edited (again, since the change request carried them) that someone else changed
+ * inside the writer's change request (an edit of theirs in it, an "update from main"): the version the
+ * writer's edit started from and the change request's, for the planner to merge the edit with theirs
+ * rather than send the file over it; a page whose file the writer deleted is not deleted over their
+ * edit. A GET of each edited or deleted page in the change request (and, for a page it did not carry,
+ * at its base); nothing while batches wait to be sent, or offline.
+ */
+export async function changeRequestTexts(o: SpacePusherOptions, journal: readonly JournalEntry[], pages: readonly RemotePageRow[], local: LocalFiles): Promise<ChangeRequestTexts> {
+  const texts: ChangeRequestTexts = new Map()
+  const session = o.outbox.session(o.spaceId)
+  if (!session?.changeRequestId || o.outbox.unfinished(o.spaceId).some((op) => op.kind === 'content')) return texts
+  const cr = o.outbox.changeRequest(session.changeRequestId)?.data as { revision?: string; revisionMergedAncestor?: string; status?: string } | undefined
+  if (!cr?.revision || (cr.status !== 'draft' && cr.status !== 'open')) return texts
+  const entries = new Map(o.outbox.entryRows(o.spaceId).filter((e) => e.generation === session.generation && e.kind === 'page' && e.pageId).map((e) => [e.pageId!, e]))
+  const mainOids = new Map(pages.map((p) => [p.id, p.gitOid]))
+  for (const j of journal) {
+    if (j.kind !== 'page') continue
+    const entry = entries.get(j.id)
+    if (entry && entry.state !== 'pushed') continue
+    const startHash = entry ? entry.hash : j.baseHash
+    const file = local.get(entry?.path ?? j.path)
+    // A carried page the writer left as it was is looked at too when main changed it: the plan would merge
+    // it with main and send it again, over whatever someone changed in the change request.
+    const mainChanged = mainOids.get(j.id) !== undefined && mainOids.get(j.id) !== j.oid
+    if (file && (file.text === undefined || (file.hash === startHash && !(entry && mainChanged)))) continue
+    const theirs = await pageIn(o, cr.revision, j.id)
+    if (!theirs || theirs.oid === startHash) continue
+    let from: string | undefined
+    if (entry) from = carriedText(o, entry) ?? o.cache.pageBases.text(o.spaceId, entry.hash)
+    else {
+      // Not carried: the change request holds its base's version unless someone changed it there.
+      if (theirs.oid === j.oid) continue
+      const base = cr.revisionMergedAncestor ? await pageIn(o, cr.revisionMergedAncestor, j.id) : undefined
+      if (base?.oid === theirs.oid) continue
+      from = base?.markdown ?? o.cache.pageBases.text(o.spaceId, j.oid)
+    }
+    if (from !== undefined || !file) texts.set(j.id, { carried: from, text: theirs.markdown, oid: theirs.oid })
+  }
+  return texts
+}
+
+/** A page of a revision as markdown with its git oid; undefined when the revision has no such page or the service is out of reach. */
+async function pageIn(o: SpacePusherOptions, revision: string, pageId: string): Promise<{ markdown: string; oid: string } | undefined> {
+  try {
+    const data = (await o.gateway.client.spaces.getPageInRevisionById(o.spaceId, revision, pageId, { format: 'markdown' })).data
+    const markdown = 'markdown' in data && typeof data.markdown === 'string' ? data.markdown : ''
+    return { markdown, oid: 'git' in data && data.git ? data.git.oid : gitBlobOid(markdown) }
+  } catch (error) {
+    if (error instanceof ServiceUnreachableError || error instanceof GitBookAPIError) return undefined
+    throw error
+  }
+}
+
+/** The markdown a change request carried for a page entry, when the batch that sent it holds exactly that text. */
+export function carriedText(o: SpacePusherOptions, entry: { pageId?: string; hash: string; opSeq: number }): string | undefined {
+  const op = o.outbox.op(entry.opSeq)
+  if (op?.kind !== 'content') return undefined
+  for (const change of op.payload.changes) {
+    const page =
+      change.operation === 'update_page' ? change.page : change.operation === 'insert_page' && change.ref ? o.outbox.idOfRef(o.spaceId, change.ref) : undefined
+    if (page !== entry.pageId || !('document' in change) || !change.document || !('markdown' in change.document)) continue
+    const markdown = change.document.markdown
+    if (typeof markdown === 'string' && gitBlobOid(markdown) === entry.hash) return markdown
+  }
+  return undefined
 }

@@ -98,6 +98,15 @@ function markDeletions(s: PlanState) {
         s.report('edit-beats-delete', k.path, `${k.path} was changed in the space since your last sync, so your deletion is not sent: the file comes back with that version; delete it again if it should go`)
         continue
       }
+      // The same inside the writer's change request: someone else changed the page there. The file is
+      // put back with their version (only where nothing is), which the change request keeps.
+      const theirs = s.input.changeRequestTexts?.get(k.handle)
+      if (theirs && !k.isRef) {
+        s.report('edit-beats-delete', k.path, `${k.path} was changed in your change request by someone else, so your deletion is not sent: the file comes back with their version; delete it again if it should go`)
+        s.rewrites.push({ path: k.path, pageId: k.handle, fromHash: undefined, text: theirs.text, mainOid: '', mainText: '', keepBase: true })
+        s.bookkeeping.push({ op: 'set', path: k.path, kind: 'page', pageId: k.handle, hash: theirs.oid, state: 'pushed' })
+        continue
+      }
       s.deleted.add(k.handle)
       continue
     }

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises'
 import { GitBookAPIError } from '@gitbook/api'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
@@ -56,14 +57,16 @@ export async function closeResolvedConflicts(o: SpacePusherOptions) {
 }
 
 /**
- * A cleanly merged page: the file becomes the merge and its merge base becomes main's version. Only
- * over the very file the merge was made from: a save made since then stays (the next push merges it).
+ * A cleanly merged page: the file becomes the merge and its merge base becomes main's version (merged
+ * with the change request's version instead: the base stays). Only over the very file the merge was
+ * made from: a save made since then stays (the next push merges it).
  */
 export async function applyRewrites(o: SpacePusherOptions, rewrites: readonly PlannedRewrite[]) {
   const { cache, spaceId } = o
   for (const r of rewrites) {
     const full = resolveIn(o, r.path)
     await o.rewriteHooks?.before?.(r.path)
+    if (r.fromHash === undefined) await fs.mkdir(path.dirname(full), { recursive: true })
     const temp = await writeTempFile(path.dirname(full), path.basename(full), r.text)
     try {
       const stamp = stampOf(nowOf(o))
@@ -72,10 +75,12 @@ export async function applyRewrites(o: SpacePusherOptions, rewrites: readonly Pl
       if (error instanceof LocalFileChanged) continue
       throw error
     }
-    cache.transaction(() => {
-      cache.recordJournal(spaceId, { id: r.pageId, kind: 'page', path: r.path, oid: r.mainOid, baseHash: gitBlobOid(r.mainText) })
-      cache.pageBases.remember(spaceId, r.mainOid, r.mainText)
-    })
+    if (!r.keepBase) {
+      cache.transaction(() => {
+        cache.recordJournal(spaceId, { id: r.pageId, kind: 'page', path: r.path, oid: r.mainOid, baseHash: gitBlobOid(r.mainText) })
+        cache.pageBases.remember(spaceId, r.mainOid, r.mainText)
+      })
+    }
     await syncFolder(path.dirname(full))
   }
   if (rewrites.length > 0) cache.pageBases.prune(spaceId)

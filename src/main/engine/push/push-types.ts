@@ -58,6 +58,11 @@ export interface PushInput {
    * gets a conflicted copy. `mainOid`: main's version as fetched (it may be newer than `main` above).
    */
   mergeTexts?: ReadonlyMap<string, { base: string; main: string; mainOid: string }>
+  /**
+   * Pages someone else changed inside the writer's open change request since it carried them, that the
+   * writer edited again: the carried text and the change request's version (oid), to merge with.
+   */
+  changeRequestTexts?: ReadonlyMap<string, { carried?: string; text: string; oid: string }>
 }
 
 export interface PlannedChange {
@@ -101,13 +106,15 @@ export interface PlannedConflict {
 export interface PlannedRewrite {
   path: string
   pageId: string
-  /** Hash of the file the merge was made from. */
-  fromHash: string
+  /** Hash of the file the merge was made from; undefined: a file put back where nothing is. */
+  fromHash: string | undefined
   /** The merged file (with the writer's comment markers). */
   text: string
   /** Main's version merged with: the new merge base. */
   mainOid: string
   mainText: string
+  /** Merged with the change request's version, not main's: the file changes, its merge base stays. */
+  keepBase?: boolean
 }
 
 export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread' | 'not-read' | 'edit-beats-delete'

@@ -2,7 +2,7 @@ import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbo
 import type { OutboxOp } from '../outbox/outbox-types'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
 import { LocalScanner } from './local-scan'
-import { mergeTexts, refreshMain } from './main-view'
+import { changeRequestTexts, mergeTexts, refreshMain } from './main-view'
 import { removeMarkers, removePostedMarkers } from './marker-removal'
 import { enqueuePlan } from './plan-to-outbox'
 import { applyRewrites, closeResolvedConflicts, finishConflicts, keepOrphans } from './push-conflicts'
@@ -125,6 +125,7 @@ export class SpacePusher {
       journal,
       main,
       mergeTexts: await mergeTexts(this.o, journal, main.pages, scan.files),
+      changeRequestTexts: await changeRequestTexts(this.o, journal, main.pages, scan.files),
       local: scan.files,
       skipped: scan.skipped,
       summary: scan.summary,

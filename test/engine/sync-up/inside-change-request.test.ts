@@ -1,0 +1,88 @@
+import type { Comment } from '@gitbook/api'
+import { afterEach, describe, expect, it } from 'vitest'
+import { removeWorkstation, serviceForFile } from './support/hooks'
+import { mainRevision, pagesOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
+
+/**
+ * Someone else edits inside the writer's open change request (a reviewer fixing a paragraph), then the
+ * writer edits the same page: the writer's next batch carries both, merged block by block, and the
+ * file becomes the merge; where both changed the same block, theirs stays and the writer's version is
+ * kept in a conflicted copy. Before, the writer's whole-page update overwrote their edit (P1, "bug A").
+ */
+
+const t = serviceForFile()
+let stations: Workstation[] = []
+afterEach(() => {
+  for (const ws of stations) removeWorkstation(ws)
+  stations = []
+})
+
+const FAQ = '# FAQ\n\nQuestions.\n\nFirst answer.\n\nSecond answer.\n'
+
+async function setup(): Promise<{ seeded: SeededSpace; writer: Workstation; faq: string; crId: string }> {
+  const seeded = await seedSpace(t)
+  const writer = new Workstation(t, seeded, tempDir('quire-inside-'))
+  stations = [writer]
+  const faq = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+  // Main's faq gets a few paragraphs to edit apart.
+  const cr = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Paragraphs' } })).body as { id: string }
+  await t.api.call('updateChangeRequestContent', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id }, body: { changes: [{ operation: 'update_page', page: faq, document: { markdown: FAQ } }] } })
+  await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id } })
+  await writer.pull()
+  writer.write('guide/install.md', '# Install\n\nAn unrelated edit opens the change request.\n')
+  await writer.push()
+  return { seeded, writer, faq, crId: writer.outbox.session(seeded.spaceId)!.changeRequestId! }
+}
+
+async function theirEdit(seeded: SeededSpace, crId: string, pageId: string, markdown: string) {
+  const written = await t.api.call('updateChangeRequestContent', { params: { spaceId: seeded.spaceId, changeRequestId: crId }, body: { changes: [{ operation: 'update_page', page: pageId, document: { markdown } }] } })
+  expect(written.status).toBe(200)
+}
+
+const inCr = async (seeded: SeededSpace, crId: string, pageId: string) =>
+  (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: crId, pageId }, query: { format: 'markdown' } })).body.markdown as string
+
+describe("someone else's edit inside the writer's change request", () => {
+  it('a page the change request did not carry: their paragraph and the writer\'s are both carried, the file is the merge', async () => {
+    const { seeded, writer, faq, crId } = await setup()
+    await theirEdit(seeded, crId, faq, FAQ.replace('First answer.', 'First answer, corrected by a reviewer.'))
+    writer.write('faq.md', FAQ.replace('Second answer.', 'Second answer, and more from the writer.'))
+    const pushed = await writer.push()
+    expect(pushed.failures).toEqual([])
+    expect(pushed.conflicts).toEqual([])
+    const carried = await inCr(seeded, crId, faq)
+    expect(carried).toContain('First answer, corrected by a reviewer.')
+    expect(carried).toContain('Second answer, and more from the writer.')
+    expect(writer.read('faq.md')).toBe(carried)
+  })
+
+  it('a page the change request carried: merged again with their edit, no copy', async () => {
+    const { seeded, writer, faq, crId } = await setup()
+    writer.write('faq.md', `${FAQ}\nThird answer, the writer's.\n`)
+    await writer.push()
+    await theirEdit(seeded, crId, faq, `${FAQ.replace('First answer.', 'First answer, corrected by a reviewer.')}\nThird answer, the writer's.\n`)
+    writer.write('faq.md', `${FAQ.replace('Second answer.', 'Second answer, edited again.')}\nThird answer, the writer's.\n`)
+    const pushed = await writer.push()
+    expect(pushed.conflicts).toEqual([])
+    const carried = await inCr(seeded, crId, faq)
+    expect(carried).toContain('First answer, corrected by a reviewer.')
+    expect(carried).toContain('Second answer, edited again.')
+    expect(carried).toContain("Third answer, the writer's.")
+  })
+
+  it('the same paragraph: theirs stays in the change request and the file, the writer\'s version is kept in a conflicted copy', async () => {
+    const { seeded, writer, faq, crId } = await setup()
+    await theirEdit(seeded, crId, faq, FAQ.replace('First answer.', "First answer, the reviewer's way."))
+    const mine = FAQ.replace('First answer.', "First answer, the writer's way.")
+    writer.write('faq.md', mine)
+    const pushed = await writer.push()
+    const carried = await inCr(seeded, crId, faq)
+    expect(carried).toContain("First answer, the reviewer's way.")
+    expect(writer.read('faq.md')).toBe(carried)
+    expect(pushed.conflicts).toHaveLength(1)
+    expect(writer.read(pushed.conflicts[0])).toBe(mine)
+    // Nothing of the writer's is posted as a comment or lost: the copy holds it.
+    const comments = (await t.api.call('listCommentsInChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: crId } })).body.items as Comment[]
+    expect(comments).toEqual([])
+  })
+})
