@@ -75,7 +75,7 @@ describe('the corpus through the local service and the client mirror', () => {
       expect(written.size).toBe(files.length)
 
       const viaApi = new Map<string, string>()
-      for (const [pageId, file] of written) {
+      for (const pageId of written.keys()) {
         const page = await api.call('getPageInChangeRequestById', { params: { spaceId, changeRequestId, pageId }, query: { format: 'markdown' } })
         viaApi.set(pageId, (page.body as { markdown: string }).markdown)
       }
