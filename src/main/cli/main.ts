@@ -1,8 +1,5 @@
 import fs from 'node:fs'
-import { redactedMessage } from '../engine/gateway/secrets'
-import { isAuthError } from '../engine/session/session-outcomes'
 import { processIo, type CliIo } from './io'
-import { SIGN_IN_HINT } from './space-states'
 
 type Command = (args: string[], io: CliIo) => Promise<number>
 
@@ -62,6 +59,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     return await (await command.load())(rest, io)
   } catch (error) {
+    // Only on failure: these pull in @gitbook/api, the cache schema and better-sqlite3, which --help does not need.
+    const [{ redactedMessage }, { isAuthError }, { SIGN_IN_HINT }] = await Promise.all([import('../engine/gateway/secrets'), import('../engine/session/session-outcomes'), import('./space-states')])
     // A refused token is the user's to fix, not a request to quote (its URL says nothing to them).
     if (isAuthError(error)) io.err(`quire ${name}: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}`)
     // Scrubbed of tokens: an error can quote a header value or a request, token and all.
