@@ -104,3 +104,31 @@ export async function screenshotsAtSizes(page: Page, name: string, restore = { w
   await page.emulateMedia({ colorScheme: 'light' })
   await page.setViewportSize(restore)
 }
+
+const AXE_SOURCE = path.join(repo, 'node_modules', 'axe-core', 'axe.min.js')
+
+export interface AxeFinding {
+  scheme: 'light' | 'dark'
+  id: string
+  impact?: string | null
+  help: string
+  targets: string[]
+}
+
+/** axe-core's violations of what the page shows now, in light and in dark (WCAG 2 A and AA rules). */
+export async function axeViolations(page: Page): Promise<AxeFinding[]> {
+  const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== 'undefined')
+  if (!loaded) await page.evaluate(fs.readFileSync(AXE_SOURCE, 'utf8'))
+  const found: AxeFinding[] = []
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme })
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact?: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe
+      const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
+      return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.map(String).join(' ')) }))
+    })
+    found.push(...violations.map((v) => ({ scheme, ...v })))
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  return found
+}

@@ -9,7 +9,7 @@ import { startHeadlessServer, type HeadlessServer } from '../../src/main/headles
 import { UsersRepository } from '../../src/main/service/store/users'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
 import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
-import { hasChromium, launchBrowser, screenshotsAtSizes } from './support'
+import { axeViolations, hasChromium, launchBrowser, screenshotsAtSizes } from './support'
 
 /**
  * Issue 12: the window tells the truth and offers the way out. The real renderer (built with Vite) is
@@ -84,6 +84,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await expect.poll(() => header().textContent(), { timeout: 20_000 }).toMatch(/No spaces chosen to sync/)
     expect(await header().textContent()).not.toMatch(/In sync/)
     await screenshotsAtSizes(page, 'truth-01-nothing-selected')
+    expect(await axeViolations(page)).toEqual([])
     await header().getByRole('button', { name: 'Choose spaces' }).click()
     const box = page.getByRole('checkbox', { name: 'Docs' })
     await box.click()
@@ -97,6 +98,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     const row = page.locator('li.space-row', { hasText: 'Docs' })
     await expect(row.locator('time').first().getAttribute('title')).resolves.toMatch(/\d/) // the absolute time on hover
     await screenshotsAtSizes(page, 'truth-02-in-sync')
+    expect(await axeViolations(page)).toEqual([])
   }, 90_000)
 
   it('conflict: the list names the page and both files; Compare shows both versions word by word; Keep mine puts the writer’s version in the file and sends it', async () => {
@@ -133,6 +135,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await expect(item.locator('.diff del').allTextContents()).resolves.toContain('someone else')
     await expect(item.locator('.diff ins').allTextContents()).resolves.toContain('the writer')
     await screenshotsAtSizes(page, 'truth-03-conflict-compare')
+    expect(await axeViolations(page)).toEqual([])
 
     await item.getByRole('button', { name: 'Keep mine' }).click()
     // The list clears as the copy goes; the file holds the writer's version; the push sends it.
@@ -164,6 +167,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await expect(pageDiff.locator('ins').allTextContents()).resolves.toContain('the writer')
     await expect(pageDiff.locator('del').allTextContents()).resolves.toContain('someone else')
     await screenshotsAtSizes(page, 'truth-04-change-request-diff')
+    expect(await axeViolations(page)).toEqual([])
 
     // The writer answers the FAQ; once that is in the change request, main changes the same line.
     const faq = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
@@ -184,6 +188,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     const confirm = card.getByRole('group', { name: /Confirm merging #\d+/ })
     await expect.poll(() => confirm.textContent(), { timeout: 20_000 }).toMatch(/into main of Docs\? It brings changes to \d+ pages?: .*Install/)
     await screenshotsAtSizes(page, 'truth-05-merge-confirm')
+    expect(await axeViolations(page)).toEqual([])
     await confirm.getByRole('button', { name: 'Cancel' }).click()
     await expect.poll(() => confirm.count()).toBe(0)
 
@@ -223,6 +228,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/Offline, last synced (just now|\d+ min ago)/)
     await header().getByRole('button', { name: 'Retry now' }).waitFor()
     await screenshotsAtSizes(page, 'truth-06-offline')
+    expect(await axeViolations(page)).toEqual([])
 
     await nav('Comments')
     await page.locator('.notice-warn', { hasText: 'Offline: shown as of' }).waitFor({ timeout: 20_000 })
@@ -233,6 +239,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await page.getByText('Your comment is waiting to be sent').waitFor({ timeout: 20_000 })
     await page.locator('li.thread', { hasText: 'Queued while offline.' }).getByText('Waiting to be sent').waitFor()
     await screenshotsAtSizes(page, 'truth-07-comments-offline')
+    expect(await axeViolations(page)).toEqual([])
 
     // The service comes back: nobody presses anything; the app probes, syncs, and sends the comment.
     await t.start()
@@ -262,6 +269,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     expect(await row.textContent()).not.toMatch(/In sync/)
     await row.getByRole('button', { name: 'Sign in again' }).waitFor()
     await screenshotsAtSizes(page, 'truth-08-signed-out')
+    expect(await axeViolations(page)).toEqual([])
 
     await header().getByRole('button', { name: 'Sign in again' }).click()
     await page.getByRole('heading', { name: 'Sign in again' }).waitFor()
@@ -270,4 +278,22 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await expect.poll(() => header().textContent(), { timeout: 60_000 }).toMatch(/In sync/)
   }, 120_000)
+
+  it('settings follow Pause from the header: saving another setting while paused keeps syncing paused; Resume is the way out', async () => {
+    await nav('Settings')
+    await page.getByLabel('Workspace folder').waitFor()
+    await page.getByRole('button', { name: 'Pause', exact: true }).click()
+    await expect.poll(() => header().textContent(), { timeout: 20_000 }).toMatch(/Paused/)
+    await expect.poll(() => page.getByLabel('Pause syncing').isChecked()).toBe(true)
+    await page.getByLabel('Sync every (seconds)').fill('7200')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    await page.getByText('Saved.').waitFor()
+    expect(await backend.getSettings()).toMatchObject({ paused: true, intervalSeconds: 7200 })
+    expect(await header().textContent()).toMatch(/Paused/)
+    await screenshotsAtSizes(page, 'truth-09-settings-paused')
+    expect(await axeViolations(page)).toEqual([])
+    await header().getByRole('button', { name: 'Resume' }).click()
+    await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/In sync/)
+    expect((await backend.getSettings()).paused).toBe(false)
+  }, 60_000)
 })

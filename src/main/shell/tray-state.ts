@@ -1,4 +1,5 @@
 import type { OverallState, SpaceState, StatusSnapshot } from '../../shared/contract'
+import { overallWords, WAY_OUT_LABEL } from '../../shared/status-words'
 
 export const TRAY_STATES = ['synced', 'syncing', 'paused', 'offline', 'error', 'conflict'] as const
 export type TrayState = (typeof TRAY_STATES)[number]
@@ -31,4 +32,14 @@ export function trayStateFrom(status: StatusSnapshot): TrayState {
   if (status.conflicts.length > 0) states.push('conflict')
   if (status.paused) states.push('paused')
   return worstOf(states)
+}
+
+/**
+ * The tray's words for the snapshot: the same headline and way out the window's header shows (one
+ * vocabulary, src/shared/status-words.ts), e.g. "Offline, last synced 4 min ago: Retry now" or
+ * "Signed out: Sign in again". For the tooltip and the menu's first line.
+ */
+export function trayStateWords(status: StatusSnapshot, now: Date = new Date(), authError?: string): string {
+  const words = overallWords(status, now, authError)
+  return words.wayOut ? `${words.headline} (${WAY_OUT_LABEL[words.wayOut]})` : words.headline
 }

@@ -153,7 +153,7 @@ export function App() {
         {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} />}
         {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}
         {screen === 'activity' && <ActivityScreen />}
-        {screen === 'settings' && <SettingsScreen session={session} onSession={setSession} />}
+        {screen === 'settings' && <SettingsScreen session={session} onSession={setSession} paused={status?.paused} />}
       </main>
     </div>
   )

@@ -1,4 +1,4 @@
-import { WAY_OUT_LABEL, type StateWords, type WayOut } from '../../../shared/status-words'
+import { STATE_LABEL, WAY_OUT_LABEL, type StateWords, type WayOut } from '../../../shared/status-words'
 import { StateBadge } from './StateBadge'
 
 /**
@@ -9,7 +9,8 @@ export function StateLine({ words, onWayOut, busy, id }: { words: StateWords; on
   return (
     <span className={`state-line state-line-${words.kind}`} id={id} data-state={words.kind}>
       <StateBadge state={words.kind} />
-      <span className="state-headline">{words.headline}</span>
+      {/* "In sync", "Paused": the badge says it all; a longer headline ("Offline, last synced 4 min ago") follows it. */}
+      {words.kind !== 'nothing-selected' && STATE_LABEL[words.kind] === words.headline ? null : <span className="state-headline">{words.headline}</span>}
       {words.detail ? <span className="state-detail muted small">{words.detail}</span> : null}
       {words.wayOut && onWayOut ? (
         <button type="button" className="way-out" disabled={busy} onClick={() => onWayOut(words.wayOut!)}>

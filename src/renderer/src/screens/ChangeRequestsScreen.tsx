@@ -95,7 +95,7 @@ function ChangeRequestCard({ cr, demo, busy, act }: { cr: ChangeRequestSummary; 
           </>
         ) : null}
       </p>
-      {cr.outdated && live ? <p className="small">Outdated: main changed since this change request was last updated. Update from main brings those changes in, so what you review is what a merge would give.</p> : null}
+      {cr.outdated && live ? <p className="small">Main changed since this change request was last updated. Update from main brings those changes in, so what you review is what a merge would give.</p> : null}
       {cr.waiting ? <p className="small">Waiting to be sent: {cr.waiting}</p> : null}
       <div className="actions">
         <button type="button" aria-expanded={changes !== undefined} disabled={busy} onClick={showChanges}>

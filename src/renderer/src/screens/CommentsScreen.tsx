@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react'
 import type { CommentThread, StatusSnapshot } from '../../../shared/contract'
 import { useBridge } from '../bridge'
+import { Markdown } from '../components/Markdown'
 import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
 import { RelativeTime } from '../components/Time'
 import { useAction, useLoad } from '../hooks'
@@ -184,7 +185,7 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
                   <strong>{thread.author}</strong> · <RelativeTime iso={thread.postedAt} /> {thread.resolved ? <span className="badge">Resolved</span> : null}{' '}
                   {thread.waiting ? <span className="badge badge-warn">Waiting to be sent</span> : null} <ThreadId id={thread.id} />
                 </p>
-                <p className="comment-body">{thread.markdown}</p>
+                <Markdown text={thread.markdown} />
                 {thread.replies.length > 0 ? (
                   <ul className="replies" aria-label="Replies">
                     {thread.replies.map((r) => (
@@ -192,7 +193,7 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
                         <p className="small muted">
                           <strong>{r.author}</strong> · <RelativeTime iso={r.postedAt} />
                         </p>
-                        <p className="comment-body">{r.markdown}</p>
+                        <Markdown text={r.markdown} />
                       </li>
                     ))}
                   </ul>

@@ -1,26 +1,48 @@
 import { useEffect, useState, type FormEvent } from 'react'
 import type { SessionInfo, Settings } from '../../../shared/contract'
 import { useBridge } from '../bridge'
-import { ErrorNotice, Loading } from '../components/Notice'
+import { DoneNotice, ErrorNotice, Loading } from '../components/Notice'
 import { useAction, useLoad } from '../hooks'
 
-export function SettingsScreen({ session, onSession }: { session: SessionInfo; onSession: (session: SessionInfo) => void }) {
+/** The fields the writer changed since the settings were read: Save sends only those, never a stale copy of the rest. */
+function changedFields(base: Settings, form: Settings): Partial<Settings> {
+  return Object.fromEntries((Object.keys(form) as Array<keyof Settings>).filter((key) => form[key] !== base[key]).map((key) => [key, form[key]])) as Partial<Settings>
+}
+
+export function SettingsScreen({ session, onSession, paused }: { session: SessionInfo; onSession: (session: SessionInfo) => void; paused: boolean | undefined }) {
   const bridge = useBridge()
   const loaded = useLoad(() => bridge.getSettings(), [])
+  /** The settings as last read or saved; the form is compared with it. */
+  const [base, setBase] = useState<Settings>()
   const [form, setForm] = useState<Settings>()
   const [saved, setSaved] = useState(false)
   const action = useAction()
 
   useEffect(() => {
-    if (loaded.data) setForm(loaded.data)
+    if (loaded.data) {
+      setBase(loaded.data)
+      setForm(loaded.data)
+    }
   }, [loaded.data])
+
+  // Pause and Resume in the header (or the tray) change the setting meanwhile: the form follows unless the writer touched the box.
+  useEffect(() => {
+    if (paused === undefined) return
+    setBase((b) => {
+      if (!b || b.paused === paused) return b
+      setForm((f) => (f && f.paused === b.paused ? { ...f, paused } : f))
+      return { ...b, paused }
+    })
+  }, [paused])
 
   const save = (event: FormEvent) => {
     event.preventDefault()
-    if (!form) return
+    if (!form || !base) return
     setSaved(false)
     void action.run('save', async () => {
-      setForm(await bridge.updateSettings(form))
+      const next = await bridge.updateSettings(changedFields(base, form))
+      setBase(next)
+      setForm(next)
       setSaved(true)
     })
   }
@@ -35,6 +57,7 @@ export function SettingsScreen({ session, onSession }: { session: SessionInfo; o
         Settings
       </h1>
       <ErrorNotice message={loaded.error ?? action.error} />
+      <DoneNotice message={action.done} />
       {!form ? (
         <Loading what="settings" />
       ) : (
@@ -60,9 +83,9 @@ export function SettingsScreen({ session, onSession }: { session: SessionInfo; o
           </div>
           <div className="actions">
             <button type="submit" className="primary" disabled={action.busy !== undefined}>
-              Save settings
+              {action.busy === 'save' ? 'Saving…' : 'Save settings'}
             </button>
-            <button type="button" onClick={() => void action.run('folder', () => bridge.openWorkspaceFolder())}>
+            <button type="button" disabled={action.busy !== undefined} onClick={() => void action.run('folder', () => bridge.openWorkspaceFolder(), 'Opened the workspace folder in your file manager.')}>
               Open workspace folder
             </button>
             {saved ? (
@@ -80,8 +103,8 @@ export function SettingsScreen({ session, onSession }: { session: SessionInfo; o
           {session.user?.email ? ` (${session.user.email})` : ''} to <code>{session.endpoint}</code>
           {session.demo ? ', the demo service on this computer' : ''}.
         </p>
-        <button type="button" onClick={() => void action.run('sign-out', async () => onSession(await bridge.signOut()))}>
-          Sign out
+        <button type="button" disabled={action.busy !== undefined} onClick={() => void action.run('sign-out', async () => onSession(await bridge.signOut()))}>
+          {action.busy === 'sign-out' ? 'Signing out…' : 'Sign out'}
         </button>
       </section>
     </section>
