@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FileTokenStore } from '../../src/main/engine/account/token-store'
 import { buildRenderer } from '../../src/main/headless/renderer-build'
 import { ApiClient } from '../support/service'
-import { hasChromium, launchBrowser, screenshots, SCREENSHOTS, startServe, type ServeProcess } from './support'
+import { axeViolations, hasChromium, launchBrowser, screenshotsAtSizes, SCREENSHOTS, startServe, type ServeProcess } from './support'
 
 /**
  * The real renderer, built with Vite, served by the real `quire serve` (a child process running
@@ -57,7 +57,8 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     // The session is the tab's own (test/ui/session.test.ts proves other ports cannot use it).
     expect(await browser.context.cookies()).toEqual([])
     expect(await page.evaluate(() => sessionStorage.getItem('quire-session'))).toMatch(/^[A-Za-z0-9_-]{43}$/)
-    await screenshots(page, '01-sign-in')
+    await screenshotsAtSizes(page, '01-sign-in')
+    expect(await axeViolations(page)).toEqual([])
   })
 
   it('uses the demo service and picks a space; the progress bar runs to the end', async () => {
@@ -96,7 +97,8 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await expect(row.getByText(/\d+ pages/).textContent()).resolves.toMatch(/4\d pages/)
     const spaceFolder = path.join(workspace, 'Quire Demo', 'User Guide')
     expect(fs.existsSync(path.join(spaceFolder, 'SUMMARY.md'))).toBe(true)
-    await screenshots(page, '02-spaces')
+    await screenshotsAtSizes(page, '02-spaces')
+    expect(await axeViolations(page)).toEqual([])
   }, 90_000)
 
   it('turns an edit on disk into a change request, and merges it', async () => {
@@ -129,7 +131,8 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     // Grace's demo change request is among the space's.
     await page.getByRole('button', { name: 'All in my spaces' }).click()
     await page.locator('li.cr', { hasText: 'Simplify the quick start' }).waitFor()
-    await screenshots(page, '03-change-requests')
+    await screenshotsAtSizes(page, '03-change-requests')
+    expect(await axeViolations(page)).toEqual([])
 
     // Merge asks first, naming what it brings into main.
     await page.locator('li.cr', { hasText: 'Mine' }).getByRole('button', { name: 'Merge…' }).click()
@@ -142,7 +145,8 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     // Main moved on: Grace's change request is now behind it.
     const grace = page.locator('li.cr', { hasText: 'Simplify the quick start' })
     await grace.getByText('Outdated').waitFor()
-    await screenshots(page, '03b-change-requests-outdated')
+    await screenshotsAtSizes(page, '03b-change-requests-outdated')
+    expect(await axeViolations(page)).toEqual([])
     await grace.getByRole('button', { name: 'Update from main' }).click()
     await page.getByText(/#\d+ (is up to date with main|was updated from main with conflicts)/).waitFor()
     // Main now has the edit, and the workspace keeps it.
@@ -156,11 +160,16 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     const legacy = page.getByRole('button', { name: /legacy-setup\.md/ })
     await legacy.first().waitFor()
     await expect(legacy.first().textContent()).resolves.toMatch(/\.md:\d+/)
-    await screenshots(page, '04-link-report')
+    await screenshotsAtSizes(page, '04-link-report')
+    expect(await axeViolations(page)).toEqual([])
     await legacy.first().click()
     await expect.poll(() => (fs.existsSync(opened) ? fs.readFileSync(opened, 'utf8') : ''), { timeout: 10_000 }).not.toBe('')
     const [file, line] = JSON.parse(fs.readFileSync(opened, 'utf8').trim().split('\n')[0]) as [string, string]
     expect(file.startsWith(fs.realpathSync(workspace))).toBe(true)
+    // The label names the file by its whole path in the space folder, not its last two segments (defect 6).
+    const relative = path.relative(fs.realpathSync(path.join(workspace, 'Quire Demo', 'User Guide')), file).split(path.sep).join('/')
+    await expect(legacy.first().textContent()).resolves.toContain(`in ${relative}:${line}`)
+    await page.getByText(`Asked your editor to open ${relative}:${line}.`).waitFor()
     const text = fs.readFileSync(file, 'utf8').split('\n')
     expect(text[Number(line) - 1]).toContain('legacy-setup.md')
   })
@@ -173,17 +182,20 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await reply.fill('Answered from the UI test.')
     await thread.getByRole('button', { name: 'Reply' }).click()
     await page.getByText('Answered from the UI test.').waitFor()
-    await screenshots(page, '05-comments')
+    await screenshotsAtSizes(page, '05-comments')
+    expect(await axeViolations(page)).toEqual([])
   })
 
   it('shows the activity log and the settings', async () => {
     await nav('Activity')
     await page.getByText(/Merged #\d+/).first().waitFor()
     await page.getByText(/Sent 1 local change of User Guide to change request #\d+/).first().waitFor()
-    await screenshots(page, '06-activity')
+    await screenshotsAtSizes(page, '06-activity')
+    expect(await axeViolations(page)).toEqual([])
     await nav('Settings')
     await page.getByLabel('Workspace folder').waitFor()
-    await screenshots(page, '07-settings')
+    await screenshotsAtSizes(page, '07-settings')
+    expect(await axeViolations(page)).toEqual([])
   })
 
   it('is usable from the keyboard: tab order runs through the toolbar, then the sections', async () => {
