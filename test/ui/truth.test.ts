@@ -241,9 +241,18 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await screenshotsAtSizes(page, 'truth-07-comments-offline')
     expect(await axeViolations(page)).toEqual([])
 
+    // Change requests too: the mirrored ones, marked as of the last sync (not "cannot be reached").
+    await nav('Change requests')
+    await page.locator('.notice-warn', { hasText: 'Offline: shown as of' }).waitFor({ timeout: 20_000 })
+    await page.locator('li.cr', { hasText: 'Mine' }).first().waitFor({ timeout: 20_000 })
+    expect(await page.locator('main .notice-error').count()).toBe(0)
+    await screenshotsAtSizes(page, 'truth-07b-change-requests-offline')
+    expect(await axeViolations(page)).toEqual([])
+
     // The service comes back: nobody presses anything; the app probes, syncs, and sends the comment.
     await t.start()
     await expect.poll(() => header().textContent(), { timeout: 60_000 }).toMatch(/In sync/)
+    await nav('Comments')
     const posted = async () =>
       ((await t.api.call('listCommentsInSpace', { params: { spaceId: seeded.spaceId }, query: { status: 'all', format: 'markdown' } })).body.items as Array<{ body: { markdown: string } }>).filter(
         (c) => c.body.markdown === 'Queued while offline.',
