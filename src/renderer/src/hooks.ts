@@ -91,9 +91,3 @@ export function useAction(): Action {
   }, [])
   return { busy, error, done, run, clear }
 }
-
-export function formatTime(iso: string | undefined): string {
-  if (!iso) return 'never'
-  const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString()
-}

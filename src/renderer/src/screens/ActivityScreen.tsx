@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react'
 import type { ActivityEntry } from '../../../shared/contract'
 import { useBridge } from '../bridge'
 import { ErrorNotice, Loading } from '../components/Notice'
-import { errorText, formatTime } from '../hooks'
+import { RelativeTime } from '../components/Time'
+import { errorText } from '../hooks'
 
 export function ActivityScreen() {
   const bridge = useBridge()
@@ -43,7 +44,7 @@ export function ActivityScreen() {
       <ol className="activity" reversed aria-live="polite">
         {[...(entries ?? [])].reverse().map((entry, index) => (
           <li key={`${entry.at}-${index}`} className={`entry-${entry.level}`}>
-            <span className={`badge level-${entry.level}`}>{entry.level}</span> <time dateTime={entry.at}>{formatTime(entry.at)}</time> <span>{entry.message}</span>
+            <span className={`badge level-${entry.level}`}>{entry.level}</span> <RelativeTime iso={entry.at} /> <span>{entry.message}</span>
           </li>
         ))}
       </ol>
