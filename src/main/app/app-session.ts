@@ -36,7 +36,7 @@ export interface BackendOptions {
   gateway?: { timeoutMs?: number; maxAttempts?: number }
   /** How this process names itself to another that finds the workspace taken (`quire serve` says serve). */
   leaseKind?: 'app' | 'serve'
-  /** First wait before probing a service that went offline (default 2 s, growing to 30 s). */
+  /** First wait before probing a service that went offline (default 2 s, growing to 30 s); no probing without autoSync. */
   reconnectMs?: number
 }
 
@@ -112,7 +112,8 @@ export function openLive(
     reconnected: () => void engine.requestCycle({ evenIfPaused: false }),
     firstDelayMs: options.reconnectMs,
   })
-  onState.check = () => reconnect.check()
+  // Without autoSync (tests that drive every cycle) nothing starts a cycle on its own: no probing either.
+  if (options.autoSync !== false) onState.check = () => reconnect.check()
   // A comment names its page: by the cache's title, else the service's page list.
   const pageTitle = async (spaceId: string, pageId: string) =>
     deps.cache.pageLocation(spaceId, pageId)?.title ?? (await deps.files.listPages(signedIn.gateway, spaceId)).find((p) => p.id === pageId)?.title
