@@ -11,9 +11,9 @@ import { startTestService, type TestService } from '../support/service'
 const MiB = 1024 * 1024
 
 /** The outcome of a request: the status and body the client read, or the error it got instead. */
-async function post(url: string, token: string, body: BodyInit): Promise<{ status: number; body: unknown } | { error: string }> {
+async function post(url: string, token: string, body: Uint8Array | string): Promise<{ status: number; body: unknown } | { error: string }> {
   try {
-    const response = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body })
+    const response = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body as BodyInit })
     const text = await response.text()
     return { status: response.status, body: JSON.parse(text) as unknown }
   } catch (error) {
