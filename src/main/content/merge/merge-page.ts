@@ -11,10 +11,11 @@
  * conflict lists all three versions. Every byte of the result comes from one
  * of the sides, so merging untouched blocks gives them back byte for byte.
  */
-import yaml from 'js-yaml'
 import { LineIndex } from '../markdown/syntax-tree'
-import { pageBodyUnits, pageFileUnits, unitsText, type Unit } from './units'
-import { threeWayRegions, type Hunk, type Region } from './three-way'
+import { Merger, Output, sameIds } from './merge-units'
+import { pageSegments, type PageKind } from './segments'
+import { threeWayRegions } from './three-way'
+import { pageBodyUnits, pageFileUnits, type Unit } from './units'
 
 export type MergeSide = 'main' | 'branch'
 
@@ -41,184 +42,88 @@ export interface PageMergeOptions {
 
 /** Merges two versions of a whole page file (front matter, title line, body) that diverged from `base`. */
 export function mergePageFiles(base: string, main: string, branch: string, options: PageMergeOptions = {}): PageMergeResult {
-  return mergeWith(pageFileUnits, base, main, branch, options)
+  return mergeWith('file', base, main, branch, options)
 }
 
 /** Merges two versions of a page body (the markdown after the title, as revisions store it). */
 export function mergePageBodies(base: string, main: string, branch: string, options: PageMergeOptions = {}): PageMergeResult {
-  return mergeWith(pageBodyUnits, base, main, branch, options)
+  return mergeWith('body', base, main, branch, options)
 }
 
-function mergeWith(units: (text: string) => Unit[], base: string, main: string, branch: string, options: PageMergeOptions): PageMergeResult {
+/**
+ * The same merge over the whole texts, parsed at once, without cutting them
+ * into segments first: the reference the segmented merge must agree with.
+ */
+export function mergeWholePages(kind: PageKind, base: string, main: string, branch: string, options: PageMergeOptions = {}): PageMergeResult {
   const merger = new Merger(options.keep ?? 'main')
-  // Parsing is most of the cost: a text two sides share is parsed once.
-  const parsed = new Map<string, Unit[]>()
-  const unitsOf = (text: string): Unit[] => parsed.get(text) ?? (parsed.set(text, units(text)).get(text) as Unit[])
-  const out = merger.sequence(unitsOf(base), unitsOf(main), unitsOf(branch))
+  const units = memoized(kind === 'file' ? pageFileUnits : pageBodyUnits)
+  const out = new Output()
+  mergeStretch(out, merger, units, base, main, branch)
+  return located(out)
+}
+
+/**
+ * Cuts the sides into segments (segments.ts), lines the segments up three
+ * ways, and parses and merges unit by unit only the stretches both sides
+ * changed: the rest is copied from the side that changed it, or from the
+ * base. The units of a stretch of whole segments are the units the whole
+ * page has there, so this is the merge of the whole pages, without parsing
+ * what only one side touched.
+ */
+function mergeWith(kind: PageKind, base: string, main: string, branch: string, options: PageMergeOptions): PageMergeResult {
+  const merger = new Merger(options.keep ?? 'main')
+  const segments = memoized((text: string) => pageSegments(text, kind))
+  const [o, m, b] = [segments(base), segments(main), segments(branch)]
+  const ids = new Map<string, number>()
+  const id = (segment: string): number => ids.get(segment) ?? (ids.set(segment, ids.size).get(segment) as number)
+  const [oi, mi, bi] = [o.map(id), m.map(id), b.map(id)]
+  // Parsing is most of the cost: a stretch two sides share is parsed once.
+  const fileUnits = memoized(pageFileUnits)
+  const bodyUnits = memoized(pageBodyUnits)
+
+  const out = new Output()
+  for (const region of threeWayRegions(oi, mi, bi, { strict: false })) {
+    if (region.type === 'same') out.add(o.slice(region.oStart, region.oEnd).join(''))
+    else if (region.type === 'one') out.add((region.side === 'main' ? m : b).slice(region.start, region.end).join(''))
+    else if (sameIds(mi.slice(region.main.start, region.main.end), bi.slice(region.branch.start, region.branch.end))) out.add(m.slice(region.main.start, region.main.end).join(''))
+    else {
+      // Only the first stretch holds the front matter and the title.
+      const units = kind === 'file' && region.oStart === 0 ? fileUnits : bodyUnits
+      const [baseText, mainText, branchText] = [o.slice(region.oStart, region.oEnd), m.slice(region.main.start, region.main.end), b.slice(region.branch.start, region.branch.end)].map((part) => part.join(''))
+      mergeStretch(out, merger, units, baseText, mainText, branchText)
+    }
+  }
+  return located(out)
+}
+
+/**
+ * Merges one stretch unit by unit. Units end where their block does, before
+ * the line break: where the sides changed the breaks too, two pieces could
+ * meet in the middle of a line and make up a line no side has. Then the
+ * whole stretch is one conflict instead.
+ */
+function mergeStretch(out: Output, merger: Merger, units: (text: string) => Unit[], base: string, main: string, branch: string): void {
+  const [o, m, b] = [units(base), units(main), units(branch)]
+  const piece = merger.sequence(o, m, b)
+  const sideLines = new Set([base, main, branch].flatMap((text) => text.split('\n')))
+  if (piece.text.split('\n').every((line) => sideLines.has(line))) out.addMerged(piece)
+  else out.conflict(o, m, b, merger.keep)
+}
+
+function located(out: Output): PageMergeResult {
   const lines = new LineIndex(out.text)
   const conflicts = out.conflicts.map(({ offset, ...conflict }) => ({ ...conflict, line: lines.locate(offset).line }))
   return { text: out.text, conflicts }
 }
 
-interface Placed extends Omit<PageMergeConflict, 'line'> {
-  /** Offset in the merged text of the piece it was found in. */
-  offset: number
-}
-
-/** Merged text being built, with the conflicts found in it. */
-class Output {
-  text = ''
-  conflicts: Placed[] = []
-
-  add(text: string): void {
-    this.text += text
-  }
-
-  addMerged(piece: Output): void {
-    for (const conflict of piece.conflicts) this.conflicts.push({ ...conflict, offset: conflict.offset + this.text.length })
-    this.text += piece.text
-  }
-
-  conflict(base: Unit[], main: Unit[], branch: Unit[], keep: MergeSide): void {
-    this.conflicts.push({ part: partOf([...base, ...main, ...branch]), offset: this.text.length, base: unitsText(base), main: unitsText(main), branch: unitsText(branch) })
-    this.add(unitsText(keep === 'main' ? main : branch))
-  }
-}
-
-class Merger {
-  private readonly ids = new Map<string, number>()
-  private readonly gaps = new Set<number>()
-
-  constructor(private readonly keep: MergeSide) {}
-
-  private id(unit: Unit): number {
-    let id = this.ids.get(unit.text)
-    if (id === undefined) {
-      id = this.ids.size
-      this.ids.set(unit.text, id)
-    }
-    if (unit.kind === 'gap') this.gaps.add(id)
-    return id
-  }
-
-  sequence(base: Unit[], main: Unit[], branch: Unit[]): Output {
-    const out = new Output()
-    const [o, m, b] = [base.map((u) => this.id(u)), main.map((u) => this.id(u)), branch.map((u) => this.id(u))]
-    for (const region of threeWayRegions(o, m, b, { strict: false, isGap: (id) => this.gaps.has(id) })) {
-      if (region.type === 'same') out.add(unitsText(base.slice(region.oStart, region.oEnd)))
-      else if (region.type === 'one') out.add(unitsText((region.side === 'main' ? main : branch).slice(region.start, region.end)))
-      else this.both(out, region, { base, main, branch, o, m, b })
-    }
-    return out
-  }
-
-  /** Both sides changed base[oStart, oEnd). */
-  private both(out: Output, region: Extract<Region, { type: 'both' }>, s: Sides): void {
-    const base = s.base.slice(region.oStart, region.oEnd)
-    const main = s.main.slice(region.main.start, region.main.end)
-    const branch = s.branch.slice(region.branch.start, region.branch.end)
-    const [mainIds, branchIds] = [s.m.slice(region.main.start, region.main.end), s.b.slice(region.branch.start, region.branch.end)]
-    if (sameIds(mainIds, branchIds)) return out.add(unitsText(main))
-
-    const deletionsOnly = (hunks: Hunk[]): boolean => hunks.every((h) => h.start === h.end)
-    if (deletionsOnly(region.mainHunks) && deletionsOnly(region.branchHunks)) {
-      // Both only removed units: what neither removed stays.
-      const removed = (index: number): boolean => [...region.mainHunks, ...region.branchHunks].some((h) => h.oStart <= index && index < h.oEnd)
-      return out.add(unitsText(base.filter((_, i) => !removed(region.oStart + i))))
-    }
-    if (base.length === 0) {
-      const inserted = this.insertions(main, mainIds, branch, branchIds)
-      if (inserted !== undefined) return out.add(inserted)
-    } else if (main.length === base.length && branch.length === base.length) {
-      // Same shape: unit by unit, so a conflict is only the units that really meet.
-      base.forEach((unit, i) => out.addMerged(this.unit(unit, main[i], branch[i])))
-      return
-    }
-    const lines = mergeLines(unitsText(base), unitsText(main), unitsText(branch), this.ids)
-    if (lines !== undefined) return out.add(lines)
-    out.conflict(base, main, branch, this.keep)
-  }
-
-  /** Both inserted at the same place: one insertion that contains the other, or both, main's first. */
-  private insertions(main: Unit[], mainIds: number[], branch: Unit[], branchIds: number[]): string | undefined {
-    const [shorter, longer] = mainIds.length <= branchIds.length ? [mainIds, branchIds] : [branchIds, mainIds]
-    const longerUnits = longer === mainIds ? main : branch
-    if (sameIds(shorter, longer.slice(0, shorter.length)) || sameIds(shorter, longer.slice(longer.length - shorter.length))) return unitsText(longerUnits)
-    const gap = (unit: Unit | undefined): boolean => unit?.kind === 'gap' && unit.text.trim() === ''
-    const keys = [...main, ...branch].every((unit) => unit.kind === 'frontMatter' && unit.text.endsWith('\n'))
-    const apart = keys || (gap(main[0]) && gap(branch[0])) || (gap(main[main.length - 1]) && gap(branch[branch.length - 1]))
-    return apart ? unitsText(main) + unitsText(branch) : undefined
-  }
-
-  /** One unit changed by both sides. */
-  private unit(base: Unit, main: Unit, branch: Unit): Output {
-    const out = new Output()
-    if (main.text === branch.text || branch.text === base.text) out.add(main.text)
-    else if (main.text === base.text) out.add(branch.text)
-    else if (base.children && main.children && branch.children && base.kind === main.kind && base.kind === branch.kind) {
-      const inner = this.sequence(base.children, main.children, branch.children)
-      if (base.kind !== 'frontMatter' || validFrontMatter(inner.text)) return inner
-      out.conflict([base], [main], [branch], this.keep)
-    } else {
-      const lines = mergeLines(base.text, main.text, branch.text, this.ids)
-      if (lines !== undefined) out.add(lines)
-      else out.conflict([base], [main], [branch], this.keep)
-    }
-    return out
-  }
-}
-
-interface Sides {
-  base: Unit[]
-  main: Unit[]
-  branch: Unit[]
-  o: number[]
-  m: number[]
-  b: number[]
-}
-
-/**
- * Line-level diff3 inside a unit: clean only when no line changed by one side
- * touches a line changed by the other (as git decides); undefined otherwise.
- */
-function mergeLines(base: string, main: string, branch: string, ids: Map<string, number>): string | undefined {
-  const split = (text: string): string[] => text.split(/(?<=\n)/)
-  const [o, m, b] = [split(base), split(main), split(branch)]
-  const id = (line: string): number => {
-    let value = ids.get(line)
+function memoized<T>(compute: (text: string) => T): (text: string) => T {
+  const cache = new Map<string, T>()
+  return (text) => {
+    let value = cache.get(text)
     if (value === undefined) {
-      value = ids.size
-      ids.set(line, value)
+      value = compute(text)
+      cache.set(text, value)
     }
     return value
   }
-  const [oi, mi, bi] = [o.map(id), m.map(id), b.map(id)]
-  let text = ''
-  for (const region of threeWayRegions(oi, mi, bi, { strict: true })) {
-    if (region.type === 'same') text += o.slice(region.oStart, region.oEnd).join('')
-    else if (region.type === 'one') text += (region.side === 'main' ? m : b).slice(region.start, region.end).join('')
-    else if (sameIds(mi.slice(region.main.start, region.main.end), bi.slice(region.branch.start, region.branch.end))) text += m.slice(region.main.start, region.main.end).join('')
-    else return undefined
-  }
-  return text
-}
-
-/** A merge of front matter keys must still be one YAML mapping (two sides may have added the same key). */
-function validFrontMatter(text: string): boolean {
-  const inner = text.slice(text.indexOf('\n') + 1, text.lastIndexOf('\n') + 1)
-  try {
-    const value: unknown = yaml.load(inner, { schema: yaml.CORE_SCHEMA })
-    return value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value))
-  } catch {
-    return false
-  }
-}
-
-function partOf(units: Unit[]): PageMergeConflict['part'] {
-  const unit = units.find((u) => u.kind !== 'gap') ?? units[0]
-  return unit?.kind === 'frontMatter' ? 'frontMatter' : unit?.kind === 'title' ? 'title' : 'body'
-}
-
-function sameIds(a: number[], b: number[]): boolean {
-  return a.length === b.length && a.every((id, i) => id === b[i])
 }

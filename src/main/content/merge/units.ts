@@ -26,7 +26,7 @@ export interface Unit {
 const CONTAINERS = new Set(['list', 'listItem', 'blockquote', 'table', 'footnoteDefinition'])
 
 /** A line that is only a GitBook tag: `{% hint style="info" %}`, `{% endhint %}`. */
-const TAG_LINE = /^[ \t]*\{%-?\s*(end)?([A-Za-z][\w-]*)[^\n]*?-?%\}[ \t]*\r?$/
+export const TAG_LINE = /^[ \t]*\{%-?\s*(end)?([A-Za-z][\w-]*)[^\n]*?-?%\}[ \t]*\r?$/
 
 /** Units of a whole page file: front matter (key by key), the `# Title` line, the body's blocks. */
 export function pageFileUnits(source: string): Unit[] {
@@ -56,7 +56,10 @@ function levelUnits(text: string, nodes: readonly Nodes[], start: number, end: n
   for (const node of nodes) {
     const from = startOffset(node)
     if (from > cursor) units.push({ text: text.slice(cursor, from), kind: 'gap' })
-    units.push(...blockUnits(text, node))
+    // remark can give a node that starts inside the one before (after a front matter it closed on a thematic
+    // break): its text is taken from where the last one ended, so the units still add up to the text.
+    if (from >= cursor) units.push(...blockUnits(text, node))
+    else if (endOffset(node) > cursor) units.push({ text: text.slice(cursor, endOffset(node)), kind: node.type as UnitKind })
     cursor = Math.max(cursor, endOffset(node))
   }
   if (end > cursor) units.push({ text: text.slice(cursor, end), kind: 'gap' })
