@@ -1,5 +1,6 @@
 import path from 'node:path'
-import { watch, type FSWatcher } from 'chokidar'
+import { chokidarSource } from './chokidar-source'
+import type { FileEventSource, FileEventSourceFactory } from './event-source'
 import { isIgnoredName } from './ignore'
 
 export interface WatchedSpace {
@@ -22,20 +23,23 @@ export interface WorkspaceWatcherOptions {
   onChange: (spaceId: string, paths: string[]) => void
   onError?: (error: unknown) => void
   usePolling?: boolean
+  /** The file watching library (default: chokidar). */
+  source?: FileEventSourceFactory
 }
 
 export const DEFAULT_DEBOUNCE_MS = 300
 export const DEFAULT_RENAME_WINDOW_MS = 1000
 
 /**
- * chokidar over the space folders. It only says which space changed; whether anything is an edit is
- * decided by the push planner from content hashes against the merge base, so Quire's own writes (sync
- * down, marker removal, conflict copies) cause a push that finds nothing to send. Editors' swap, backup
- * and temp files, `.git` and Quire's temp files are ignored; chokidar's `atomic` mode folds the
- * delete-then-create of editors that save through a temp file and a rename into one change.
+ * A watcher over the space folders (chokidar unless another source is given). It only says which space
+ * changed; whether anything is an edit is decided by the push planner from content hashes against the
+ * merge base, so Quire's own writes (sync down, marker removal, conflict copies) cause a push that finds
+ * nothing to send. Editors' swap, backup and temp files, `.git` and Quire's temp files are ignored. The
+ * events of one file are debounced; a removal waits for the rename window, so that a move's removal and
+ * creation reach the same push.
  */
 export class WorkspaceWatcher {
-  private watcher?: FSWatcher
+  private source?: FileEventSource
   private readonly timers = new Map<string, { spaceId: string; timer: NodeJS.Timeout }>()
   private readonly dirty = new Map<string, Set<string>>()
   private readonly debounceMs: number
@@ -48,28 +52,23 @@ export class WorkspaceWatcher {
 
   /** Resolves once the initial scan is done (events from then on are edits). */
   start(): Promise<void> {
-    const folders = this.options.spaces.map((s) => s.folder)
-    this.watcher = watch(folders, {
-      ignoreInitial: true,
-      persistent: true,
-      usePolling: this.options.usePolling ?? false,
-      atomic: true,
-      ignored: (p: string) => this.ignored(p),
+    const factory = this.options.source ?? chokidarSource({ usePolling: this.options.usePolling })
+    this.source = factory({
+      folders: this.options.spaces.map((s) => s.folder),
+      ignored: (p) => this.ignored(p),
+      onEvent: (kind, p) => this.touched(p, kind === 'unlink'),
+      onError: (error) => this.options.onError?.(error),
     })
-    this.watcher.on('all', (event, p) => {
-      if (event === 'add' || event === 'change' || event === 'unlink' || event === 'unlinkDir') this.touched(p, event === 'unlink' || event === 'unlinkDir')
-    })
-    this.watcher.on('error', (error) => this.options.onError?.(error))
-    const watcher = this.watcher
-    return new Promise((resolve) => watcher.once('ready', () => resolve()))
+    return this.source.start()
   }
 
   async close(): Promise<void> {
     for (const { timer } of this.timers.values()) clearTimeout(timer)
     this.timers.clear()
     this.dirty.clear()
-    await this.watcher?.close()
-    this.watcher = undefined
+    const source = this.source
+    this.source = undefined
+    await source?.close()
   }
 
   private ignored(full: string): boolean {

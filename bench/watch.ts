@@ -1,0 +1,394 @@
+/**
+ * The workspace watcher over large workspaces: N files in space-like folders (1,000 pages per space in
+ * 10 x 10 folders, plus a `.git` folder of 20 files the watcher must ignore), N = 20,000 and 100,000.
+ *
+ * Each configuration runs in its own child process (so its RSS is its own) and starts the
+ * WorkspaceWatcher as the session does (its debounce and rename window, one folder per space):
+ * - ready: from start() to its promise (the initial scan), and the CPU it took;
+ * - RSS and heap: after ready (and a gc), minus the same process before start() (modules loaded);
+ *   peak RSS is the process's getrusage maximum;
+ * - idle CPU: the process's CPU (all threads) over BENCH_IDLE_S seconds (10) with nothing changing;
+ * - save latency: from a write of a page to the onChange that names it, median of 20 saves in
+ *   different spaces; the session's 300 ms debounce is part of it and printed apart;
+ * - events the sync needs: a rename (both paths in one onChange), a deletion, a new folder with a page
+ *   written right away, a folder removed, an editor's save through a temporary file and a rename, and
+ *   nothing for a write in `.git`.
+ * The floor, in its own child of the same run: an fs.readdir walk of the same tree (time and RSS of
+ * holding every path), i.e. what any watcher must at least do to know the tree.
+ *
+ * Configurations (BENCH_WATCH_MODES, comma separated; all by default):
+ *   chokidar        the session's chokidar options (atomic, ignoreInitial, ignored as a function)
+ *   chokidar-lean   atomic and alwaysStat off (the options chokidar has that change its per-file cost)
+ *   node-recursive  Node's own fs.watch(dir, { recursive: true }) (Node 20 on Linux: a watch per file)
+ *   parcel          @parcel/watcher, when it can be loaded: from the project, or from the folder
+ *                   BENCH_PARCEL_FROM (e.g. one where `npm install @parcel/watcher` was run)
+ *
+ *   npm run bench:watch     BENCH_WATCH_FILES=20000 BENCH_WATCH_MODES=chokidar,parcel npm run bench:watch
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chokidarSource } from '../src/main/engine/watch/chokidar-source'
+import type { FileEventSourceFactory } from '../src/main/engine/watch/event-source'
+import { parcelSource, type ParcelWatcherModule } from '../src/main/engine/watch/parcel-source'
+import { DEFAULT_DEBOUNCE_MS, WorkspaceWatcher } from '../src/main/engine/watch/watcher'
+
+const PAGES_PER_SPACE = 1000
+const SIZES = (process.env.BENCH_WATCH_FILES ?? '20000,100000').split(',').map(Number)
+const MODES = (process.env.BENCH_WATCH_MODES ?? 'chokidar,chokidar-lean,node-recursive,parcel').split(',')
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10)
+const SAVES = 20
+const TARGET_IDLE_CPU_PCT = 0.5
+const TARGET_RSS_MB = 150
+const MB = 1024 * 1024
+
+interface ChildReport {
+  mode: string
+  readyMs?: number
+  readyCpuMs?: number
+  walkMs?: number
+  rssBeforeMb: number
+  rssDeltaMb: number
+  heapDeltaMb: number
+  peakRssMb: number
+  idleCpuPct?: number
+  latencyMs?: number
+  checks?: Record<string, boolean>
+  skipped?: string
+}
+
+// ---------------------------------------------------------------------------------------------- tree
+
+function spaceFolder(root: string, space: number) {
+  return path.join(root, `space-${String(space).padStart(3, '0')}`)
+}
+
+function pagePath(space: number, page: number) {
+  const group = Math.floor(page / 100)
+  const sub = Math.floor(page / 10) % 10
+  return `group-${group}/section-${sub}/page-${page}.md`
+}
+
+async function generate(root: string, files: number) {
+  const spaces = Math.ceil(files / PAGES_PER_SPACE)
+  const jobs: (() => Promise<void>)[] = []
+  for (let s = 0; s < spaces; s++) {
+    const folder = spaceFolder(root, s)
+    for (let g = 0; g < 10; g++) for (let d = 0; d < 10; d++) fs.mkdirSync(path.join(folder, `group-${g}`, `section-${d}`), { recursive: true })
+    fs.mkdirSync(path.join(folder, '.git', 'objects'), { recursive: true })
+    for (let i = 0; i < 20; i++) jobs.push(() => fs.promises.writeFile(path.join(folder, '.git', 'objects', `o${i}`), 'x'))
+    for (let p = 0; p < PAGES_PER_SPACE; p++) {
+      jobs.push(() => fs.promises.writeFile(path.join(folder, pagePath(s, p)), `# Page ${p}\n\nSome text of page ${p} in space ${s}.\n`))
+    }
+  }
+  let next = 0
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < jobs.length) await jobs[next++]()
+    }),
+  )
+  return spaces
+}
+
+// --------------------------------------------------------------------------------------------- child
+
+function gc() {
+  const collect = (globalThis as { gc?: () => void }).gc
+  collect?.()
+  collect?.()
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function memory() {
+  gc()
+  const m = process.memoryUsage()
+  return { rss: m.rss, heap: m.heapUsed + m.external + m.arrayBuffers }
+}
+
+/** Node's own recursive fs.watch, adapted to a source (for measuring only). */
+function nodeRecursiveSource(): FileEventSourceFactory {
+  return (options) => {
+    const watchers: fs.FSWatcher[] = []
+    return {
+      async start() {
+        for (const folder of options.folders) {
+          const watcher = fs.watch(folder, { recursive: true }, (type, name) => {
+            if (!name) return
+            const full = path.join(folder, name.toString())
+            if (options.ignored(full)) return
+            if (type === 'change') return options.onEvent('change', full)
+            fs.stat(full, (error) => options.onEvent(error ? 'unlink' : 'add', full))
+          })
+          watcher.on('error', options.onError)
+          watchers.push(watcher)
+        }
+      },
+      async close() {
+        for (const watcher of watchers) watcher.close()
+      },
+    }
+  }
+}
+
+function loadParcel(): ParcelWatcherModule | undefined {
+  for (const from of [process.env.BENCH_PARCEL_FROM, process.cwd()]) {
+    if (!from) continue
+    try {
+      return createRequire(path.join(path.resolve(from), 'package.json'))('@parcel/watcher') as ParcelWatcherModule
+    } catch {
+      // not installed there
+    }
+  }
+  return undefined
+}
+
+function sourceFor(mode: string): FileEventSourceFactory | string {
+  if (mode === 'chokidar') return chokidarSource()
+  if (mode === 'chokidar-lean') {
+    return chokidarSource({ overrides: { atomic: false, alwaysStat: false } })
+  }
+  if (mode === 'node-recursive') return nodeRecursiveSource()
+  if (mode === 'parcel') {
+    const parcel = loadParcel()
+    return parcel ? parcelSource(parcel) : '@parcel/watcher not installed (set BENCH_PARCEL_FROM)'
+  }
+  throw new Error(`unknown mode ${mode}`)
+}
+
+async function walk(folder: string, into: string[]) {
+  for (const entry of await fs.promises.readdir(folder, { withFileTypes: true })) {
+    const full = path.join(folder, entry.name)
+    into.push(full)
+    if (entry.isDirectory()) await walk(full, into)
+  }
+}
+
+async function runFloor(root: string): Promise<ChildReport> {
+  const before = memory()
+  const started = performance.now()
+  const paths: string[] = []
+  await walk(root, paths)
+  const walkMs = performance.now() - started
+  const after = memory()
+  return {
+    mode: 'floor (readdir walk)',
+    walkMs,
+    rssBeforeMb: before.rss / MB,
+    rssDeltaMb: (after.rss - before.rss) / MB,
+    heapDeltaMb: (after.heap - before.heap) / MB,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  }
+}
+
+/** Resolves with the first onChange call whose paths match (within `ms`), or undefined. */
+type Waiter = (match: string[] | ((paths: string[]) => boolean), ms?: number) => Promise<string[] | undefined>
+
+async function runWatcher(mode: string, root: string, spaces: number): Promise<ChildReport> {
+  const source = sourceFor(mode)
+  if (typeof source === 'string') return { mode, skipped: source, rssBeforeMb: 0, rssDeltaMb: 0, heapDeltaMb: 0, peakRssMb: 0 }
+  const calls: { spaceId: string; paths: string[] }[] = []
+  let notify = () => {}
+  const watched = Array.from({ length: spaces }, (_, s) => ({ spaceId: `s${s}`, folder: spaceFolder(root, s) }))
+  const watcher = new WorkspaceWatcher({
+    spaces: watched,
+    source,
+    onChange: (spaceId, paths) => {
+      calls.push({ spaceId, paths })
+      notify()
+    },
+    onError: (error) => console.error(`${mode}: ${String(error)}`),
+  })
+  const waitFor: Waiter = async (match, ms = 5000) => {
+    const matches = typeof match === 'function' ? match : (paths: string[]) => match.every((w) => paths.includes(w))
+    const deadline = performance.now() + ms
+    for (;;) {
+      const hit = calls.find((c) => matches(c.paths))
+      if (hit) return hit.paths
+      const left = deadline - performance.now()
+      if (left <= 0) return undefined
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left)
+        notify = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    }
+  }
+
+  await sleep(200)
+  const before = memory()
+  const cpu0 = process.cpuUsage()
+  const started = performance.now()
+  await watcher.start()
+  const readyMs = performance.now() - started
+  const readyCpu = process.cpuUsage(cpu0)
+  await sleep(1000)
+  const after = memory()
+
+  const idle0 = process.cpuUsage()
+  const idleStart = performance.now()
+  await sleep(IDLE_S * 1000)
+  const idle = process.cpuUsage(idle0)
+  const idleCpuPct = ((idle.user + idle.system) / 1000 / (performance.now() - idleStart)) * 100
+
+  const latencies: number[] = []
+  for (let i = 0; i < SAVES; i++) {
+    const s = (i * 7) % spaces
+    const relative = pagePath(s, (i * 37) % PAGES_PER_SPACE)
+    calls.length = 0
+    const at = performance.now()
+    await fs.promises.writeFile(path.join(spaceFolder(root, s), relative), `# Saved ${i}\n`)
+    if (await waitFor([relative])) latencies.push(performance.now() - at)
+    await sleep(50)
+  }
+  latencies.sort((a, b) => a - b)
+
+  const checks = await eventChecks(spaceFolder(root, 0), (wanted, ms) => {
+    calls.length = 0
+    return waitFor(wanted, ms)
+  }, () => calls.flatMap((c) => c.paths))
+  await watcher.close()
+  return {
+    mode,
+    readyMs,
+    readyCpuMs: (readyCpu.user + readyCpu.system) / 1000,
+    rssBeforeMb: before.rss / MB,
+    rssDeltaMb: (after.rss - before.rss) / MB,
+    heapDeltaMb: (after.heap - before.heap) / MB,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    idleCpuPct,
+    latencyMs: latencies.length === SAVES ? latencies[SAVES / 2] : undefined,
+    checks: { ...checks, [`${SAVES} saves seen`]: latencies.length === SAVES },
+  }
+}
+
+/** The events the sync needs, in space 0 (each check starts from no recorded call). */
+async function eventChecks(folder: string, expect: Waiter, seen: () => string[]) {
+  const at = (relative: string) => path.join(folder, relative)
+  const checks: Record<string, boolean> = {}
+
+  const renamed = expect(['group-1/section-1/page-111.md', 'group-1/section-1/moved.md'])
+  await fs.promises.rename(at('group-1/section-1/page-111.md'), at('group-1/section-1/moved.md'))
+  checks['rename: both paths in one onChange'] = (await renamed) !== undefined
+
+  const deleted = expect(['group-2/section-2/page-222.md'])
+  await fs.promises.rm(at('group-2/section-2/page-222.md'))
+  checks['deletion'] = (await deleted) !== undefined
+
+  const created = expect(['new-folder/deeper/new.md'])
+  await fs.promises.mkdir(at('new-folder/deeper'), { recursive: true })
+  await fs.promises.writeFile(at('new-folder/deeper/new.md'), '# New\n')
+  checks['new folder, page written at once'] = (await created) !== undefined
+
+  const later = expect(['new-folder/deeper/later.md'])
+  await sleep(300)
+  await fs.promises.writeFile(at('new-folder/deeper/later.md'), '# Later\n')
+  checks['page added later in the new folder'] = (await later) !== undefined
+
+  const atomic = expect(['group-3/section-3/page-333.md'])
+  await fs.promises.writeFile(at('group-3/section-3/page-333.md.tmp'), '# Saved through a temp file\n')
+  await fs.promises.rename(at('group-3/section-3/page-333.md.tmp'), at('group-3/section-3/page-333.md'))
+  checks['save through temp file + rename'] = (await atomic) !== undefined && !seen().some((p) => p.endsWith('.tmp'))
+
+  const folderGone = expect((paths) => paths.some((p) => p === 'group-4' || p.startsWith('group-4/')))
+  await fs.promises.rm(at('group-4'), { recursive: true })
+  checks['folder removed'] = (await folderGone) !== undefined
+
+  const quiet = expect(['group-5/section-5/page-555.md'])
+  await fs.promises.writeFile(at('.git/objects/o1'), 'changed')
+  await fs.promises.writeFile(at('group-5/section-5/page-555.md'), '# Saved\n')
+  checks['.git ignored'] = (await quiet) !== undefined && !seen().some((p) => p.startsWith('.git'))
+  return checks
+}
+
+async function child(job: { mode: string; root: string; spaces: number }) {
+  const report = job.mode === 'floor' ? await runFloor(job.root) : await runWatcher(job.mode, job.root, job.spaces)
+  process.stdout.write(`REPORT ${JSON.stringify(report)}\n`)
+}
+
+// -------------------------------------------------------------------------------------------- parent
+
+function runChild(job: { mode: string; root: string; spaces: number }): Promise<ChildReport> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), 'child', JSON.stringify(job)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let out = ''
+    proc.stdout.on('data', (chunk) => (out += chunk))
+    proc.on('error', reject)
+    proc.on('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('REPORT '))
+      if (code === 0 && line) resolve(JSON.parse(line.slice('REPORT '.length)) as ChildReport)
+      else reject(new Error(`${job.mode}: child exited with ${code}\n${out}`))
+    })
+  })
+}
+
+const fixed = (n: number | undefined, digits = 0) => (n === undefined ? '-' : n.toFixed(digits))
+
+function print(files: number, floor: ChildReport, reports: ChildReport[]) {
+  console.log(`\n${files.toLocaleString('en')} files (${Math.ceil(files / PAGES_PER_SPACE)} spaces), load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  console.log(`  floor: readdir walk ${fixed(floor.walkMs)} ms, RSS +${fixed(floor.rssDeltaMb, 1)} MB holding every path (process ${fixed(floor.rssBeforeMb)} MB before)`)
+  console.log(
+    '  mode             ready ms (x walk)  ready CPU ms  RSS +MB (before)  heap +MB  peak RSS MB  idle CPU %  save->onChange ms (minus debounce)  checks',
+  )
+  for (const r of reports) {
+    if (r.skipped) {
+      console.log(`  ${r.mode.padEnd(16)} skipped: ${r.skipped}`)
+      continue
+    }
+    const ratio = r.readyMs !== undefined && floor.walkMs ? `(x${(r.readyMs / floor.walkMs).toFixed(1)})` : ''
+    const failed = Object.entries(r.checks ?? {}).filter(([, ok]) => !ok).map(([name]) => name)
+    const rssMark = r.rssDeltaMb <= TARGET_RSS_MB ? '' : ' !'
+    const cpuMark = (r.idleCpuPct ?? 0) < TARGET_IDLE_CPU_PCT ? '' : ' !'
+    console.log(
+      `  ${r.mode.padEnd(16)} ${`${fixed(r.readyMs)} ${ratio}`.padEnd(18)} ${fixed(r.readyCpuMs).padStart(12)}  ${`${fixed(r.rssDeltaMb, 1)}${rssMark} (${fixed(r.rssBeforeMb)})`.padEnd(16)}  ${fixed(r.heapDeltaMb, 1).padStart(8)}  ${fixed(r.peakRssMb).padStart(11)}  ${`${fixed(r.idleCpuPct, 2)}${cpuMark}`.padStart(10)}  ${`${fixed(r.latencyMs)} (${fixed(r.latencyMs === undefined ? undefined : r.latencyMs - DEFAULT_DEBOUNCE_MS)})`.padStart(34)}  ${failed.length ? `FAILED: ${failed.join('; ')}` : 'all ok'}`,
+    )
+  }
+  console.log(`  targets: RSS <= ${TARGET_RSS_MB} MB, idle CPU < ${TARGET_IDLE_CPU_PCT} % (! marks a miss)`)
+}
+
+async function main() {
+  console.log(`bench:watch on ${os.cpus().length} cores, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  for (const files of SIZES) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-watch-'))
+    try {
+      const started = performance.now()
+      const spaces = await generate(root, files)
+      console.log(`generated ${files.toLocaleString('en')} files in ${spaces} spaces in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      const floor = await runChild({ mode: 'floor', root, spaces })
+      const reports: ChildReport[] = []
+      for (const mode of MODES) {
+        // Each mode edits space 0; start from a fresh copy of it.
+        await fs.promises.rm(spaceFolder(root, 0), { recursive: true, force: true })
+        await generate(path.join(root, '.space-0'), PAGES_PER_SPACE)
+        await fs.promises.rename(spaceFolder(path.join(root, '.space-0'), 0), spaceFolder(root, 0))
+        await fs.promises.rm(path.join(root, '.space-0'), { recursive: true, force: true })
+        reports.push(await runChild({ mode, root, spaces }))
+      }
+      print(files, floor, reports)
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  }
+}
+
+if (process.argv[2] === 'child') {
+  child(JSON.parse(process.argv[3]!) as { mode: string; root: string; spaces: number }).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error)
+      process.exit(1)
+    },
+  )
+} else {
+  main().catch((error: unknown) => {
+    console.error(error)
+    process.exit(1)
+  })
+}
