@@ -7,6 +7,7 @@ import { QuireBackend } from '../../src/main/app/backend'
 import type { DesktopActions } from '../../src/main/app/desktop-actions'
 import { serviceForFile } from '../engine/sync-up/support/hooks'
 import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { until } from '../support/until'
 
 /**
  * The app's backend and `quire watch` (a real child process) on one cache and one workspace (issue 11):
@@ -25,16 +26,6 @@ let workspace: string
 let seeded: SeededSpace
 const backends: QuireBackend[] = []
 const children: ChildProcess[] = []
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 async function openBackend(): Promise<QuireBackend> {
   const backend = await QuireBackend.open({ dataDir, desktop: noDesktop, autoSync: false, debounceMs: 100, gateway: { maxAttempts: 2, timeoutMs: 10_000 } })

@@ -7,6 +7,7 @@ import { main } from '../../src/main/cli/main'
 import { UsersRepository } from '../../src/main/service/store/users'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
 import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { until } from '../support/until'
 
 /**
  * The app's backend runs the same engine as `quire watch` (issue 11): its watcher pushes a save without
@@ -25,16 +26,6 @@ let workspace: string
 let backend: QuireBackend
 let seeded: SeededSpace
 let folder: string
-
-/** Polls (no fixed waits on time) until `probe` answers something. */
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, tries = 400): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const value = await probe()
-    if (value !== undefined) return value
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`gave up waiting for ${what}`)
-}
 
 const pageIdOf = async (p: string) => [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, page]) => page.path === p)![0]
 

@@ -8,7 +8,7 @@ import { openCacheDatabase } from '../../../src/main/engine/cache/open-cache'
 import { OutboxRepository } from '../../../src/main/engine/outbox/outbox-repository'
 import { serviceForFile } from './support/hooks'
 import { rng } from './support/rng'
-import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, PNG, remoteOf, seedSpace, SEED_PAGES, tempDir, Workstation, type SeededSpace } from './support/workspace'
+import { changedPages, changeRequestRevision, FolderFiles, mainRevision, openChangeRequests, pagesOf, PNG, remoteOf, seedSpace, SEED_PAGES, tempDir, Workstation, type SeededSpace, type SpaceFiles } from './support/workspace'
 
 const seed = Number(process.env.QUIRE_CRASH_SEED ?? Date.now() % 1_000_000)
 
@@ -21,25 +21,6 @@ const FRONT_ENDS = {
   app: path.resolve(__dirname, 'support/backend-child.ts'),
 } as const
 type FrontEnd = keyof typeof FRONT_ENDS
-
-/** What a round of the writer's edits needs: the space's folder. */
-interface Files {
-  file(relative: string): string
-  read(relative: string): string
-  write(relative: string, content: string | Buffer): void
-}
-
-function folderFiles(folder: string): Files {
-  const file = (relative: string) => path.join(folder, ...relative.split('/'))
-  return {
-    file,
-    read: (relative) => fs.readFileSync(file(relative), 'utf8'),
-    write: (relative, content) => {
-      fs.mkdirSync(path.dirname(file(relative)), { recursive: true })
-      fs.writeFileSync(file(relative), content)
-    },
-  }
-}
 
 /**
  * Runs the writer's Quire as a process; kills it with SIGKILL right after its `killAt`-th HTTP answer
@@ -97,7 +78,7 @@ describe.each(Object.keys(FRONT_ENDS) as FrontEnd[])('crash safety of sync up, t
     // What the writer does, in rounds; each round's upload is killed a few times.
     const expected = new Map<string, string>()
     const comments: Array<{ page: string; text: string }> = []
-    const rounds: Array<(ws: Files) => void> = [
+    const rounds: Array<(ws: SpaceFiles) => void> = [
       (ws) => {
         ws.write('guide/install.md', '# Install\n\nRun the installer, then restart.\n')
         ws.write('guide/upgrade.md', '# Upgrade\n\nFrom v1 to v2.\n')
@@ -122,7 +103,7 @@ describe.each(Object.keys(FRONT_ENDS) as FrontEnd[])('crash safety of sync up, t
         comments.push({ page: 'new:guide/upgrade.md', text: 'Mention v4?' })
       },
     ]
-    const ws = folderFiles(folder)
+    const ws = new FolderFiles(folder)
     let kills = 0
     const started = Date.now()
     for (const [index, round] of rounds.entries()) {

@@ -1,4 +1,3 @@
-import fs from 'node:fs'
 import path from 'node:path'
 import type { GatewayTuning } from '../../../../src/main/app/accounts'
 import { QuireBackend } from '../../../../src/main/app/backend'
@@ -9,7 +8,7 @@ import type { PushResult } from '../../../../src/main/engine/push/space-pusher'
 import type { WorkspaceSession } from '../../../../src/main/engine/session/workspace-session'
 import { spaceFolderPath } from '../../../../src/main/engine/sync/sync-engine'
 import type { PullResult } from '../../../../src/main/engine/watch/pull'
-import type { Remote, SeededSpace } from './workspace'
+import { SpaceFiles, type Remote, type SeededSpace } from './workspace'
 
 /** What the randomized test needs of a writer's Quire, whichever front end runs it. */
 export interface Writer {
@@ -34,7 +33,7 @@ const noDesktop = { openFile: async () => {}, openUrl: async () => {}, openFolde
  * serve` run) over a data folder, its own workspace session doing every push and pass. The test reads the
  * cache and the outbox through a second connection to the same SQLite file.
  */
-export class AppWorkstation implements Writer {
+export class AppWorkstation extends SpaceFiles implements Writer {
   readonly cache: CacheRepository
   readonly outbox: OutboxRepository
   private readonly db
@@ -44,6 +43,7 @@ export class AppWorkstation implements Writer {
     readonly dataDir: string,
     private readonly backend: QuireBackend,
   ) {
+    super()
     this.db = openCacheDatabase(path.join(dataDir, 'cache.db'))
     this.cache = new CacheRepository(this.db)
     this.outbox = new OutboxRepository(this.db)
@@ -78,19 +78,6 @@ export class AppWorkstation implements Writer {
     const folder = row && spaceFolderPath(this.cache, this.cache.setting('workspace') ?? path.join(this.dataDir, 'workspace'), row)
     if (!folder) throw new Error('the space has no folder yet (no pass has run)')
     return folder
-  }
-
-  file(relative: string) {
-    return path.join(this.folder, ...relative.split('/'))
-  }
-
-  read(relative: string) {
-    return fs.readFileSync(this.file(relative), 'utf8')
-  }
-
-  write(relative: string, content: string | Buffer) {
-    fs.mkdirSync(path.dirname(this.file(relative)), { recursive: true })
-    fs.writeFileSync(this.file(relative), content)
   }
 
   /** The session's push of the space (with the pass and second push it makes when a merge settled). */

@@ -66,7 +66,32 @@ export interface Remote {
 
 export const remoteOf = (t: TestService, token = t.service.token, userId = t.service.ownerId): Remote => ({ origin: t.service.origin, token, userId })
 
-export class Workstation {
+/** A space folder as a writer's editor sees it: files by their `/`-separated path in the space. */
+export abstract class SpaceFiles {
+  abstract get folder(): string
+
+  file(relative: string) {
+    return path.join(this.folder, ...relative.split('/'))
+  }
+
+  read(relative: string) {
+    return fs.readFileSync(this.file(relative), 'utf8')
+  }
+
+  write(relative: string, content: string | Buffer) {
+    fs.mkdirSync(path.dirname(this.file(relative)), { recursive: true })
+    fs.writeFileSync(this.file(relative), content)
+  }
+}
+
+/** The files of the folder at `folder`. */
+export class FolderFiles extends SpaceFiles {
+  constructor(readonly folder: string) {
+    super()
+  }
+}
+
+export class Workstation extends SpaceFiles {
   readonly cache: CacheRepository
   readonly outbox: OutboxRepository
   readonly comments: CommentsRepository
@@ -80,6 +105,7 @@ export class Workstation {
     readonly dir: string,
     options: { gateway?: Partial<ConstructorParameters<typeof ApiGateway>[0]> } = {},
   ) {
+    super()
     const r = 'service' in remote ? remoteOf(remote) : remote
     this.db = openCacheDatabase(path.join(dir, 'cache.db'))
     this.cache = new CacheRepository(this.db)
@@ -103,19 +129,6 @@ export class Workstation {
 
   get folder() {
     return path.join(this.dir, 'workspace', 'Acme', 'Docs')
-  }
-
-  file(relative: string) {
-    return path.join(this.folder, ...relative.split('/'))
-  }
-
-  read(relative: string) {
-    return fs.readFileSync(this.file(relative), 'utf8')
-  }
-
-  write(relative: string, content: string | Buffer) {
-    fs.mkdirSync(path.dirname(this.file(relative)), { recursive: true })
-    fs.writeFileSync(this.file(relative), content)
   }
 
   /** A sync down pass (the sync-down engine's), holding the pages the change request moves or deletes. */
