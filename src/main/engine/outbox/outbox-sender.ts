@@ -4,6 +4,8 @@ import type { CommentsRepository } from '../comments/comments-repository'
 import { replyOf, threadOf } from '../comments/threads'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 import { ChangeRequestGoneError, UnsendableError, type ChangeRequestGone, type ContentOutcome } from './outbox-errors'
+import { eachChange, halves, namesOf, splitBatch } from './batch-split'
+import { withFileBytes } from './file-references'
 import { definedRefs, withKnownRefs } from './known-refs'
 import { ClaimLostError, type OutboxRepository } from './outbox-repository'
 import type { OutboxOp } from './outbox-types'
@@ -32,6 +34,15 @@ class LocalFailure extends Error {}
 class SignedOut extends Error {}
 /** The service's 4xx answer to the op itself: the only thing that refuses an op. */
 class Refused extends Error {}
+/** A 413: the request body was over the service's limit; nothing was applied. */
+class TooLarge extends Error {
+  constructor(
+    message: string,
+    readonly bodyBytes?: number,
+  ) {
+    super(message)
+  }
+}
 
 /**
  * Sends the outbox of one space, oldest first, through the gateway. An op is marked `sending` before it
@@ -105,8 +116,9 @@ export class OutboxSender {
           this.outbox.supersede(spaceId, op.generation)
           return result
         }
-        const message = error instanceof Error ? error.message : String(error)
-        if (!(error instanceof Refused) && !(error instanceof UnsendableError)) {
+        if (error instanceof TooLarge && op.kind === 'content' && splitBatch(this.outbox, op, halves(op), error.message)) continue
+        const message = error instanceof TooLarge ? tooLargeMessage(op, error) : error instanceof Error ? error.message : String(error)
+        if (!(error instanceof Refused) && !(error instanceof UnsendableError) && !(error instanceof TooLarge)) {
           // Not the service's word on the op (a local failure: the database, the disk): the op stays as
           // it was recorded and is tried again, never taken for a refusal.
           result.stopped = { reason: 'local-error', message }
@@ -123,30 +135,10 @@ export class OutboxSender {
    * (in order, after what is queued): the good changes go through, the bad one alone is refused.
    */
   private refuse(op: OutboxOp, message: string) {
+    if (op.kind === 'content' && splitBatch(this.outbox, op, eachChange(op), message)) return
     this.outbox.transaction(() => {
-      if (op.kind !== 'content') {
-        this.outbox.markFailed(op.seq, message)
-        return
-      }
-      this.outbox.dropEntriesOf(op.spaceId, op.seq)
-      const { changes, perChange, keys } = op.payload
-      if (changes.length <= 1 || !perChange || perChange.length !== changes.length) {
-        this.outbox.markFailed(op.seq, message)
-        return
-      }
-      this.outbox.markSplit(op.seq, message)
-      changes.forEach((change, i) => {
-        const entries = perChange[i]
-        const defines = change.operation === 'insert_page' && change.ref ? [change.ref] : change.operation === 'insert_files' ? change.files.flatMap((f) => (f.ref ? [f.ref] : [])) : []
-        const { seq, created } = this.outbox.enqueue({
-          spaceId: op.spaceId,
-          generation: op.generation,
-          kind: 'content',
-          key: `${op.key}/${i}`,
-          payload: { changes: [change], entries, perChange: [entries], keys: [keys[i]], defines: defines.length > 0 ? [defines.join(' ')] : [] },
-        })
-        if (created) this.outbox.applyEntries(op.spaceId, op.generation, seq, entries)
-      })
+      if (op.kind === 'content') this.outbox.dropEntriesOf(op.spaceId, op.seq)
+      this.outbox.markFailed(op.seq, message)
     })
   }
 
@@ -186,7 +178,9 @@ export class OutboxSender {
         else this.outbox.noteError(op.seq, error.message)
         throw new Offline(error.message)
       }
+      if (error instanceof TooLarge) throw error
       if (error instanceof GitBookAPIError) {
+        if (error.code === 413) throw new TooLarge(`HTTP 413: ${error.errorMessage}`)
         if (error.code === 429) {
           // A 429 is answered before anything is done: the request is as good as never sent.
           if (phase === 'send') this.outbox.markPending(op.seq, error.message)
@@ -265,13 +259,15 @@ export class OutboxSender {
         return (await this.spaces.updateChangeRequestById(spaceId, this.requireChangeRequest(op), { subject: op.payload.subject })).data
       case 'content': {
         const changes = withKnownRefs(this.outbox, op.spaceId, op.payload.changes, definedRefs(op.payload.defines))
-        const { data } = await this.spaces.updateChangeRequestContent(
-          spaceId,
-          this.requireChangeRequest(op),
-          { changes: changes as unknown as ChangeRequestContentChange[] },
-          { compat: false },
-        )
-        return contentOutcome(changes, data)
+        // Uploads are read now, one file at a time, and only when still the bytes planned.
+        const body = { changes: (await withFileBytes(changes, op.payload)) as unknown as ChangeRequestContentChange[] }
+        try {
+          const { data } = await this.spaces.updateChangeRequestContent(spaceId, this.requireChangeRequest(op), body, { compat: false })
+          return contentOutcome(changes, data)
+        } catch (error) {
+          if (error instanceof GitBookAPIError && error.code === 413) throw new TooLarge(`HTTP 413: ${error.errorMessage}`, Buffer.byteLength(JSON.stringify(body)))
+          throw error
+        }
       }
       case 'comment': {
         const body = { page: op.payload.pageId, body: { markdown: op.payload.text } }
@@ -363,6 +359,14 @@ export class OutboxSender {
     }
   }
 
+}
+
+/** A single change the service found too large: which files, how large the request was, the service's limit. */
+function tooLargeMessage(op: OutboxOp, error: TooLarge): string {
+  const names = op.kind === 'content' ? namesOf(op) : []
+  const size = error.bodyBytes !== undefined ? ` a request of ${error.bodyBytes} bytes` : ' the request'
+  const what = names.length > 0 ? `${names.join(', ')}: ` : ''
+  return `${what}the service refused${size} as too large (${error.message}); it is sent again once the file is smaller`
 }
 
 /** Maps the content endpoint's answer to what the outbox keeps. */

@@ -33,6 +33,24 @@ export interface ContentPayload {
   keys: string[]
   /** Refs of pages and files the batch creates. */
   defines: string[]
+  /**
+   * Files the batch uploads, by reference: their `insert_files` entries hold `@file:<path>` instead of
+   * bytes, read (and checked against `hash`) when the batch is sent. Ops written before references
+   * hold the base64 bytes inline and have none.
+   */
+  files?: FileReference[]
+  /** Absolute path of the space folder the references' paths are relative to. */
+  folder?: string
+}
+
+/** A file to upload as it was when the push was planned. */
+export interface FileReference {
+  /** Relative to the space folder, `/`-separated. */
+  path: string
+  /** Git blob id of the bytes planned. */
+  hash: string
+  /** Bytes (-1: the file was gone when the plan was written). */
+  size: number
 }
 
 /** A comment or reply typed as a marker in a page: the file loses the marker once it is posted. */

@@ -1,11 +1,19 @@
 import { extractLinks, MAX_FILE_BYTES, MAX_FILES_PER_CHANGE, resolveRelativePath, rewriteLinks, type ContentChange, type InsertFileInput } from '../../content'
+import { base64Length, FILE_BYTES_PLACEHOLDER } from '../outbox/file-references'
 import type { JournalEntry } from '../sync/plan-types'
+import { MAX_BATCH_BYTES } from './batches'
 import { ASSETS_PREFIX, baseName, shortHash } from './page-file'
 import type { PlanState } from './plan-state'
 import type { EntryUpdate, PlannedChange, PushedEntry } from './push-types'
 
-/** Placeholder the engine replaces with a file's base64 bytes when it writes the outbox. */
-export const FILE_BYTES_PLACEHOLDER = '@file:'
+/** Placeholder of a file's bytes: the outbox keeps it (a reference), the sender reads the bytes. */
+export { FILE_BYTES_PLACEHOLDER }
+
+/**
+ * Base64 bytes of one insert_files change at most: a quarter of a batch, so a change always fits a batch
+ * with room to spare and a refused upload holds back few files.
+ */
+const MAX_CHANGE_FILE_BYTES = MAX_BATCH_BYTES / 4
 
 /**
  * Images of a push: a new file under `.gitbook/assets/` that a page sent now links to is uploaded with
@@ -15,7 +23,7 @@ export const FILE_BYTES_PLACEHOLDER = '@file:'
 export class AssetUploads {
   private readonly journaled = new Map<string, JournalEntry>()
   private readonly pushed = new Map<string, PushedEntry>()
-  private readonly uploads = new Map<string, { ref: string; name: string; hash: string }>()
+  private readonly uploads = new Map<string, { ref: string; name: string; hash: string; size: number }>()
 
   constructor(private readonly s: PlanState) {
     for (const entry of s.input.pushed) if (entry.kind === 'file') this.pushed.set(entry.path, entry)
@@ -60,7 +68,7 @@ export class AssetUploads {
       this.s.report('too-large', assetPath, `${assetPath} is ${file.size} bytes, over the ${limit}-byte upload limit; ${pagePath} links to it but it was not uploaded`)
       return undefined
     }
-    const upload = { ref: `quire-f${shortHash(`file:${assetPath}:${file.hash}`)}`, name: baseName(assetPath), hash: file.hash }
+    const upload = { ref: `quire-f${shortHash(`file:${assetPath}:${file.hash}`)}`, name: baseName(assetPath), hash: file.hash, size: file.size }
     this.uploads.set(assetPath, upload)
     return upload
   }
@@ -70,13 +78,11 @@ export class AssetUploads {
     this.s.report('asset-changed', path, `${path} changed locally; the service cannot replace a file's bytes, so save it under a new name to upload it`)
   }
 
-  /** insert_files changes for the uploads the pages of this plan link to, at most 20 files each. */
+  /** insert_files changes for the uploads the pages of this plan link to, at most 20 files and MAX_CHANGE_FILE_BYTES each. */
   planUploads(): PlannedChange[] {
-    const uploads = [...this.uploads.entries()]
     const planned: PlannedChange[] = []
-    for (let i = 0; i < uploads.length; i += MAX_FILES_PER_CHANGE) {
-      const group = uploads.slice(i, i + MAX_FILES_PER_CHANGE)
-      // The bytes are read by the engine when it writes the outbox: a plan stays small and pure.
+    for (const group of groupsOf([...this.uploads.entries()])) {
+      // The bytes are read by the sender when the batch leaves: a plan and the outbox stay small.
       const files: InsertFileInput[] = group.map(([path, u]) => ({ ref: u.ref, name: u.name, base64: `${FILE_BYTES_PLACEHOLDER}${path}` }))
       const change: ContentChange = { operation: 'insert_files', files }
       const entries: EntryUpdate[] = group.map(([path, u]) => ({ op: 'set', path, kind: 'file', ref: u.ref, hash: u.hash, state: 'pushed' }))
@@ -89,6 +95,25 @@ export class AssetUploads {
     }
     return planned
   }
+}
+
+/** Uploads in order, cut into groups of at most 20 files and MAX_CHANGE_FILE_BYTES of base64 (a larger file goes alone). */
+function groupsOf<T extends { size: number }>(uploads: ReadonlyArray<[string, T]>): Array<Array<[string, T]>> {
+  const groups: Array<Array<[string, T]>> = []
+  let current: Array<[string, T]> = []
+  let bytes = 0
+  for (const upload of uploads) {
+    const size = base64Length(upload[1].size)
+    if (current.length > 0 && (current.length >= MAX_FILES_PER_CHANGE || bytes + size > MAX_CHANGE_FILE_BYTES)) {
+      groups.push(current)
+      current = []
+      bytes = 0
+    }
+    current.push(upload)
+    bytes += size
+  }
+  if (current.length > 0) groups.push(current)
+  return groups
 }
 
 function safeLinks(markdown: string) {

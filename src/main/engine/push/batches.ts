@@ -1,27 +1,64 @@
-import { MAX_CHANGES_PER_BATCH } from '../../content'
+import { MAX_CHANGES_PER_BATCH, type ContentChange } from '../../content'
+import { base64Length, placeholderPath } from '../outbox/file-references'
 import type { PlannedChange } from './push-types'
 
 /**
- * Cuts a plan's changes into batches of at most 50, in plan order (parents before children, uploads
- * before the pages that link to them). A change that needs a ref stays with the change defining it
- * when that fits; otherwise the later batch gets the id once the earlier one is answered.
+ * Request body a batch may reach (the service refuses bodies over 32 MiB; a smaller bound keeps each
+ * request, and what the client holds while sending it, small).
  */
-export function batchChanges(changes: readonly PlannedChange[], size: number = MAX_CHANGES_PER_BATCH): PlannedChange[][] {
+export const MAX_BATCH_BYTES = 8 * 1024 * 1024
+/** Room left under the bound for what the estimate does not see: the body's wrapper, refs rewritten to ids. */
+const BATCH_BYTES_SLACK = 64 * 1024
+
+export interface BatchLimits {
+  /** Changes per request (the service takes 1 to 50). */
+  maxChanges?: number
+  /** Request body bytes per batch, estimated with `fileSize`. */
+  maxBytes?: number
+  /** Bytes of a file an `insert_files` entry names by `@file:<path>` (sent as base64 then). */
+  fileSize?: (path: string) => number
+}
+
+/**
+ * Cuts a plan's changes into batches of at most 50 changes and at most MAX_BATCH_BYTES of request body,
+ * in plan order (parents before children, uploads before the pages that link to them). A change that
+ * needs a ref stays with the change defining it when that fits; otherwise the later batch gets the id
+ * once the earlier one is answered. A change larger than the bound goes alone.
+ */
+export function batchChanges(changes: readonly PlannedChange[], limits: BatchLimits = {}): PlannedChange[][] {
+  const size = limits.maxChanges ?? MAX_CHANGES_PER_BATCH
+  const maxBytes = (limits.maxBytes ?? MAX_BATCH_BYTES) - BATCH_BYTES_SLACK
   const batches: PlannedChange[][] = []
   let current: PlannedChange[] = []
+  let bytes = 0
   let defined = new Set<string>()
   for (const change of changes) {
     const needsCurrent = change.uses.some((ref) => defined.has(ref))
-    if (current.length >= size || (current.length >= size - 1 && !needsCurrent && wantsFollowers(change, changes))) {
+    const changeBytes = bodyBytes(change.change, limits.fileSize)
+    const full = current.length >= size || bytes + changeBytes > maxBytes
+    if (current.length > 0 && (full || (current.length >= size - 1 && !needsCurrent && wantsFollowers(change, changes)))) {
       batches.push(current)
       current = []
+      bytes = 0
       defined = new Set()
     }
     current.push(change)
+    bytes += changeBytes
     for (const ref of change.defines?.split(' ') ?? []) if (ref) defined.add(ref)
   }
   if (current.length > 0) batches.push(current)
   return batches
+}
+
+/** Bytes a change adds to a request body: its JSON, with the base64 of files it names by reference. */
+export function bodyBytes(change: ContentChange, fileSize?: (path: string) => number): number {
+  let bytes = Buffer.byteLength(JSON.stringify(change)) + 1
+  if (change.operation !== 'insert_files') return bytes
+  for (const file of change.files) {
+    const path = placeholderPath(file.base64)
+    if (path !== undefined && fileSize) bytes += base64Length(fileSize(path)) - file.base64!.length
+  }
+  return bytes
 }
 
 /** Whether later changes use a ref this one defines (better to open a new batch with it). */

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
 import type { ContentChange } from '../../content'
+import { referencedPaths } from '../outbox/file-references'
 import type { PushSession } from '../outbox/outbox-repository'
-import { FILE_BYTES_PLACEHOLDER } from './asset-uploads'
+import type { FileReference } from '../outbox/outbox-types'
 import { batchChanges } from './batches'
 import { resolveIn, type SpacePusherOptions } from './pusher-context'
 import type { PlannedChange, PushPlan } from './push-types'
@@ -11,8 +12,11 @@ import { mergeTitles, subjectFor } from './subject'
 /** Writes a plan to the outbox in one transaction: change request, batches, subject, comments, conflicts. */
 export async function enqueuePlan(o: SpacePusherOptions, plan: PushPlan): Promise<number> {
   const { outbox, spaceId, userId } = o
-  const batches = batchChanges(plan.changes.filter((c) => !isNoop(c.change)))
-  const bytes = await readUploads(o, plan.changes)
+  const uploads = await uploadReferences(o, plan.changes)
+  const batches = batchChanges(
+    plan.changes.filter((c) => !isNoop(c.change)),
+    { fileSize: (path) => Math.max(uploads.get(path)?.size ?? 0, 0) },
+  )
   const markerOps = plan.markers.filter((m) => m.post)
   const threads = new Map(markerOps.flatMap((m) => (m.marker.commentId ? [[m.marker.commentId, o.comments.thread(m.marker.commentId)]] : [])))
   outbox.transaction(() => {
@@ -28,8 +32,9 @@ export async function enqueuePlan(o: SpacePusherOptions, plan: PushPlan): Promis
       }
       outbox.setSubject(spaceId, generation, subject, titles)
       for (const batch of batches) {
-        const changes = batch.map((c) => withBytes(c.change, bytes))
+        const changes = batch.map((c) => c.change)
         const keys = batch.map((c) => c.key)
+        const files = changes.flatMap(referencedPaths).flatMap((path) => uploads.get(path) ?? [])
         const { seq, created } = outbox.enqueue({
           spaceId,
           generation,
@@ -41,6 +46,7 @@ export async function enqueuePlan(o: SpacePusherOptions, plan: PushPlan): Promis
             perChange: batch.map((c) => c.entries),
             keys,
             defines: batch.flatMap((c) => (c.defines ? [c.defines] : [])),
+            ...(files.length > 0 ? { files, folder: o.folder } : {}),
           },
         })
         if (created) outbox.applyEntries(spaceId, generation, seq, batch.flatMap((c) => c.entries))
@@ -74,26 +80,32 @@ function pendingCreate(o: SpacePusherOptions, session: PushSession): boolean {
   return o.outbox.unfinished(o.spaceId).some((op) => op.kind === 'create-cr' && op.generation === session.generation)
 }
 
-/** Bytes of the files the plan uploads, base64, read now so the outbox holds exactly what is sent. */
-async function readUploads(o: SpacePusherOptions, changes: readonly PlannedChange[]): Promise<Map<string, string>> {
-  const bytes = new Map<string, string>()
+/**
+ * What the outbox keeps of each file the plan uploads: its path, and the hash and size the plan saw (the
+ * bytes are read when the batch is sent, and sent only if they are still these).
+ */
+async function uploadReferences(o: SpacePusherOptions, changes: readonly PlannedChange[]): Promise<Map<string, FileReference>> {
+  const references = new Map<string, FileReference>()
   for (const c of changes) {
-    if (c.change.operation !== 'insert_files') continue
-    for (const file of c.change.files) {
-      const placeholder = file.base64 ?? ''
-      if (!placeholder.startsWith(FILE_BYTES_PLACEHOLDER)) continue
-      const rel = placeholder.slice(FILE_BYTES_PLACEHOLDER.length)
-      bytes.set(placeholder, (await fs.readFile(resolveIn(o, rel))).toString('base64'))
+    const planned = new Map(c.entries.flatMap((e) => (e.op === 'set' && e.kind === 'file' ? [[e.path, e.hash]] : [])))
+    for (const path of referencedPaths(c.change)) {
+      const hash = planned.get(path)
+      if (hash === undefined) throw new Error(`the plan uploads ${path} without its hash`)
+      references.set(path, { path, hash, size: await sizeOf(resolveIn(o, path)) })
     }
   }
-  return bytes
+  return references
+}
+
+/** A file's size; -1 when it is gone (the sender then refuses its upload, naming it). */
+async function sizeOf(full: string): Promise<number> {
+  try {
+    return (await fs.stat(full)).size
+  } catch {
+    return -1
+  }
 }
 
 function isNoop(change: ContentChange): boolean {
   return change.operation === 'update_page' && Object.keys(change).length === 2
-}
-
-function withBytes(change: ContentChange, bytes: ReadonlyMap<string, string>): ContentChange {
-  if (change.operation !== 'insert_files') return change
-  return { ...change, files: change.files.map((f) => (f.base64 !== undefined && bytes.has(f.base64) ? { ...f, base64: bytes.get(f.base64)! } : f)) }
 }
