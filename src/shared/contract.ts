@@ -176,6 +176,8 @@ export interface PageSummary {
   title: string
   /** Path of the page's file inside the space folder (Git Sync layout), when it has one. */
   path?: string
+  /** How deep in the space's tree (0: top level); pages come in tree order. */
+  depth?: number
 }
 
 export interface ActivityEntry {

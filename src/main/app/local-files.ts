@@ -26,17 +26,18 @@ export class LocalFiles {
       throw fromApiError(error, 'Listing pages')
     }
     const out: PageSummary[] = []
-    const visit = (list: typeof pages) => {
+    // Tree order with each page's depth: the comment screen's page picker shows the space's tree.
+    const visit = (list: typeof pages, depth: number) => {
       for (const page of list) {
         if (page.type === 'document') {
           const local = this.cache.pageLocation(spaceId, page.id)?.localPath
           const gitPath = 'git' in page ? page.git?.path : undefined
-          out.push({ id: page.id, title: page.title, ...(local || gitPath ? { path: local ?? gitPath } : {}) })
+          out.push({ id: page.id, title: page.title, ...(local || gitPath ? { path: local ?? gitPath } : {}), depth })
         }
-        if ('pages' in page && Array.isArray(page.pages)) visit(page.pages)
+        if ('pages' in page && Array.isArray(page.pages)) visit(page.pages, page.type === 'document' ? depth + 1 : depth)
       }
     }
-    visit(pages)
+    visit(pages, 0)
     return out
   }
 

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react'
-import type { CommentThread, StatusSnapshot } from '../../../shared/contract'
+import type { CommentThread, PageSummary, StatusSnapshot } from '../../../shared/contract'
 import { useBridge } from '../bridge'
 import { Markdown } from '../components/Markdown'
 import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
@@ -7,6 +7,12 @@ import { RelativeTime } from '../components/Time'
 import { useAction, useLoad } from '../hooks'
 
 type Shown = 'open' | 'resolved' | 'all'
+
+/** A page in the picker: indented by its depth in the space's tree, or with its path while searching (the tree is cut then). */
+function pageLabel(page: PageSummary, searching: boolean): string {
+  if (searching) return page.path ? `${page.title} — ${page.path}` : page.title
+  return `${'\u00a0\u00a0\u00a0'.repeat(page.depth ?? 0)}${page.title}`
+}
 
 /** A thread id as reply markers need it, with a button that copies it. */
 function ThreadId({ id }: { id: string }) {
@@ -156,7 +162,7 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
           <option value="">All pages ({pages.data?.length ?? 0})</option>
           {matching.map((p) => (
             <option key={p.id} value={p.id}>
-              {p.path ? `${p.title} — ${p.path}` : p.title}
+              {pageLabel(p, pageSearch !== '')}
             </option>
           ))}
         </select>
@@ -234,7 +240,7 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
           </option>
           {matching.map((p) => (
             <option key={p.id} value={p.id}>
-              {p.path ? `${p.title} — ${p.path}` : p.title}
+              {pageLabel(p, pageSearch !== '')}
             </option>
           ))}
         </select>
