@@ -141,6 +141,8 @@ describe('the push path bounded by bytes', () => {
     const counting = new CountingFetch()
     const w = await workstation(counting)
     const images = writeImages(w, 3, 200 * 1024)
+    // A page that links only an image planned in the same upload as the one that changes.
+    w.write('faq.md', `${SEED_PAGES.faq}\n![First](.gitbook/assets/shot-00.png)\n`)
     counting.offline = true
     const first = await w.push()
     expect(first.stopped?.reason).toBe('offline')
@@ -157,8 +159,17 @@ describe('the push path bounded by bytes', () => {
     // The old bytes never left: no request carried them.
     expect(counting.sent.some((s) => s.body.includes(planned))).toBe(false)
 
-    await w.push()
+    // Nothing of that plan is held back: the same push planned again, with the file as it is now.
+    expect(second.failures).toHaveLength(1)
+    expect(second.reports.filter((r) => r.kind === 'refused')).toEqual([])
     await expectUploadedOnce(w, images)
+    const third = await w.push()
+    expect(third.failures).toEqual([])
+    expect(third.planned).toBe(0)
+    const [cr] = await openChangeRequests(t.api, w.seeded.spaceId)
+    const faq = [...pagesOf(await crRevision(w))].find(([, p]) => p.path === 'faq.md')![0]
+    const page = (await t.api.call('getPageInChangeRequestById', { params: { spaceId: w.seeded.spaceId, changeRequestId: cr.id, pageId: faq }, query: { format: 'markdown' } })).body
+    expect(page.markdown).toContain('![First](.gitbook/assets/shot-00.png)')
   })
 
   it('a 413 halves the batch until it passes; everything arrives exactly once', async () => {
@@ -187,6 +198,10 @@ describe('the push path bounded by bytes', () => {
     const result = await w.push()
     const message = result.failures.find((f) => f.includes('.gitbook/assets/big.png') && f.includes('HTTP 413'))
     expect(message, result.failures.join('\n')).toMatch(/request body is larger than 307200 bytes/)
+    // The batch (upload and page) was halved first; the upload alone was still too large.
+    const refused = counting.contentRequests().filter((s) => s.status === 413)
+    expect(refused).toHaveLength(2)
+    expect(message).toContain(`refused a request of ${refused[1].bytes} bytes as too large`)
     expect((await crRevision(w)).files.some((f) => f.name === 'big.png')).toBe(false)
   })
 

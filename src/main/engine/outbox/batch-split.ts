@@ -38,6 +38,21 @@ export function splitBatch(outbox: OutboxRepository, op: ContentOp, groups: numb
   return true
 }
 
+/**
+ * A batch that uploads a file changed (or gone) since the plan: it and the content batches queued after
+ * it (the rest of that plan, which may link to its uploads) are not sent and their entries are dropped,
+ * so the next plan carries all of it as the files are now. Not a refusal: nothing is held back.
+ */
+export function dropForNextPlan(outbox: OutboxRepository, op: ContentOp, message: string) {
+  outbox.transaction(() => {
+    const later = outbox.unfinished(op.spaceId).filter((o) => o.kind === 'content' && o.state === 'pending' && o.seq > op.seq)
+    for (const dropped of [op, ...later]) {
+      outbox.dropEntriesOf(op.spaceId, dropped.seq)
+      outbox.markSplit(dropped.seq, dropped === op ? message : `not sent: planned with batch #${op.seq}, whose file changed since; planned again`)
+    }
+  })
+}
+
 /** One group per change. */
 export function eachChange(op: ContentOp): number[][] {
   return op.payload.changes.map((_, i) => [i])

@@ -4,8 +4,8 @@ import type { CommentsRepository } from '../comments/comments-repository'
 import { replyOf, threadOf } from '../comments/threads'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 import { ChangeRequestGoneError, UnsendableError, type ChangeRequestGone, type ContentOutcome } from './outbox-errors'
-import { eachChange, halves, namesOf, splitBatch } from './batch-split'
-import { withFileBytes } from './file-references'
+import { dropForNextPlan, eachChange, halves, namesOf, splitBatch } from './batch-split'
+import { FileChangedError, withFileBytes } from './file-references'
 import { definedRefs, withKnownRefs } from './known-refs'
 import { ClaimLostError, type OutboxRepository } from './outbox-repository'
 import type { OutboxOp } from './outbox-types'
@@ -124,7 +124,8 @@ export class OutboxSender {
           result.stopped = { reason: 'local-error', message }
           return result
         }
-        this.refuse(op, message)
+        if (error instanceof FileChangedError && op.kind === 'content') dropForNextPlan(this.outbox, op, message)
+        else this.refuse(op, message)
         result.failed.push({ op, error: message })
       }
     }

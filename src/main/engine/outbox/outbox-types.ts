@@ -10,7 +10,8 @@ export type OutboxKind = 'create-cr' | 'update-cr' | 'content' | 'comment' | 're
  * reconciled with the service before it is ever sent again. `done`/`failed`: answered. `superseded`:
  * its change request was merged or closed before it went out; the planner puts its changes in the next one.
  * `split`: a batch the service refused; its changes were written again one per op, so one bad change
- * does not hold back the others.
+ * does not hold back the others (or in halves, after a 413). Also a batch not sent because a file it
+ * uploads changed since the plan: its changes are left to the next plan.
  */
 export type OutboxState = 'pending' | 'sending' | 'done' | 'failed' | 'superseded' | 'split'
 
