@@ -112,4 +112,26 @@ describe("another writer's conflict never undoes a merged edit", () => {
     await b.pull()
     expect((await b.push()).planned).toBe(0)
   })
+
+  it('B keeps their version after the conflict (the copy back into the file): the same text goes to the change request again, not dropped as already sent', async () => {
+    const { a, b, seeded, install } = await twoWriters()
+    const mine = paragraphs({ 1: 'Paragraph 1 as B first rewrote it.' })
+    b.write('guide/install.md', mine)
+    await b.push()
+    const crId = b.outbox.session(seeded.spaceId)!.changeRequestId!
+    await aMergesParagraphOne(a)
+    await b.pull()
+    const pushed = await b.push()
+    expect(pushed.conflicts).toHaveLength(1)
+    const copy = pushed.conflicts[0]
+    expect(b.read(copy)).toBe(mine)
+
+    // "Keep mine": the copy replaces the file.
+    b.write('guide/install.md', b.read(copy))
+    fs.rmSync(b.file(copy))
+    const kept = await b.push()
+    expect(kept.planned).toBeGreaterThan(0)
+    const carried = (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: crId, pageId: install }, query: { format: 'markdown' } })).body.markdown
+    expect(carried).toContain('Paragraph 1 as B first rewrote it.')
+  })
 })

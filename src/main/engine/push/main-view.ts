@@ -46,9 +46,11 @@ export async function refreshMain(o: SpacePusherOptions) {
 export async function mergeTexts(o: SpacePusherOptions, journal: readonly JournalEntry[], pages: readonly RemotePageRow[], local: LocalFiles): Promise<MergeTexts> {
   const texts: MergeTexts = new Map()
   const mainOids = new Map(pages.map((p) => [p.id, p.gitOid]))
+  // A page the change request renamed or moved is at its new path (the journal keeps the old one until the merge).
+  const carriedPaths = new Map(o.outbox.entries(o.spaceId).flatMap((e) => (e.kind === 'page' && e.pageId && e.state === 'pushed' ? [[e.pageId, e.path] as const] : [])))
   for (const j of journal) {
     const mainOid = mainOids.get(j.id)
-    const file = local.get(j.path)
+    const file = local.get(carriedPaths.get(j.id) ?? j.path)
     if (j.kind !== 'page' || !mainOid || mainOid === j.oid || !file || file.hash === j.baseHash || file.text === undefined) continue
     const base = o.cache.pageBases.text(o.spaceId, j.oid)
     if (base === undefined) continue

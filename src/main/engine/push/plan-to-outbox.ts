@@ -34,12 +34,17 @@ export async function enqueuePlan(o: SpacePusherOptions, plan: PushPlan): Promis
       for (const batch of batches) {
         const changes = batch.map((c) => c.change)
         const keys = batch.map((c) => c.key)
+        // What the change request carries at those paths now is part of the key: the same change sent
+        // again after a revert (a conflict kept main's version, then "keep mine") is a new operation,
+        // not one the outbox already has.
+        const carried = new Map(outbox.entries(spaceId).map((e) => [e.path, `${e.state}:${e.hash}`]))
+        const before = batch.flatMap((c) => c.entries.map((e) => carried.get(e.path) ?? '-'))
         const files = changes.flatMap(referencedPaths).flatMap((path) => uploads.get(path) ?? [])
         const { seq, created } = outbox.enqueue({
           spaceId,
           generation,
           kind: 'content',
-          key: `content:${spaceId}:${generation}:${createHash('sha256').update(keys.join(',')).digest('hex')}`,
+          key: `content:${spaceId}:${generation}:${createHash('sha256').update(`${keys.join(',')}|${before.join(',')}`).digest('hex')}`,
           payload: {
             changes,
             entries: batch.flatMap((c) => c.entries),
