@@ -1,12 +1,15 @@
 import type { ChangeRequestSummary, CommentThread, SessionInfo, SpaceNode, StatusSnapshot } from '../../src/shared/contract'
 import type { WatchSnapshot } from '../../src/main/shell/notification-rules'
+import { worstState } from '../../src/shared/space-state'
 
 export function space(id: string, state: SpaceNode['state'], extra: Partial<SpaceNode> = {}): SpaceNode {
   return { id, title: `Space ${id}`, selected: true, state, ...extra }
 }
 
 export function status(spaces: SpaceNode[], extra: Partial<StatusSnapshot> = {}): StatusSnapshot {
-  return { overall: 'synced', paused: false, spaces, brokenLinks: 0, conflicts: [], updatedAt: '2025-01-01T00:00:00.000Z', ...extra }
+  // The overall state as the backend derives it: the worst selected space's.
+  const overall = worstState(spaces.filter((s) => s.selected).map((s) => s.state))
+  return { overall, paused: false, spaces, brokenLinks: 0, conflicts: [], updatedAt: '2025-01-01T00:00:00.000Z', ...extra }
 }
 
 export const writer: SessionInfo = { signedIn: true, endpoint: 'http://127.0.0.1:4000', user: { id: 'u1', displayName: 'Wendy Writer' }, demo: true }

@@ -28,7 +28,7 @@ describe('tray menu', () => {
   it('has the items of the spec, in order', () => {
     const menu = trayMenuTemplate({ status: status([space('a', 'synced')]), session: writer }, actions())
     expect(menu.filter((m) => m.type !== 'separator').map((m) => m.label)).toEqual([
-      'Everything is up to date',
+      'In sync',
       'Sync now',
       'Pause',
       'Open workspace folder',
@@ -94,19 +94,21 @@ describe('tray menu', () => {
 
   it('disables syncing while signed out, and says so', () => {
     const menu = trayMenuTemplate({ session: { signedIn: false, demo: false } }, actions())
-    expect(item(menu, 'state').label).toBe('Signed out')
+    expect(item(menu, 'state').label).toBe('Signed out (Sign in again)')
     expect(item(menu, 'sync-now').enabled).toBe(false)
     expect(item(menu, 'pause').enabled).toBe(false)
     expect(item(menu, 'open-quire').enabled).not.toBe(false)
   })
 
-  it('labels each state in words', () => {
+  it('labels each state in words, with its way out: the words of the window\'s header', () => {
     expect(trayStateLabel({})).toBe('Starting…')
-    expect(trayStateLabel({ status: status([space('a', 'error'), space('b', 'error')]) })).toBe('Error in 2 spaces')
-    expect(trayStateLabel({ status: status([space('a', 'syncing')]) })).toBe('Syncing 1 space…')
-    expect(trayStateLabel({ status: status([], { conflicts: [{ spaceId: 'a', path: 'p', copyPath: 'q' }] }) })).toBe('1 conflict')
-    expect(trayStateLabel({ status: status([space('a', 'offline')]) })).toMatch(/^Offline/)
-    expect(trayStateLabel({ status: status([], { paused: true }) })).toBe('Paused')
-    expect(trayStateLabel({ status: status([]) })).toBe('No spaces selected')
+    expect(trayStateLabel({ status: status([space('a', 'error'), space('b', 'error')]) })).toBe('Error in 2 spaces (Retry now)')
+    expect(trayStateLabel({ status: status([space('a', 'syncing', { syncDone: 3, syncTotal: 12 })]) })).toBe('Syncing 3 of 12')
+    expect(trayStateLabel({ status: status([space('a', 'pending', { pending: 2 })]) })).toBe('2 edits waiting to be sent')
+    expect(trayStateLabel({ status: status([space('a', 'conflict')], { conflicts: [{ spaceId: 'a', path: 'p.md', copyPath: 'q.md' }] }) })).toBe('1 conflict: p.md (Show conflicts)')
+    expect(trayStateLabel({ status: status([space('a', 'offline')]) })).toMatch(/^Offline, .* \(Retry now\)$/)
+    expect(trayStateLabel({ status: status([space('a', 'paused')], { paused: true }) })).toBe('Paused (Resume)')
+    expect(trayStateLabel({ status: status([space('a', 'signed-out')]) })).toBe('Signed out (Sign in again)')
+    expect(trayStateLabel({ status: status([]) })).toBe('No spaces chosen to sync (Choose spaces)')
   })
 })

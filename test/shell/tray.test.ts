@@ -64,7 +64,7 @@ describe('tray', () => {
     expect(imageOf(fake)).toBe('syncing.png') // starting
     tray.update({ session: writer, status: status([space('a', 'synced')], { brokenLinks: 2 }) })
     expect(imageOf(fake)).toBe('synced.png')
-    expect(fake.tooltip).toBe('Quire: Everything is up to date')
+    expect(fake.tooltip).toBe('Quire: In sync')
     expect(menuOf(fake).find((m) => m.id === 'broken-links')?.label).toBe('Broken links: 2')
     tray.update({ status: status([space('a', 'synced')], { brokenLinks: 3 }) })
     expect(fake.images).toHaveLength(1) // same state: no new image
@@ -74,7 +74,7 @@ describe('tray', () => {
     expect(tray.state).toBe('error')
     tray.update({ session: { signedIn: false, demo: false } })
     expect(imageOf(fake)).toBe('offline.png')
-    expect(fake.tooltip).toBe('Quire: Signed out')
+    expect(fake.tooltip).toBe('Quire: Signed out (Sign in again)')
   })
 
   it("shows the shell's own trouble as an error, in its words", () => {

@@ -1,6 +1,6 @@
 import type { MenuItemConstructorOptions } from 'electron'
 import type { SessionInfo, StatusSnapshot } from '../../shared/contract'
-import { trayStateFrom, type TrayState } from './tray-state'
+import { trayStateWords } from './tray-state'
 
 /** What the tray menu can do; the shell wires each to the backend or to a window. */
 export interface TrayActions {
@@ -20,31 +20,15 @@ export interface TrayView {
   problem?: string
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
-
-/** One line saying what the icon means, for the tooltip and the menu's first (disabled) item. */
-export function trayStateLabel(view: TrayView): string {
+/**
+ * One line saying what the icon means, for the tooltip and the menu's first (disabled) item: the same
+ * words and way out as the window's header (trayStateWords over the one status vocabulary).
+ */
+export function trayStateLabel(view: TrayView, now: Date = new Date()): string {
   if (view.problem) return view.problem
-  if (view.session && !view.session.signedIn) return 'Signed out'
-  const status = view.status
-  if (!status) return 'Starting…'
-  const state: TrayState = trayStateFrom(status)
-  const selected = status.spaces.filter((s) => s.selected)
-  const count = (st: string) => selected.filter((s) => s.state === st).length
-  switch (state) {
-    case 'error':
-      return `Error in ${plural(Math.max(1, count('error')), 'space')}`
-    case 'conflict':
-      return status.conflicts.length > 0 ? plural(status.conflicts.length, 'conflict') : 'Conflict'
-    case 'offline':
-      return 'Offline: the service cannot be reached'
-    case 'syncing':
-      return `Syncing ${plural(Math.max(1, count('syncing')), 'space')}…`
-    case 'paused':
-      return 'Paused'
-    case 'synced':
-      return selected.length === 0 ? 'No spaces selected' : 'Everything is up to date'
-  }
+  if (view.session && !view.session.signedIn) return 'Signed out (Sign in again)'
+  if (!view.status) return 'Starting…'
+  return trayStateWords(view.status, now, view.session?.authError)
 }
 
 function browserItem(view: TrayView, actions: TrayActions): MenuItemConstructorOptions {
