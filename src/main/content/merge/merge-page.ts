@@ -57,9 +57,7 @@ export function mergePageBodies(base: string, main: string, branch: string, opti
 export function mergeWholePages(kind: PageKind, base: string, main: string, branch: string, options: PageMergeOptions = {}): PageMergeResult {
   const merger = new Merger(options.keep ?? 'main')
   const units = memoized(kind === 'file' ? pageFileUnits : pageBodyUnits)
-  const out = new Output()
-  mergeStretch(out, merger, units, base, main, branch)
-  return located(out)
+  return located(mergeStretch(merger, units, base, main, branch))
 }
 
 /**
@@ -82,15 +80,23 @@ function mergeWith(kind: PageKind, base: string, main: string, branch: string, o
   const bodyUnits = memoized(pageBodyUnits)
 
   const out = new Output()
-  for (const region of threeWayRegions(oi, mi, bi, { strict: false })) {
+  // Strict: a change of one segment can move text across its ends (a block loses the blank line that
+  // cut it from the next), so changes of touching segments are merged together, unit by unit.
+  for (const region of threeWayRegions(oi, mi, bi, { strict: true })) {
     if (region.type === 'same') out.add(o.slice(region.oStart, region.oEnd).join(''))
     else if (region.type === 'one') out.add((region.side === 'main' ? m : b).slice(region.start, region.end).join(''))
     else if (sameIds(mi.slice(region.main.start, region.main.end), bi.slice(region.branch.start, region.branch.end))) out.add(m.slice(region.main.start, region.main.end).join(''))
     else {
+      // The unchanged segment on each side goes along as context: where a gap goes (before or after the
+      // block next to it) is decided as on the whole page. The regions around give those segments.
+      const before = region.oStart > 0 ? o[region.oStart - 1] : ''
+      const after = region.oEnd < o.length ? o[region.oEnd] : ''
       // Only the first stretch holds the front matter and the title.
-      const units = kind === 'file' && region.oStart === 0 ? fileUnits : bodyUnits
+      const units = kind === 'file' && region.oStart - (before ? 1 : 0) === 0 ? fileUnits : bodyUnits
       const [baseText, mainText, branchText] = [o.slice(region.oStart, region.oEnd), m.slice(region.main.start, region.main.end), b.slice(region.branch.start, region.branch.end)].map((part) => part.join(''))
-      mergeStretch(out, merger, units, baseText, mainText, branchText)
+      const merged = mergeStretch(merger, units, before + baseText + after, before + mainText + after, before + branchText + after)
+      if (merged.text.startsWith(before) && merged.text.endsWith(after)) out.addMerged(withoutContext(merged, before.length, after.length))
+      else out.addMerged(mergeStretch(merger, kind === 'file' && region.oStart === 0 ? fileUnits : bodyUnits, baseText, mainText, branchText))
     }
   }
   return located(out)
@@ -102,12 +108,22 @@ function mergeWith(kind: PageKind, base: string, main: string, branch: string, o
  * meet in the middle of a line and make up a line no side has. Then the
  * whole stretch is one conflict instead.
  */
-function mergeStretch(out: Output, merger: Merger, units: (text: string) => Unit[], base: string, main: string, branch: string): void {
+function mergeStretch(merger: Merger, units: (text: string) => Unit[], base: string, main: string, branch: string): Output {
   const [o, m, b] = [units(base), units(main), units(branch)]
   const piece = merger.sequence(o, m, b)
   const sideLines = new Set([base, main, branch].flatMap((text) => text.split('\n')))
-  if (piece.text.split('\n').every((line) => sideLines.has(line))) out.addMerged(piece)
-  else out.conflict(o, m, b, merger.keep)
+  if (piece.text.split('\n').every((line) => sideLines.has(line))) return piece
+  const conflict = new Output()
+  conflict.conflict(o, m, b, merger.keep)
+  return conflict
+}
+
+/** The merged stretch without the context segments it was merged with. */
+function withoutContext(merged: Output, before: number, after: number): Output {
+  const out = new Output()
+  out.text = merged.text.slice(before, merged.text.length - after)
+  out.conflicts = merged.conflicts.map((conflict) => ({ ...conflict, offset: Math.min(Math.max(0, conflict.offset - before), out.text.length) }))
+  return out
 }
 
 function located(out: Output): PageMergeResult {
