@@ -8,7 +8,7 @@ import { isPageFile } from '../../../src/main/engine/push/push-planner'
 import { isIgnoredPath } from '../../../src/main/engine/watch/ignore'
 import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
 import { ApiClient } from '../../support/service'
-import { changeRequestsOf, checkConvergence, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, Ledger, mainPages, noteCreated, pagesWithText, pageTexts } from './support/fuzz-invariants'
+import { changeRequestsOf, checkConvergence, conflictCopies, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, Ledger, mainPages, noteCreated, pagesWithText, pageTexts } from './support/fuzz-invariants'
 import { FuzzNetwork } from './support/fuzz-network'
 import { restartableServiceForFile, UncheckedApiClient } from './support/restartable-service'
 import { rng, type Rng } from './support/rng'
@@ -69,6 +69,12 @@ interface Run {
   seeded: SeededSpace
   dir: string
   frontEnd: FrontEnd
+  /**
+   * Paragraph-level sequences (even seeds): the writer's saves (edits, markers, saves during passes) add
+   * paragraphs under the title, everyone else's at the end, and nobody edits inside the writer's change
+   * request, so no paragraph is changed on both sides: no conflicted copy may appear (issue 15).
+   */
+  disjoint: boolean
   ws: Writer
   net: FuzzNetwork
   ledger: Ledger
@@ -191,6 +197,34 @@ function append(run: Run, file: string, line: string) {
   run.ws.write(file, `${run.ws.read(file).trimEnd()}\n\n${line}\n`)
 }
 
+/** The writer's save: a paragraph at the end, or under the title in a paragraph-level sequence. */
+function localEdit(run: Run, file: string, line: string) {
+  if (!run.disjoint) return append(run, file, line)
+  run.ws.write(file, underTitle(run.ws.read(file), line))
+}
+
+/**
+ * A change inside a paragraph (not a new one): the writer's first paragraph under the title in a
+ * paragraph-level sequence (only one of the writer's own), else the last paragraph, which someone else
+ * may change too (then a conflicted copy keeps the writer's version). False when there is none to change.
+ */
+function changeParagraph(run: Run, file: string, words: string): boolean {
+  const text = run.ws.read(file)
+  const paragraphs = [...text.matchAll(/^[A-Z][^\n]*\.$/gm)]
+  const target = run.disjoint ? paragraphs.find((p) => p[0].startsWith('Local ')) : paragraphs.at(-1)
+  if (!target || (run.disjoint && target !== paragraphs[0])) return false
+  const end = target.index + target[0].length
+  run.ws.write(file, `${text.slice(0, end - 1)}, ${words}.${text.slice(end)}`)
+  return true
+}
+
+function underTitle(text: string, line: string): string {
+  const title = /^# .*\n/m.exec(text)
+  if (!title) return `${line}\n\n${text}`
+  const at = title.index + title[0].length
+  return `${text.slice(0, at)}\n${line}\n${text.slice(at)}`
+}
+
 /** The writer's save of a page whose content a pass is downloading, a few milliseconds after it arrived. */
 function saveDuringPass(run: Run, pageId: string, delayMs: number) {
   const row = run.ws.cache.journal(run.seeded.spaceId).find((j) => j.kind === 'page' && j.id === pageId)
@@ -201,7 +235,8 @@ function saveDuringPass(run: Run, pageId: string, delayMs: number) {
   run.ledger.touched.add(pageId)
   const save = new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => {
     try {
-      fs.appendFileSync(run.ws.file(file), `\nDuring ${w}.\n`)
+      if (run.disjoint) fs.writeFileSync(run.ws.file(file), underTitle(fs.readFileSync(run.ws.file(file), 'utf8'), `During ${w}.`))
+      else fs.appendFileSync(run.ws.file(file), `\nDuring ${w}.\n`)
     } catch {
       run.ledger.removed.add(w) // the file was gone (moved by the pass): nothing was saved
     }
@@ -211,7 +246,8 @@ function saveDuringPass(run: Run, pageId: string, delayMs: number) {
 }
 
 /** Someone else moves the head of the writer's open change request: an edit inside it, or an update from main after an unrelated merge. */
-async function moveHead(run: Run, kind: 'edit' | 'update' = run.r.chance(0.5) ? 'edit' : 'update'): Promise<string | undefined> {
+async function moveHead(run: Run, drawn: 'edit' | 'update' = run.r.chance(0.5) ? 'edit' : 'update'): Promise<string | undefined> {
+  const kind = run.disjoint ? 'update' : drawn
   await ensureUp()
   const spaceId = run.seeded.spaceId
   const [cr] = await changeRequestsOf(someoneElse(), spaceId, t.service.ownerId)
@@ -274,7 +310,12 @@ async function remoteEdit(run: Run): Promise<string> {
   }
   const w = `o${run.token++}x`
   run.ledger.save(w, `someone else's edit of ${page.path}`)
-  await mergedBySomeoneElse(run, [{ operation: 'update_page', page: page.id, document: { markdown: `${page.markdown.trimEnd()}\n\nRemote ${w}.\n` } }])
+  // A new paragraph at the end, or a change inside the last one (in a paragraph-level sequence only one
+  // of their own, which the writer never changes).
+  const last = [...page.markdown.matchAll(/^[A-Z][^\n]*\.$/gm)].at(-1)
+  const changeLast = last && run.r.chance(0.4) && (!run.disjoint || last[0].startsWith('Remote '))
+  const markdown = changeLast ? `${page.markdown.slice(0, last.index + last[0].length - 1)}, theirs ${w}.${page.markdown.slice(last.index + last[0].length)}` : `${page.markdown.trimEnd()}\n\nRemote ${w}.\n`
+  await mergedBySomeoneElse(run, [{ operation: 'update_page', page: page.id, document: { markdown } }])
   return `remote edit ${page.path}`
 }
 
@@ -330,7 +371,7 @@ async function step(run: Run): Promise<string> {
   if (roll < 0.2 && files.length > 0) {
     const file = r.pick(files)
     const w = word()
-    append(run, file, `Local ${w}.`)
+    if (!(r.chance(0.4) && changeParagraph(run, file, `changed ${w}`))) localEdit(run, file, `Local ${w}.`)
     ledger.save(w, `edit of ${file}`)
     touch(run, file)
     return `edit ${file}`
@@ -361,7 +402,7 @@ async function step(run: Run): Promise<string> {
   if (roll < 0.36 && files.length > 0) {
     const file = r.pick(files)
     const text = `Question ${run.token++}?`
-    append(run, file, `<!-- comment: ${text} -->`)
+    localEdit(run, file, `<!-- comment: ${text} -->`)
     ledger.markers.add(text)
     return `marker ${file}`
   }
@@ -372,7 +413,7 @@ async function step(run: Run): Promise<string> {
     if (!thread) return 'reply: no thread'
     const file = r.pick(files)
     const text = `Answer ${run.token++}.`
-    append(run, file, `<!-- reply ${thread.id}: ${text} -->`)
+    localEdit(run, file, `<!-- reply ${thread.id}: ${text} -->`)
     ledger.markers.add(text)
     return `reply marker ${file}`
   }
@@ -458,6 +499,11 @@ async function checkQuiet(run: Run, label: string, openAllowed: boolean) {
   await checkOnlyWhatTheWriterDid(api, spaceId, writer, run.ledger.touched)
   const carried = openAllowed ? run.ws.outbox.entries(spaceId).flatMap((e) => (e.pageId ? [e.pageId] : [])) : []
   checkConvergence(run.ws, main, locallyEdited(run, openAllowed), new Set(carried))
+  if (run.disjoint) {
+    const copies = [...conflictCopies(run.ws.folder).keys()]
+    const conflicts = run.ws.outbox.conflicts(spaceId).map((c) => c.copyPath)
+    if (copies.length > 0 || conflicts.length > 0) throw new Error(`${label}: paragraph-level sequence, no paragraph changed on both sides, yet conflicted copies: ${JSON.stringify([...new Set([...copies, ...conflicts])])}`)
+  }
   const open = await changeRequestsOf(api, spaceId, writer)
   if (!openAllowed && open.length > 0) throw new Error(`${label}: change requests still open after the final merge: ${open.map((cr) => cr.number).join(', ')}`)
 }
@@ -492,7 +538,7 @@ async function sequence(seed: number, frontEnd: FrontEnd) {
   const owner = new UncheckedApiClient(t.api.baseUrl, t.service.token)
   const seeded = await seedSpace({ service: t.service, api: owner, close: t.close })
   t.service.store.repo(OrganizationsRepository).setMember(seeded.orgId, other!.id, 'admin')
-  const partial = { seed, r, seeded, dir, frontEnd, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>() } as Omit<Run, 'ws' | 'net'>
+  const partial = { seed, r, seeded, dir, frontEnd, disjoint: seed % 2 === 0, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>() } as Omit<Run, 'ws' | 'net'>
   const run = partial as Run
   run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms) => saveDuringPass(run, id, ms), beforeRequest: () => {
       // Not while the app's backend starts (before there is a writer to look at).
