@@ -1,7 +1,17 @@
 /**
- * Requests per second for `GET /spaces/{id}/content/page/{pageId}?format=markdown` on loopback with two
- * concurrent clients, against the real `quire service` in its own process. The floor is `GET /user`
- * (auth + routing + JSON only), measured in the same run, so the ratio shows what content reads cost.
+ * The local service's speed, against the real `quire service` in its own process (issue 16):
+ *
+ * - reads: requests per second for `GET /spaces/{id}/content/page/{pageId}?format=markdown` on loopback
+ *   with two concurrent keep-alive clients. The floor is `GET /user` (auth + routing + JSON only),
+ *   measured in the same run, so the ratio shows what content reads cost.
+ * - a 5 MB page edit: one `update_page` of 5 MB of markdown into a change request, timed from the client
+ *   (upload, parse, apply, store, answer; target <= 1 s), while a second client sends `GET /user` one
+ *   after another: their p99 and worst latencies (target: p99 <= 100 ms). Floors from the same run: the
+ *   same `GET /user` with the service idle, and a small `update_page` (a few lines) into the same change
+ *   request. Two bodies: "plain" links to ordinary relative paths (what a sync pushes); "batch links"
+ *   links in every block to a page the same batch inserts, so every line is parsed to rewrite them.
+ *
+ *   npm run bench:service      BENCH_SECONDS=5 BENCH_EDIT_MB=5 npm run bench:service
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -11,6 +21,9 @@ import readline from 'node:readline'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CLIENTS = 2
+const EDIT_MB = Number(process.env.BENCH_EDIT_MB ?? 5)
+const TARGET_EDIT_MS = 1000
+const TARGET_P99_MS = 100
 
 async function startService() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-'))
@@ -44,6 +57,59 @@ async function measure(url: string, token: string): Promise<{ rps: number; reque
   return { rps: requests / ((performance.now() - started) / 1000), requests }
 }
 
+/** Latencies of `GET /user`, one after another, until `until` settles (or `count` of them). */
+async function probe(url: string, token: string, until: Promise<unknown> | undefined, count = 0): Promise<number[]> {
+  let settled = false
+  void until?.then(
+    () => (settled = true),
+    () => (settled = true),
+  )
+  const waits: number[] = []
+  while (until ? !settled : waits.length < count) {
+    const sent = performance.now()
+    // A server that stalls past its keep-alive timeout resets the next request: that counts as a wait.
+    await fetch(url, { headers: { Authorization: `Bearer ${token}` } })
+      .then((res) => res.arrayBuffer())
+      .catch(() => undefined)
+    waits.push(performance.now() - sent)
+  }
+  return waits
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = values.slice().sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+
+/** About `bytes` of markdown: paragraphs, tables and code, a link in most blocks. */
+function bigMarkdown(bytes: number, batchLinks: boolean): string {
+  const parts: string[] = ['# Big page\n\n']
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const target = batchLinks ? `./new-page.md#part-${i}` : `page-${i % 50}.md`
+    const block =
+      i % 10 === 9
+        ? '```js\nconst x = [1, 2, 3]\nfunction double(a) { return a * 2 }\n```\n\n'
+        : i % 5 === 4
+          ? `| Key | Value |\n| --- | --- |\n| ${i} | [cell](${target}) |\n\n`
+          : `Paragraph ${i} with **bold**, _emphasis_, a [link](${target}), https://example.com/${i} and \`code\`. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n\n`
+    parts.push(block)
+    size += block.length
+  }
+  return parts.join('')
+}
+
+async function post(url: string, token: string, body: unknown) {
+  const res = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 300)}`)
+  return JSON.parse(text)
+}
+
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
+const load = () => os.loadavg().map((n) => n.toFixed(2)).join(' ')
+
+console.log(`load average at start: ${load()} (${os.cpus().length} CPUs)`)
 const service = await startService()
 try {
   const orgs = await getJson(`${service.baseUrl}/orgs`, service.token)
@@ -52,14 +118,46 @@ try {
   const { pages } = await getJson(`${service.baseUrl}/spaces/${space.id}/content/pages`, service.token)
   const pageId = pages[0].pages?.[0]?.id ?? pages[0].id
   const pageUrl = `${service.baseUrl}/spaces/${space.id}/content/page/${pageId}?format=markdown`
+  const userUrl = `${service.baseUrl}/user`
   await measure(pageUrl, service.token) // warm-up: JIT and SQLite page cache
 
-  const floor = await measure(`${service.baseUrl}/user`, service.token)
+  const floor = await measure(userUrl, service.token)
   const page = await measure(pageUrl, service.token)
   console.log(`clients: ${CLIENTS}, ${SECONDS} s each`)
   console.log(`floor   GET /user                         ${floor.rps.toFixed(0)} req/s (${floor.requests} requests)`)
   console.log(`target  GET page?format=markdown          ${page.rps.toFixed(0)} req/s (${page.requests} requests)`)
   console.log(`ratio   page / floor                      ${(page.rps / floor.rps).toFixed(2)}`)
+
+  // The big edit, with GET /user beside it; floors first, in the same run.
+  await probe(userUrl, service.token, undefined, 200)
+  const idle = await probe(userUrl, service.token, undefined, 500)
+  console.log('')
+  console.log(`floor   GET /user one at a time, service idle   median ${percentile(idle, 50).toFixed(1)} ms, p99 ${percentile(idle, 99).toFixed(1)} ms, worst ${percentile(idle, 100).toFixed(1)} ms`)
+  for (const batchLinks of [false, true]) {
+    const label = batchLinks ? 'batch links' : 'plain'
+    const cr = await post(`${service.baseUrl}/spaces/${space.id}/change-requests`, service.token, { subject: `${EDIT_MB} MB edit (${label})` })
+    const contentUrl = `${service.baseUrl}/spaces/${space.id}/change-requests/${cr.id}/content`
+    const small: number[] = []
+    for (let i = 0; i < 10; i++) {
+      const started = performance.now()
+      await post(contentUrl, service.token, { changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Edited\n\nEdit ${i} with [a link](page-1.md).\n` } }] })
+      small.push(performance.now() - started)
+    }
+    const changes = [
+      ...(batchLinks ? [{ operation: 'insert_page', ref: 'new-page', title: 'New page', document: { markdown: '# New page\n' } }] : []),
+      { operation: 'update_page', page: pageId, document: { markdown: bigMarkdown(EDIT_MB * 1024 * 1024, batchLinks) } },
+    ]
+    const started = performance.now()
+    const edit = post(contentUrl, service.token, { changes })
+    const waits = await probe(userUrl, service.token, edit)
+    await edit
+    const ms = performance.now() - started
+    const p99 = percentile(waits, 99)
+    console.log(`floor   small update_page (${label.padEnd(11)})    median ${percentile(small, 50).toFixed(0)} ms`)
+    console.log(`edit    ${EDIT_MB} MB update_page (${label.padEnd(11)})   ${ms.toFixed(0)} ms   target <= ${TARGET_EDIT_MS} ms   ${verdict(ms <= TARGET_EDIT_MS)}`)
+    console.log(`beside  GET /user during it: ${String(waits.length).padStart(4)} answered   p99 ${p99.toFixed(0)} ms, worst ${percentile(waits, 100).toFixed(0)} ms   target p99 <= ${TARGET_P99_MS} ms   ${verdict(p99 <= TARGET_P99_MS)}`)
+  }
+  console.log(`load average at end: ${load()}`)
 } finally {
   service.stop()
 }
