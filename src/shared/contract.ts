@@ -71,6 +71,8 @@ export interface StatusSnapshot {
   brokenLinks: number
   /** Open conflicts whose conflicted copy is still on disk: the list clears as the copies go. */
   conflicts: ConflictEntry[]
+  /** Change requests waiting for the signed-in user's review (as last read; absent before the first read). */
+  forReview?: number
   updatedAt: string
 }
 
@@ -195,6 +197,62 @@ export interface Settings {
   notifications: boolean
 }
 
+/** A reviewer's answer on a change request. */
+export type ReviewVerdict = 'approved' | 'changes-requested'
+
+/** One person's part in a change request's review: asked or not, and their latest verdict. */
+export interface ReviewerEntry {
+  userId: string
+  name: string
+  /** Asked for a review (asked reviewers stay listed after they review). */
+  requested: boolean
+  verdict?: ReviewVerdict
+  /** The verdict was given on an older revision: an edit came since. */
+  outdated?: boolean
+  reviewedAt?: string
+  comment?: string
+}
+
+/** Someone who may be asked for a review in a space (review role or above). */
+export interface ReviewerCandidate {
+  userId: string
+  name: string
+  role: string
+}
+
+/** A change request that waits for the signed-in user's review. */
+export interface ForReviewItem {
+  spaceId: string
+  spaceTitle: string
+  /** The change request's id. */
+  id: string
+  number: number
+  subject: string
+  status: string
+  author: string
+  updatedAt: string
+  url: string
+  /** The user's own earlier review, now outdated by an edit; absent when they never reviewed it. */
+  myReview?: { verdict: ReviewVerdict; reviewedAt: string }
+}
+
+export interface ForReviewList {
+  items: ForReviewItem[]
+  /** Set when the service could not be reached: the list as last read at this time. */
+  asOf?: string
+}
+
+/** News of the review workflow, which the desktop shell shows as a notification (the browser as a toast). */
+export interface ReviewNews {
+  kind: 'review-requested' | 'review-received'
+  /** Stable identity, so the same news is never shown twice. */
+  key: string
+  title: string
+  body: string
+  spaceId: string
+  changeRequestId: string
+}
+
 /** Which change requests a list shows: the live ones (open and drafts), or the merged or archived ones. */
 export type ChangeRequestFilter = 'live' | 'merged' | 'archived'
 
@@ -218,6 +276,17 @@ export interface QuireApi {
   mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
   changeRequestPdf(input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }>
   changeRequestChanges(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestChanges>
+
+  /** What waits for the user's review, across organizations (as last read, with asOf, when offline). */
+  listForReview(): Promise<ForReviewList>
+  listReviewers(input: { spaceId: string; changeRequestId: string }): Promise<ReviewerEntry[]>
+  listReviewerCandidates(input: { spaceId: string }): Promise<ReviewerCandidate[]>
+  // Review actions go through the outbox: offline the answer's `waiting` says they wait to be sent.
+  submitForReview(input: { spaceId: string; changeRequestId: string; description?: string; reviewers?: string[] }): Promise<ChangeRequestSummary>
+  requestReviewers(input: { spaceId: string; changeRequestId: string; users: string[] }): Promise<ChangeRequestSummary>
+  removeReviewer(input: { spaceId: string; changeRequestId: string; userId: string }): Promise<ChangeRequestSummary>
+  reviewChangeRequest(input: { spaceId: string; changeRequestId: string; verdict: ReviewVerdict; comment?: string }): Promise<ChangeRequestSummary>
+  archiveChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
 
   compareConflict(input: { spaceId: string; copyPath: string }): Promise<ConflictComparison>
   /** Keep mine: the copy's text replaces the file (and is sent as an edit); keep theirs: the file stays. Either way the copy goes. */
@@ -246,11 +315,13 @@ export type QuireEvent =
   | { type: 'status'; status: StatusSnapshot }
   | { type: 'activity'; entry: ActivityEntry }
   | { type: 'session'; session: SessionInfo }
+  /** Someone asked for the user's review, or a review arrived on the user's change request. */
+  | { type: 'review'; news: ReviewNews }
   /** Desktop only: the tray ("Broken links: N") or a clicked notification asks the window to show a screen. */
   | { type: 'show'; screen: AppScreen }
 
 /** The renderer's screens, as the desktop shell names them in `show` events. */
-export type AppScreen = 'spaces' | 'change-requests' | 'comments' | 'links' | 'activity' | 'settings'
+export type AppScreen = 'spaces' | 'for-review' | 'change-requests' | 'comments' | 'links' | 'activity' | 'settings'
 
 /** What the renderer sees on `window.quire`: the request API plus an event subscription. */
 export interface QuireBridge extends QuireApi {
@@ -273,6 +344,14 @@ export const QUIRE_CHANNELS = [
   'mergeChangeRequest',
   'changeRequestPdf',
   'changeRequestChanges',
+  'listForReview',
+  'listReviewers',
+  'listReviewerCandidates',
+  'submitForReview',
+  'requestReviewers',
+  'removeReviewer',
+  'reviewChangeRequest',
+  'archiveChangeRequest',
   'compareConflict',
   'resolveConflict',
   'listPages',

@@ -1,4 +1,4 @@
-import type { ActivityEntry } from '../../shared/contract'
+import type { ActivityEntry, ReviewNews } from '../../shared/contract'
 import type { CacheRepository } from '../engine/cache/cache-repository'
 import type { WorkspaceLease } from '../engine/cache/workspace-lease'
 import type { CommentsRepository } from '../engine/comments/comments-repository'
@@ -11,6 +11,7 @@ import type { LocalFiles } from './local-files'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import { Reconnect } from './reconnect'
 import { ReviewActions } from './review-actions'
+import { ReviewFlow } from './review-flow'
 import type { TokenVault } from './token-vault'
 import { sessionActivity } from './session-activity'
 import type { SettingsStore } from './settings-store'
@@ -44,6 +45,8 @@ export interface BackendOptions {
 export interface Live extends SignedIn {
   engine: WorkspaceSession
   review: ReviewActions
+  /** The review workflow (issue 13): what waits for the user's review, reviewers, verdicts, and their news. */
+  flow: ReviewFlow
   /** Probes the service while a space is offline and runs a cycle once it answers; stopped with the session. */
   reconnect: Reconnect
 }
@@ -87,15 +90,18 @@ export function openLive(
   deps: Parameters<typeof appWorkspaceSession>[0] & { files: LocalFiles },
   signedIn: SignedIn,
   options: BackendOptions,
-  report: Parameters<typeof appWorkspaceSession>[3],
+  report: Parameters<typeof appWorkspaceSession>[3] & { news: (news: ReviewNews) => void; statusChanged: () => void },
 ): Live {
   // The probe is armed by the session's state events; it needs the session to read the states.
   const onState: { check?: () => void } = {}
+  const after: { pass?: () => void } = {}
   const engine = appWorkspaceSession(deps, signedIn, options, {
     log: report.log,
     event: (event) => {
       report.event(event)
       if (event.type === 'state') onState.check?.()
+      // After each pass, the review workflow looks for news (asked to review, a review arrived).
+      if (event.type === 'pass') after.pass?.()
     },
   })
   const reconnect = new Reconnect({
@@ -117,5 +123,8 @@ export function openLive(
   // A comment names its page: by the cache's title, else the service's page list.
   const pageTitle = async (spaceId: string, pageId: string) =>
     deps.cache.pageLocation(spaceId, pageId)?.title ?? (await deps.files.listPages(signedIn.gateway, spaceId)).find((p) => p.id === pageId)?.title
-  return { ...signedIn, engine, reconnect, review: new ReviewActions(engine, deps.cache, deps.outbox, deps.comments, pageTitle, report.log) }
+  const review = new ReviewActions(engine, deps.cache, deps.outbox, deps.comments, pageTitle, report.log)
+  const flow = new ReviewFlow(engine, { cache: deps.cache, outbox: deps.outbox, actions: review, log: report.log, news: report.news, countChanged: report.statusChanged })
+  after.pass = () => void flow.look()
+  return { ...signedIn, engine, reconnect, review, flow }
 }

@@ -1,20 +1,6 @@
 import type {
-  ActivityEntry,
-  BrokenLink,
-  ChangeRequestChanges,
-  ChangeRequestFilter,
-  ChangeRequestSummary,
-  ChangeRequestUpdate,
-  CommentThread,
-  ConflictComparison,
-  OrganizationNode,
-  PageSummary,
-  QuireBridge,
-  QuireEvent,
-  SelectionTarget,
-  SessionInfo,
-  Settings,
-  StatusSnapshot,
+  ActivityEntry, BrokenLink, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread, ConflictComparison,
+  OrganizationNode, PageSummary, QuireApi, QuireBridge, QuireEvent, SelectionTarget, SessionInfo, Settings, StatusSnapshot,
 } from '../../shared/contract'
 import type Database from 'better-sqlite3'
 import { CacheRepository } from '../engine/cache/cache-repository'
@@ -72,7 +58,7 @@ export class QuireBackend implements QuireBridge {
     this.settings = new SettingsStore(this.cache, paths.defaultWorkspace)
     this.files = new LocalFiles(this.cache, () => this.settings.get().workspace, options.desktop ?? systemDesktopActions())
     this.conflicts = new Conflicts({ cache: this.cache, outbox: this.outbox, workspace: () => this.settings.get().workspace, push: (spaceId) => void this.live?.engine.push(spaceId) })
-    this.status = new StatusView({ cache: this.cache, settings: this.settings, files: this.files, conflicts: this.conflicts, session: () => this.live?.engine, now: options.now })
+    this.status = new StatusView({ cache: this.cache, settings: this.settings, files: this.files, conflicts: this.conflicts, session: () => this.live?.engine, forReview: () => this.live?.flow.forReview, now: options.now })
     this.events = new BackendEvents(paths.logFile, () => this.status.snapshot(), options.now)
     this.log = this.events.log.bind(this.events)
     this.accounts = new Accounts({ cache: this.cache, paths, vault, fixedVault: options.vault, nativeBinding: options.nativeBinding, startDemoService: options.startDemoService, gateway: options.gateway })
@@ -159,6 +145,8 @@ export class QuireBackend implements QuireBridge {
   private async begin(signedIn: SignedIn, options: { announce?: boolean } = {}) {
     const live = openLive({ cache: this.cache, outbox: this.outbox, comments: this.comments, lease: this.lease, settings: this.settings, files: this.files }, signedIn, this.options, {
       log: this.log,
+      news: (news) => this.events.emit({ type: 'review', news }),
+      statusChanged: () => this.events.statusSoon(),
       event: (event) => {
         if (event.type === 'state' && event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') void this.getSession().then((session) => this.events.emit({ type: 'session', session }))
         this.events.statusSoon()
@@ -244,6 +232,17 @@ export class QuireBackend implements QuireBridge {
   readonly updateChangeRequest = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestUpdate> => this.require().review.updateFromMain(input.spaceId, input.changeRequestId)
   readonly changeRequestChanges = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestChanges> => this.require().review.changes(input.spaceId, input.changeRequestId)
   readonly changeRequestPdf = async (input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }> => ({ url: await this.require().review.pdfUrl(input.spaceId, input.changeRequestId) })
+
+  /* The review workflow (ReviewFlow): reads, and actions through the outbox that answer `waiting` offline */
+
+  readonly listForReview: QuireApi['listForReview'] = async () => this.require().flow.listForReview()
+  readonly listReviewers: QuireApi['listReviewers'] = async (i) => this.require().flow.listReviewers(i.spaceId, i.changeRequestId)
+  readonly listReviewerCandidates: QuireApi['listReviewerCandidates'] = async (i) => this.require().flow.candidates(i.spaceId)
+  readonly submitForReview: QuireApi['submitForReview'] = async (i) => this.require().flow.submit(i.spaceId, i.changeRequestId, i.description, i.reviewers)
+  readonly requestReviewers: QuireApi['requestReviewers'] = async (i) => this.require().flow.request(i.spaceId, i.changeRequestId, i.users)
+  readonly removeReviewer: QuireApi['removeReviewer'] = async (i) => this.require().flow.remove(i.spaceId, i.changeRequestId, i.userId)
+  readonly reviewChangeRequest: QuireApi['reviewChangeRequest'] = async (i) => this.require().flow.review(i.spaceId, i.changeRequestId, i.verdict, i.comment)
+  readonly archiveChangeRequest: QuireApi['archiveChangeRequest'] = async (i) => this.require().flow.archive(i.spaceId, i.changeRequestId)
 
   /* Conflicts: settled on disk; the session's next push closes them and sends a kept edit */
 

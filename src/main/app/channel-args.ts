@@ -104,6 +104,13 @@ function object<S extends Shape>(shape: S): Check<ShapeResult<S>> {
   }
 }
 
+/** A list of user ids (reviewers), one at least. */
+const ids: Check<string[]> = (value, where) => {
+  if (!Array.isArray(value) || value.length === 0) fail(where, 'must be a non-empty list')
+  if (value.length > 100) fail(where, 'must name at most 100 users')
+  return value.map((v, i) => id(v, `${where}[${i}]`))
+}
+
 const spaceCr = object({ spaceId: req(id), changeRequestId: req(id) })
 
 const settingsPatch: Check<Partial<Settings>> = object({
@@ -133,6 +140,14 @@ const CHANNEL_CHECKS: { [C in QuireChannel]: ArgChecks<ChannelArgs[C]> } = {
   mergeChangeRequest: [spaceCr],
   changeRequestPdf: [spaceCr],
   changeRequestChanges: [spaceCr],
+  listForReview: [],
+  listReviewers: [spaceCr],
+  listReviewerCandidates: [object({ spaceId: req(id) })],
+  submitForReview: [object({ spaceId: req(id), changeRequestId: req(id), description: opt(text(MAX_TEXT)), reviewers: opt(ids) })],
+  requestReviewers: [object({ spaceId: req(id), changeRequestId: req(id), users: req(ids) })],
+  removeReviewer: [object({ spaceId: req(id), changeRequestId: req(id), userId: req(id) })],
+  reviewChangeRequest: [object({ spaceId: req(id), changeRequestId: req(id), verdict: req(oneOf('approved', 'changes-requested')), comment: opt(text(MAX_TEXT)) })],
+  archiveChangeRequest: [spaceCr],
   compareConflict: [object({ spaceId: req(id), copyPath: req(relativePath) })],
   resolveConflict: [object({ spaceId: req(id), copyPath: req(relativePath), keep: req(oneOf('mine', 'theirs')) })],
   listPages: [object({ spaceId: req(id) })],

@@ -106,7 +106,8 @@ export class ReviewActions {
     return summary
   }
 
-  private async summary(spaceId: string, changeRequestId: string, outcome: ActionOutcome): Promise<ChangeRequestSummary> {
+  /** The change request after an action: from the service once sent, else the mirror's, marked waiting. */
+  async summary(spaceId: string, changeRequestId: string, outcome: ActionOutcome): Promise<ChangeRequestSummary> {
     if (outcome.sent) {
       try {
         return await this.changeRequests.get(spaceId, changeRequestId)
@@ -177,7 +178,7 @@ export class ReviewActions {
   }
 
   /** Runs an action; a refusal becomes the AppError its HTTP status says. */
-  private async act(run: () => Promise<ActionOutcome>, what: string): Promise<ActionOutcome> {
+  async act(run: () => Promise<ActionOutcome>, what: string): Promise<ActionOutcome> {
     try {
       return await run()
     } catch (error) {

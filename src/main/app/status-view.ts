@@ -22,6 +22,8 @@ export class StatusView {
       conflicts: Conflicts
       /** The running session; none while signed out. */
       session: () => WorkspaceSession | undefined
+      /** Change requests waiting for the user's review, as last read (none known while signed out). */
+      forReview: () => number | undefined
       now?: () => Date
     },
   ) {}
@@ -39,6 +41,7 @@ export class StatusView {
   snapshot(): StatusSnapshot {
     const { cache, settings, files, conflicts, session, now } = this.deps
     const live = session() !== undefined
+    const forReview = live ? this.deps.forReview() : undefined
     const spaces = live ? cache.selectedSpaces().map((row) => this.space(row)) : []
     return {
       overall: overallState(live, spaces),
@@ -46,6 +49,7 @@ export class StatusView {
       spaces,
       brokenLinks: live ? files.brokenLinkCount() : 0,
       conflicts: live ? conflicts.list(spaces.map((s) => s.id)) : [],
+      ...(forReview !== undefined ? { forReview } : {}),
       updatedAt: (now?.() ?? new Date()).toISOString(),
     }
   }
