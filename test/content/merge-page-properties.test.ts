@@ -1,7 +1,7 @@
 /**
  * Property tests of the block-level page merge (seeded; a failure prints the
  * seed, CONTENT_SEED=<n> replays it, CONTENT_CASES=<n> runs that many of each).
- * Over 20,000 cases a run (with merge-page-segments.test.ts): the checks in
+ * Over 20,000 cases a run (with the 800 of merge-page-segments.test.ts): the checks in
  * the loops are plain comparisons, and `expect` only reports a failure, so
  * that a case costs what its merges cost.
  */
@@ -82,7 +82,7 @@ function same<T>(actual: T, expected: T, inputs: object): void {
 
 describe('mergePageFiles (property)', () => {
   it('merge(base, x, base) == x, merge(base, base, x) == x, merge(base, x, x) == x', () => {
-    forEachSeed(6500, (random) => {
+    forEachSeed(7000, (random) => {
       const { base, main, branch } = scenario(random, false)
       for (const x of [main, branch]) {
         const clean = { text: x, conflicts: [] }

@@ -95,7 +95,7 @@ describe('page segments', () => {
   })
 
   it('merges of tricky pages edited line by line never make up a line nor lose one', () => {
-    forEachSeed(1000, (random) => {
+    forEachSeed(400, (random) => {
       const base = trickyPage(random)
       const [main, branch] = [editLines(random, base, 'main'), editLines(random, base, 'branch')]
       const found = [...problems(base, main, branch, mergePageFiles(base, main, branch)), ...problems(base, branch, main, mergePageBodies(base, branch, main, { keep: 'branch' }))]

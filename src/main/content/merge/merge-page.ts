@@ -56,7 +56,7 @@ export function mergePageBodies(base: string, main: string, branch: string, opti
  */
 export function mergeWholePages(kind: PageKind, base: string, main: string, branch: string, options: PageMergeOptions = {}): PageMergeResult {
   const merger = new Merger(options.keep ?? 'main')
-  const units = memoized(kind === 'file' ? pageFileUnits : pageBodyUnits)
+  const units = kind === 'file' ? fileUnits : bodyUnits
   return located(mergeStretch(merger, units, base, main, branch))
 }
 
@@ -75,9 +75,6 @@ function mergeWith(kind: PageKind, base: string, main: string, branch: string, o
   const ids = new Map<string, number>()
   const id = (segment: string): number => ids.get(segment) ?? (ids.set(segment, ids.size).get(segment) as number)
   const [oi, mi, bi] = [o.map(id), m.map(id), b.map(id)]
-  // Parsing is most of the cost: a stretch two sides share is parsed once.
-  const fileUnits = memoized(pageFileUnits)
-  const bodyUnits = memoized(pageBodyUnits)
 
   const out = new Output()
   // Strict: a change of one segment can move text across its ends (a block loses the blank line that
@@ -130,6 +127,29 @@ function located(out: Output): PageMergeResult {
   const lines = new LineIndex(out.text)
   const conflicts = out.conflicts.map(({ offset, ...conflict }) => ({ ...conflict, line: lines.locate(offset).line }))
   return { text: out.text, conflicts }
+}
+
+/**
+ * Parsing is most of the cost: a stretch two sides share is parsed once, and
+ * the last few stretches parsed are kept, for the same page merged again (the
+ * other side kept, or main and branch the other way round). Units are never
+ * changed once made, so they can be shared.
+ */
+const RECENT = 64
+const recentUnits = new Map<string, Unit[]>()
+const fileUnits = (text: string): Unit[] => recent(`f${text}`, () => pageFileUnits(text))
+const bodyUnits = (text: string): Unit[] => recent(`b${text}`, () => pageBodyUnits(text))
+
+function recent(key: string, parse: () => Unit[]): Unit[] {
+  let units = recentUnits.get(key)
+  if (units === undefined) {
+    units = parse()
+    if (recentUnits.size >= RECENT) recentUnits.delete(recentUnits.keys().next().value as string)
+  } else {
+    recentUnits.delete(key)
+  }
+  recentUnits.set(key, units)
+  return units
 }
 
 function memoized<T>(compute: (text: string) => T): (text: string) => T {
