@@ -9,6 +9,7 @@ import { errorText, useAction } from './hooks'
 import { ActivityScreen } from './screens/ActivityScreen'
 import { ChangeRequestsScreen } from './screens/ChangeRequestsScreen'
 import { CommentsScreen } from './screens/CommentsScreen'
+import { ForReviewScreen } from './screens/ForReviewScreen'
 import { LinksScreen } from './screens/LinksScreen'
 import { SettingsScreen } from './screens/SettingsScreen'
 import { SignInScreen } from './screens/SignInScreen'
@@ -17,6 +18,7 @@ import { useTheme, type ThemeChoice } from './theme'
 
 const SCREENS = [
   { id: 'spaces', label: 'Spaces' },
+  { id: 'for-review', label: 'For review' },
   { id: 'change-requests', label: 'Change requests' },
   { id: 'comments', label: 'Comments' },
   { id: 'links', label: 'Link report' },
@@ -43,6 +45,8 @@ export function App() {
   /** Set while the writer signs in again (the service refused the saved token). */
   const [reauth, setReauth] = useState(false)
   const now = useNow()
+  /** The latest review news (asked to review, a review arrived): the browser's toast; the desktop also notifies. */
+  const [news, setNews] = useState<string>()
 
   useEffect(() => {
     const onStatus = (next: StatusSnapshot) => {
@@ -53,6 +57,7 @@ export function App() {
     const off = bridge.onEvent((event) => {
       if (event.type === 'status') onStatus(event.status)
       else if (event.type === 'session') setSession(event.session)
+      else if (event.type === 'review') setNews(`${event.news.title}: ${event.news.body}`)
     })
     bridge.getSession().then(setSession, (e: unknown) => setLoadError(errorText(e)))
     bridge.getStatus().then(onStatus, () => undefined)
@@ -136,6 +141,12 @@ export function App() {
             <li key={s.id}>
               <button type="button" className="nav-item" aria-current={screen === s.id ? 'page' : undefined} onClick={() => show(s.id)}>
                 {s.label}
+                {s.id === 'for-review' && status?.forReview ? (
+                  <span className="badge count" aria-label={`${status.forReview} waiting`}>
+                    {' '}
+                    {status.forReview}
+                  </span>
+                ) : null}
               </button>
             </li>
           ))}
@@ -148,7 +159,16 @@ export function App() {
       <main className="content" ref={mainRef}>
         <ErrorNotice message={action.error} />
         <DoneNotice message={action.done} />
+        {news ? (
+          <div className="notice notice-ok toast" role="status">
+            {news}{' '}
+            <button type="button" className="link-button" onClick={() => setNews(undefined)}>
+              Dismiss
+            </button>
+          </div>
+        ) : null}
         {screen === 'spaces' && <SpacesScreen status={status} onWayOut={wayOut} />}
+        {screen === 'for-review' && <ForReviewScreen passes={passes} />}
         {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} demo={session.demo} offlineAsOf={offlineAsOf} />}
         {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} />}
         {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}

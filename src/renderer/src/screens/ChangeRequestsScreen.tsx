@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary } from '../../../shared/contract'
 import { useBridge } from '../bridge'
 import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
+import { ReviewPanel } from '../components/ReviewPanel'
 import { TextDiff } from '../components/TextDiff'
 import { RelativeTime } from '../components/Time'
 import { useAction, useLoad } from '../hooks'
@@ -15,7 +16,7 @@ const FILTERS: Array<{ id: ChangeRequestFilter; label: string; empty: string }> 
 const CHANGE_WORD = { added: 'New page', edited: 'Edited', removed: 'Removed' } as const
 
 /** The pages a change request changes, each with a word-level diff of main's text and its own. */
-function Changes({ changes }: { changes: ChangeRequestChanges }) {
+export function Changes({ changes }: { changes: ChangeRequestChanges }) {
   if (changes.pages.length === 0) return <p className="muted small">This change request changes no page text.</p>
   return (
     <div className="cr-changes">
@@ -34,7 +35,7 @@ function Changes({ changes }: { changes: ChangeRequestChanges }) {
   )
 }
 
-function ChangeRequestCard({ cr, demo, busy, act }: { cr: ChangeRequestSummary; demo: boolean; busy: boolean; act: ReturnType<typeof useAction>['run'] }) {
+function ChangeRequestCard({ cr, demo, busy, act, onChanged }: { cr: ChangeRequestSummary; demo: boolean; busy: boolean; act: ReturnType<typeof useAction>['run']; onChanged: () => void }) {
   const bridge = useBridge()
   const [changes, setChanges] = useState<ChangeRequestChanges>()
   const [confirming, setConfirming] = useState(false)
@@ -138,6 +139,7 @@ function ChangeRequestCard({ cr, demo, busy, act }: { cr: ChangeRequestSummary; 
         </div>
       ) : null}
       {changes ? <Changes changes={changes} /> : null}
+      {live && !cr.asOf ? <ReviewPanel cr={cr} busy={busy} act={act} onChanged={onChanged} /> : null}
     </li>
   )
 }
@@ -194,7 +196,7 @@ export function ChangeRequestsScreen({ passes, demo, offlineAsOf }: { passes: nu
       ) : null}
       <ul className="cards">
         {list.data?.map((cr) => (
-          <ChangeRequestCard key={cr.id} cr={cr} demo={demo} busy={action.busy !== undefined} act={act} />
+          <ChangeRequestCard key={cr.id} cr={cr} demo={demo} busy={action.busy !== undefined} act={act} onChanged={list.reload} />
         ))}
       </ul>
     </section>
