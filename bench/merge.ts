@@ -16,7 +16,7 @@
  */
 import os from 'node:os'
 import { diffLines } from 'diff'
-import { mergePageFiles } from '../src/main/content'
+import { mergePageFiles } from '../src/main/content/merge/merge-page'
 
 const LINES = 5000
 const EDITS_PER_SIDE = 50
