@@ -1,5 +1,5 @@
 import { slugify, uniqueSlug } from '../../content'
-import { dirName, isValidSlug, movesAway, placeFolder, README, slugOfPath } from './page-file'
+import { dirName, isValidSlug, placeFolder, README, slugOfPath } from './page-file'
 import type { Known, Owner, PlanState } from './plan-state'
 
 /**
@@ -7,8 +7,12 @@ import type { Known, Owner, PlanState } from './plan-state'
  * place among its children, with a slug the service takes.
  */
 export class PagePlacement {
-  /** Pages this plan places under a parent (new or moved): parent handle -> paths, in insert order. */
-  private readonly placedUnder = new Map<string, string[]>()
+  /** Children of the parents this plan places pages under, in order: parent handle ('' top level) -> paths. */
+  private readonly order = new Map<string, string[]>()
+  /** Pages this plan moved to another parent (so far). */
+  private readonly movedOut = new Set<string>()
+  /** The last place computed for a path, for `place` called without one. */
+  private readonly lastAt = new Map<string, number | undefined>()
 
   constructor(private readonly s: PlanState) {}
 
@@ -42,24 +46,95 @@ export class PagePlacement {
     return undefined
   }
 
-  /** Zero-based place among the parent's children, from SUMMARY.md; undefined appends. */
+  /**
+   * The parent SUMMARY.md gives a listed page (its nesting decides, as in Git Sync): the page whose file
+   * it is listed under, when that page exists or this plan inserts it; for a top-level entry of a `##`
+   * group, a group of main with that title, else the top level (groups cannot be created through the
+   * content API). Undefined when SUMMARY.md does not list the path or its parent is no page here: the
+   * folder decides then.
+   */
+  summaryParent(path: string): { owner: Owner | undefined } | undefined {
+    const place = this.s.summary.get(path)
+    if (!place) return undefined
+    if (place.parent === '') {
+      const group = place.group === undefined ? undefined : this.mainGroup(place.group)
+      return { owner: group ? { handle: group, isRef: false } : undefined }
+    }
+    const k = this.s.byPath.get(place.parent)
+    if (k && k.now === place.parent && !this.s.deleted.has(k.handle)) return { owner: { handle: k.handle, isRef: k.isRef } }
+    const ref = this.s.inserted.get(place.parent)
+    return ref ? { owner: { handle: ref, isRef: true } } : undefined
+  }
+
+  /** A top-level group of main with this title. */
+  private mainGroup(title: string): string | undefined {
+    return (this.s.mainChildren.get('') ?? []).find((row) => row.kind === 'group' && row.title === title && !this.s.deleted.has(row.id))?.id
+  }
+
+  /** The parent's children as the plan's changes leave them so far, by path (a page with no file: by id). */
+  private siblingsOf(parent: Owner | undefined): string[] {
+    const key = parent?.handle ?? ''
+    let list = this.order.get(key)
+    if (!list) {
+      // Pages this plan deletes or moves away are still there when its inserts apply (they go later).
+      const rows = parent?.isRef ? [] : (this.s.mainChildren.get(key) ?? []).filter((row) => !this.movedOut.has(row.id))
+      list = rows.map((row) => {
+        const k = this.s.known.get(row.id)
+        return k?.now ?? k?.path ?? `page:${row.id}`
+      })
+      this.order.set(key, list)
+    }
+    return list
+  }
+
+  /** The path of the page `parent` names ('' for the top level; undefined for a group or an unknown page). */
+  private pathOf(parent: Owner | undefined): string | undefined {
+    if (!parent) return ''
+    if (parent.isRef) return [...this.s.inserted].find(([, ref]) => ref === parent.handle)?.[0]
+    const k = this.s.known.get(parent.handle)
+    return k?.now
+  }
+
+  /**
+   * Zero-based place among the parent's children, from SUMMARY.md: right after the last sibling it lists
+   * before this page, else right before the first it lists after; undefined (append) when SUMMARY.md
+   * does not list the page under this parent. At the top level a new page never goes before the home
+   * page (the first page, README.md): SUMMARY.md's first entry stays first.
+   */
   placeAt(path: string, parent: Owner | undefined): number | undefined {
     const place = this.s.summary.get(path)
     if (!place) return undefined
-    const siblings = new Set<string>()
-    if (!parent?.isRef) {
-      for (const row of this.s.mainChildren.get(parent?.handle ?? '') ?? []) {
-        const k = this.s.known.get(row.id)
-        if (k?.now && !this.s.deleted.has(row.id) && !movesAway(k)) siblings.add(k.now)
-      }
+    const parentPath = this.pathOf(parent)
+    const inGroup = parent !== undefined && this.s.main.get(parent.handle)?.kind === 'group'
+    if (!(inGroup ? place.parent === '' && place.group === this.s.main.get(parent.handle)?.title : parentPath === place.parent)) return undefined
+    const siblings = this.siblingsOf(parent)
+    const before = new Set(place.before)
+    let at: number | undefined
+    for (let i = siblings.length - 1; i >= 0 && at === undefined; i--) if (before.has(siblings[i])) at = i + 1
+    if (at === undefined) {
+      const after = siblings.findIndex((p) => {
+        const other = this.s.summary.get(p)
+        return other !== undefined && other.parent === place.parent && other.index > place.index
+      })
+      if (after >= 0) at = after
     }
-    for (const p of this.placedUnder.get(parent?.handle ?? '') ?? []) siblings.add(p)
-    return place.before.filter((p) => siblings.has(p)).length
+    if (parent === undefined && at === 0 && path !== README && siblings.length > 0) at = 1
+    this.lastAt.set(path, at)
+    return at
   }
 
-  place(parent: Owner | undefined, path: string) {
-    const key = parent?.handle ?? ''
-    this.placedUnder.set(key, [...(this.placedUnder.get(key) ?? []), path])
+  /** Records a page placed under `parent` at `at` (undefined: appended), for the places computed after it. */
+  place(parent: Owner | undefined, path: string, at: number | undefined = this.lastAt.get(path)) {
+    const siblings = this.siblingsOf(parent)
+    siblings.splice(at ?? siblings.length, 0, path)
+  }
+
+  /** A known page leaves its parent in main (moved elsewhere): later places there no longer count it. */
+  private leave(k: Known) {
+    this.movedOut.add(k.handle)
+    const list = this.order.get(this.s.mainParent(k.handle) ?? '')
+    const i = list ? list.indexOf(k.now ?? k.path) : -1
+    if (list && i >= 0) list.splice(i, 1)
   }
 
   /** A slug for `wanted` among the parent's children: as written when the service would take it, else made valid and unique. */
@@ -76,10 +151,11 @@ export class PagePlacement {
     const toFolder = placeFolder(path)
     const parent = toFolder === fromFolder ? this.currentParent(k) : this.folderOwner(toFolder, path)
     if (toFolder !== fromFolder) {
+      this.leave(k)
       fields.into = parent ? parent.handle : null
       const at = this.placeAt(path, parent)
       if (at !== undefined) fields.at = at
-      this.place(parent, path)
+      this.place(parent, path, at)
     }
     if (slugOfPath(path) !== slugOfPath(k.path)) fields.slug = this.slugFor(slugOfPath(path), parent, k.handle)
     return fields
@@ -92,11 +168,6 @@ export class PagePlacement {
 
   /** Where SUMMARY.md lists a path among all its entries; unlisted paths come last. */
   summaryIndex(path: string): number {
-    let index = 0
-    for (const p of this.s.summary.keys()) {
-      if (p === path) return index
-      index++
-    }
-    return Number.MAX_SAFE_INTEGER
+    return this.s.summary.get(path)?.index ?? Number.MAX_SAFE_INTEGER
   }
 }

@@ -1,4 +1,4 @@
-import type { ContentChange } from '../../content'
+import { parsePageMarkdown, SUMMARY_FILE, type ContentChange } from '../../content'
 import { AssetUploads } from './asset-uploads'
 import { KnownPagePlanner } from './known-pages'
 import { identifyPages } from './page-identity'
@@ -15,7 +15,10 @@ import type { EntryUpdate, PushInput, PushPlan } from './push-types'
  * - An edited page becomes `update_page` with the file's markdown (markers cut out); a file back to
  *   what the change request already holds costs nothing, so a file synced down and saved unchanged
  *   creates no change.
- * - A new `.md` file becomes `insert_page` into the page its folder names, at its SUMMARY.md place.
+ * - A new `.md` file becomes `insert_page`: where SUMMARY.md lists it, under its SUMMARY.md parent, at
+ *   its place there, titled by its entry when it has no H1 (a `## Group` the content API cannot create
+ *   is reported, its pages placed at the top level in order); else into the page its folder names. When
+ *   the writer edited SUMMARY.md to list new pages, new files it does not list stay local (reported).
  * - A missing file whose content turns up under another name is a rename or a move (`update_page`
  *   with `slug`/`into`/`at`); otherwise it is a deletion (`delete_page`), after moving out subpages
  *   whose files are still there.
@@ -59,38 +62,80 @@ class PushPlanner {
     return { changes: [...uploads, ...s.changes], bookkeeping: s.bookkeeping, markers: s.markers, conflicts: s.conflicts, rewrites: s.rewrites, orphans: s.orphans, relocations: s.relocations, reports: s.reports }
   }
 
-  /** New `.md` files, parents before children, each at its SUMMARY.md place. */
+  /**
+   * New `.md` files, each at its SUMMARY.md place: a file SUMMARY.md lists takes its parent (nesting),
+   * its order among its siblings and, when it has no H1, its title from the entry; a file it does not
+   * list goes into the page its folder names. Listed files go first, in SUMMARY.md's order (parents
+   * before children), then the others, shallow folders first.
+   */
   private planInserts() {
     const { s, placement } = this
-    const order = [...s.newFiles].sort((a, b) => {
-      const depth = (p: string) => placeFolder(p).split('/').filter(Boolean).length + (baseName(p) === README ? 0 : 0.5)
-      return depth(a) - depth(b) || placement.summaryIndex(a) - placement.summaryIndex(b) || (a < b ? -1 : a > b ? 1 : 0)
+    const kept = this.keptLocal()
+    const depth = (p: string) => placeFolder(p).split('/').filter(Boolean).length + (baseName(p) === README ? 0 : 0.5)
+    const order = s.newFiles.filter((p) => !kept.has(p)).sort((a, b) => {
+      const listed = Number(s.summary.has(b)) - Number(s.summary.has(a))
+      return listed || placement.summaryIndex(a) - placement.summaryIndex(b) || depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0)
     })
+    /** Groups of SUMMARY.md the content API cannot create: title -> pages placed at the top level instead. */
+    const flattened = new Map<string, number>()
     for (const path of order) {
       const file = s.input.local.get(path)
       if (!file) continue
       const content = strippedContent(file)
       if (content.text === undefined || content.text.trim() === '') continue // an editor's empty new file: wait for its content
       const isHome = path === README
-      const parent = isHome ? undefined : placement.folderOwner(placeFolder(path), path)
+      const listed = isHome ? undefined : placement.summaryParent(path)
+      const parent = isHome ? undefined : listed ? listed.owner : placement.folderOwner(placeFolder(path), path)
+      const place = s.summary.get(path)
+      if (listed && !parent && place?.group !== undefined) flattened.set(place.group, (flattened.get(place.group) ?? 0) + 1)
       const ref = `quire-${shortHash(`page:${path}`)}`
       const at = isHome ? 0 : placement.placeAt(path, parent)
+      // SUMMARY.md names a page whose file has no H1 (Git Sync writes such pages so): its entry is the title.
+      const summaryTitle = place?.title && !hasTitle(content.text) ? place.title : undefined
       const change: ContentChange = {
         operation: 'insert_page',
         document: { markdown: this.uploads.withUploads(path, content.text) },
         ref,
+        ...(summaryTitle ? { title: summaryTitle } : {}),
         ...(isHome ? {} : { slug: placement.slugFor(slugOfPath(path), parent) }),
         ...(parent ? { into: parent.handle } : {}),
         ...(at !== undefined ? { at } : {}),
       }
       s.inserted.set(path, ref)
-      placement.place(parent, path)
+      placement.place(parent, path, at)
       s.add(change, [{ op: 'set', path, kind: 'page', ref, hash: content.hash, state: 'pushed' }], {
-        title: titleOf(content.text, stemOf(path)),
+        title: summaryTitle ?? titleOf(content.text, stemOf(path)),
         defines: ref,
         uses: parent?.isRef ? [parent.handle] : [],
       })
     }
+    if (flattened.size > 0) {
+      const groups = [...flattened].map(([title, n]) => `"${title}" (${n} ${n === 1 ? 'page' : 'pages'})`).join(', ')
+      s.report('group-not-created', SUMMARY_FILE, `groups cannot be created through the content API; pages placed at the top level: ${groups}`)
+    }
+  }
+
+  /**
+   * New page files that stay local: those SUMMARY.md does not list, when the writer edited SUMMARY.md
+   * (it is not what the last sync down wrote) and it lists new pages (of this push, or inserted by the
+   * open change request). That is a tree whose SUMMARY.md decides which files are pages, as Git Sync
+   * reads it: its LICENSE.md or notes are not pages. A writer who did not touch SUMMARY.md (or whose
+   * edit lists no new page) gets every new file as a page, the folder deciding where. Reported once.
+   */
+  private keptLocal(): Set<string> {
+    const s = this.s
+    const summaryFile = s.input.local.get(SUMMARY_FILE)
+    if (!summaryFile || s.summary.size === 0) return new Set()
+    const base = s.input.journal.find((j) => j.kind === 'summary')
+    if (base !== undefined && base.baseHash === summaryFile.hash) return new Set()
+    const insertedBefore = [...s.known.values()].some((k) => k.pushed && !k.journal && k.now !== undefined && s.summary.has(k.now))
+    if (!insertedBefore && !s.newFiles.some((p) => s.summary.has(p))) return new Set()
+    const kept = new Set(s.newFiles.filter((p) => !s.summary.has(p) && p !== README))
+    if (kept.size > 0) {
+      const names = [...kept].sort()
+      s.report('not-in-summary', SUMMARY_FILE, `not in SUMMARY.md: not sent: ${names.join(', ')} (SUMMARY.md lists the new pages; list ${names.length === 1 ? 'it' : 'them'} there to send ${names.length === 1 ? 'it' : 'them'})`)
+    }
+    return kept
   }
 
   /**
@@ -131,6 +176,15 @@ class PushPlanner {
     for (let parent = this.s.mainParent(handle); parent !== undefined; parent = this.s.mainParent(parent)) {
       if (this.s.deleted.has(parent)) return true
     }
+    return false
+  }
+}
+
+/** Whether a page's markdown gives its own title (an H1, or front matter `title:`). */
+function hasTitle(text: string): boolean {
+  try {
+    return parsePageMarkdown(text).title !== undefined
+  } catch {
     return false
   }
 }
