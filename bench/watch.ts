@@ -337,42 +337,52 @@ function runChild(job: { mode: string; root: string; spaces: number }): Promise<
 
 const fixed = (n: number | undefined, digits = 0) => (n === undefined ? '-' : n.toFixed(digits))
 
-function print(files: number, floor: ChildReport, reports: ChildReport[]) {
+const HEADER = ['mode', 'ready ms', 'x walk', 'ready CPU', 'RSS +MB', 'RSS MB', 'heap +MB', 'peak RSS', 'idle CPU %', 'save ms', '- debounce', 'checks']
+const WIDTHS = [14, 8, 6, 9, 8, 6, 8, 8, 13, 7, 10, 6]
+
+function printRow(cells: string[]) {
+  console.log(`  ${cells.map((cell, i) => cell.padEnd(WIDTHS[i] ?? 0)).join('  ')}`)
+}
+
+function printFloor(files: number, floor: ChildReport) {
   const load = os.loadavg().map((l) => l.toFixed(2)).join(' ')
   console.log(`\n${files.toLocaleString('en')} files (${Math.ceil(files / PAGES_PER_SPACE)} spaces), load ${load}`)
   console.log(
     `  floor: readdir walk ${fixed(floor.walkMs)} ms; RSS +${fixed(floor.rssDeltaMb, 1)} MB holding every path ` +
       `(the process held ${fixed(floor.rssBeforeMb)} MB before: node, tsx and the modules)`,
   )
-  const header = ['mode', 'ready ms', 'x walk', 'ready CPU', 'RSS +MB', 'RSS MB', 'heap +MB', 'peak RSS', 'idle CPU %', 'save ms', '- debounce', 'checks']
-  const rows = reports.map((r) => {
-    if (r.skipped) return [r.mode, `skipped: ${r.skipped}`]
-    const failed = Object.entries(r.checks ?? {})
-      .filter(([, ok]) => !ok)
-      .map(([name]) => name)
-    const [firstIdle, steadyIdle] = r.idleCpuPct ?? [undefined, undefined]
-    return [
-      r.mode,
-      fixed(r.readyMs),
-      r.readyMs !== undefined && floor.walkMs ? `x${(r.readyMs / floor.walkMs).toFixed(1)}` : '-',
-      fixed(r.readyCpuMs),
-      `${fixed(r.rssDeltaMb, 1)}${r.rssDeltaMb <= TARGET_RSS_MB ? '' : ' !'}`,
-      fixed(r.rssBeforeMb + r.rssDeltaMb),
-      fixed(r.heapDeltaMb, 1),
-      fixed(r.peakRssMb),
-      `${fixed(firstIdle, 2)} / ${fixed(steadyIdle, 2)}${(steadyIdle ?? 0) < TARGET_IDLE_CPU_PCT ? '' : ' !'}`,
-      fixed(r.latencyMs),
-      fixed(r.latencyMs === undefined ? undefined : r.latencyMs - DEFAULT_DEBOUNCE_MS),
-      failed.length ? `FAILED: ${failed.join('; ')}` : 'all ok',
-    ]
-  })
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row.length > 2 ? (row[i] ?? '').length : 0))))
-  for (const row of [header, ...rows]) console.log(`  ${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}`)
+  printRow(HEADER)
+}
+
+/** One row per configuration, printed as soon as its child is done. */
+function printReport(floor: ChildReport, r: ChildReport) {
+  if (r.skipped) return printRow([r.mode, `skipped: ${r.skipped}`])
+  const failed = Object.entries(r.checks ?? {})
+    .filter(([, ok]) => !ok)
+    .map(([name]) => name)
+  const [firstIdle, steadyIdle] = r.idleCpuPct ?? [undefined, undefined]
+  printRow([
+    r.mode,
+    fixed(r.readyMs),
+    r.readyMs !== undefined && floor.walkMs ? `x${(r.readyMs / floor.walkMs).toFixed(1)}` : '-',
+    fixed(r.readyCpuMs),
+    `${fixed(r.rssDeltaMb, 1)}${r.rssDeltaMb <= TARGET_RSS_MB ? '' : ' !'}`,
+    fixed(r.rssBeforeMb + r.rssDeltaMb),
+    fixed(r.heapDeltaMb, 1),
+    fixed(r.peakRssMb),
+    `${fixed(firstIdle, 2)} / ${fixed(steadyIdle, 2)}${(steadyIdle ?? 0) < TARGET_IDLE_CPU_PCT ? '' : ' !'}`,
+    fixed(r.latencyMs),
+    fixed(r.latencyMs === undefined ? undefined : r.latencyMs - DEFAULT_DEBOUNCE_MS),
+    failed.length ? `FAILED: ${failed.join('; ')}` : 'all ok',
+  ])
+}
+
+function printLegend() {
   console.log(
     `  RSS +MB: after ready and a gc, minus the same process before start(); RSS MB: the process then; peak RSS: its maximum; ` +
       `idle: first / second ${IDLE_S} s window; save ms: write to onChange, median of ${SAVES}, the debounce included`,
   )
-  console.log(`  targets: RSS +MB <= ${TARGET_RSS_MB}, idle CPU (second window) < ${TARGET_IDLE_CPU_PCT} % (! marks a miss)`)
+  console.log(`  targets: RSS +MB <= ${TARGET_RSS_MB}, idle CPU (second window) < ${TARGET_IDLE_CPU_PCT} % (! marks a miss); load now ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 }
 
 async function main() {
@@ -384,16 +394,16 @@ async function main() {
       const spaces = await generate(root, files)
       console.log(`generated ${files.toLocaleString('en')} files in ${spaces} spaces in ${((performance.now() - started) / 1000).toFixed(1)} s`)
       const floor = await runChild({ mode: 'floor', root, spaces })
-      const reports: ChildReport[] = []
+      printFloor(files, floor)
       for (const mode of MODES) {
         // Each mode edits space 0; start from a fresh copy of it.
         await fs.promises.rm(spaceFolder(root, 0), { recursive: true, force: true })
         await generate(path.join(root, '.space-0'), PAGES_PER_SPACE)
         await fs.promises.rename(spaceFolder(path.join(root, '.space-0'), 0), spaceFolder(root, 0))
         await fs.promises.rm(path.join(root, '.space-0'), { recursive: true, force: true })
-        reports.push(await runChild({ mode, root, spaces }))
+        printReport(floor, await runChild({ mode, root, spaces }).catch((error: unknown) => ({ mode, skipped: String(error), rssBeforeMb: 0, rssDeltaMb: 0, heapDeltaMb: 0, peakRssMb: 0 })))
       }
-      print(files, floor, reports)
+      printLegend()
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
     }
