@@ -8,6 +8,9 @@ import { OrganizationsRepository } from '../../src/main/service/store/organizati
 import { grant } from '../support/content-fixtures'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
 import { seedSpace, tempDir } from '../engine/sync-up/support/workspace'
+import { trayMenuTemplate, trayStateLabel } from '../../src/main/shell/tray-menu'
+import { notificationsFor } from '../../src/main/shell/notification-rules'
+import { snapshot, space, status, writer as writerSession } from '../shell/fixtures'
 
 /**
  * The review workflow through the app backend (issue 13), two people on the real local service: the
@@ -127,5 +130,36 @@ describe('the review workflow through the app backend', () => {
     await cycle(writer)
     await writer.idle()
     expect(news()).toHaveLength(1)
+  })
+})
+
+describe('the tray and the desktop notifications tell of reviews', () => {
+  const noop = () => undefined
+  const actions = { syncNow: noop, setPaused: noop, openWorkspaceFolder: noop, openInBrowser: noop, showBrokenLinks: noop, openQuire: noop, quit: noop }
+
+  it('the tray shows the count of change requests waiting for the user, once it is known, and opens For review', () => {
+    const shown: string[] = []
+    const view = { session: writerSession, status: status([space('a', 'synced')], { forReview: 2 }) }
+    const menu = trayMenuTemplate(view, { ...actions, showForReview: () => shown.push('for-review') })
+    const entry = menu.find((m) => m.id === 'for-review')!
+    expect(entry).toMatchObject({ label: 'For review: 2', enabled: true })
+    ;(entry.click as () => void)()
+    expect(shown).toEqual(['for-review'])
+    expect(trayStateLabel(view)).toBe('In sync · 2 for review')
+    expect(trayMenuTemplate({ session: writerSession, status: status([space('a', 'synced')], { forReview: 0 }) }, actions).find((m) => m.id === 'for-review')).toMatchObject({ enabled: false })
+    expect(trayMenuTemplate({ session: writerSession, status: status([space('a', 'synced')]) }, actions).some((m) => m.id === 'for-review')).toBe(false)
+  })
+
+  it('review news from the backend becomes a notification that opens the right screen', () => {
+    const news = { kind: 'review-requested' as const, key: 'review-requested:cr1', title: 'Quire Owner asks for your review', body: '#3 Install in Docs', spaceId: 's', changeRequestId: 'cr1' }
+    const received = { ...news, kind: 'review-received' as const, key: 'review-received:cr2:u:t', title: 'Rae approved your change request' }
+    const out = notificationsFor(snapshot(), snapshot(), [
+      { type: 'review', news },
+      { type: 'review', news: received },
+    ])
+    expect(out).toEqual([
+      { kind: 'review-requested', key: news.key, title: news.title, body: news.body, open: { kind: 'screen', screen: 'for-review' } },
+      { kind: 'review-received', key: received.key, title: received.title, body: received.body, open: { kind: 'screen', screen: 'change-requests' } },
+    ])
   })
 })

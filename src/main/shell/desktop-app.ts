@@ -119,6 +119,7 @@ export class DesktopApp {
         openWorkspaceFolder: () => void api.openWorkspaceFolder().catch((e: unknown) => this.log(`open workspace: ${errorText(e)}`)),
         openInBrowser: (url) => this.navigation.openExternal(url),
         showBrokenLinks: () => this.showScreen('links'),
+        showForReview: () => this.showScreen('for-review'),
         openQuire: () => this.showWindow(),
         quit: () => {
           this.beginQuit()

@@ -10,7 +10,7 @@ export interface WatchSnapshot {
   threads: Array<{ spaceId: string; spaceTitle: string; thread: CommentThread }>
 }
 
-export type NotificationKind = 'change-request-merged' | 'comment-reply' | 'conflict' | 'auth-error'
+export type NotificationKind = 'change-request-merged' | 'comment-reply' | 'conflict' | 'auth-error' | 'review-requested' | 'review-received'
 
 export interface DesktopNotification {
   kind: NotificationKind
@@ -121,6 +121,15 @@ function newReplies(previous: WatchSnapshot, next: WatchSnapshot): DesktopNotifi
   return capped(out, (n) => ({ title: `${n} new replies to your comments`, body: 'Open Quire to read them.', open: { kind: 'screen', screen: 'comments' } }))
 }
 
+/** Review news the backend told as events (it compares its own looks, so each is news once): asked to review, a review arrived. */
+function reviewNews(events: readonly QuireEvent[]): DesktopNotification[] {
+  return events.flatMap((e): DesktopNotification[] =>
+    e.type === 'review'
+      ? [{ kind: e.news.kind, key: e.news.key, title: e.news.title, body: e.news.body, open: { kind: 'screen', screen: e.news.kind === 'review-requested' ? 'for-review' : 'change-requests' } }]
+      : [],
+  )
+}
+
 const sameAccount = (a: SessionInfo, b: SessionInfo) => a.signedIn && b.signedIn && a.endpoint === b.endpoint && a.user?.id === b.user?.id
 
 /**
@@ -131,7 +140,7 @@ const sameAccount = (a: SessionInfo, b: SessionInfo) => a.signedIn && b.signedIn
  */
 export function notificationsFor(previous: WatchSnapshot | undefined, next: WatchSnapshot, events: readonly QuireEvent[] = []): DesktopNotification[] {
   const comparable = previous && sameAccount(previous.session, next.session) ? previous : undefined
-  const out = authErrors(previous, next, events)
+  const out = [...authErrors(previous, next, events), ...reviewNews(events)]
   if (!comparable) return out
   return [...out, ...newConflicts(comparable, next, events), ...mergedChangeRequests(comparable, next), ...newReplies(comparable, next)]
 }

@@ -30,7 +30,7 @@ export class NotificationWatch {
   record(event: QuireEvent) {
     this.events.push(event)
     if (this.events.length > 200) this.events.splice(0, this.events.length - 200)
-    const urgent = (event.type === 'session' && event.session.authError !== undefined) || (event.type === 'status' && event.status.conflicts.length > 0)
+    const urgent = (event.type === 'session' && event.session.authError !== undefined) || (event.type === 'status' && event.status.conflicts.length > 0) || event.type === 'review'
     if (urgent) this.lookSoon()
   }
 

@@ -9,6 +9,8 @@ export interface TrayActions {
   openWorkspaceFolder(): void
   openInBrowser(url: string): void
   showBrokenLinks(): void
+  /** Shows the For review screen (the window when absent: Open Quire). */
+  showForReview?(): void
   openQuire(): void
   quit(): void
 }
@@ -53,6 +55,7 @@ export function trayMenuTemplate(view: TrayView, actions: TrayActions): MenuItem
   const signedIn = view.session?.signedIn ?? view.status !== undefined
   const paused = view.status?.paused ?? false
   const broken = view.status?.brokenLinks ?? 0
+  const forReview = view.status?.forReview
   return [
     { id: 'state', label: trayStateLabel(view), enabled: false },
     { type: 'separator' },
@@ -62,6 +65,8 @@ export function trayMenuTemplate(view: TrayView, actions: TrayActions): MenuItem
     { type: 'separator' },
     { id: 'open-folder', label: 'Open workspace folder', click: () => actions.openWorkspaceFolder() },
     browserItem(view, actions),
+    // Change requests waiting for the user's review (issue 13), once the backend has read the count.
+    ...(forReview === undefined ? [] : [{ id: 'for-review', label: `For review: ${forReview}`, enabled: forReview > 0, click: () => (actions.showForReview ?? actions.openQuire)() }]),
     { id: 'broken-links', label: `Broken links: ${broken}`, enabled: broken > 0, click: () => actions.showBrokenLinks() },
     { type: 'separator' },
     { id: 'open-quire', label: 'Open Quire', click: () => actions.openQuire() },

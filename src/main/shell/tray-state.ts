@@ -41,5 +41,7 @@ export function trayStateFrom(status: StatusSnapshot): TrayState {
  */
 export function trayStateWords(status: StatusSnapshot, now: Date = new Date(), authError?: string): string {
   const words = overallWords(status, now, authError)
-  return words.wayOut ? `${words.headline} (${WAY_OUT_LABEL[words.wayOut]})` : words.headline
+  const line = words.wayOut ? `${words.headline} (${WAY_OUT_LABEL[words.wayOut]})` : words.headline
+  // Change requests waiting for the user's review are told beside the state (the tooltip shows them at a glance).
+  return status.forReview ? `${line} · ${status.forReview} for review` : line
 }

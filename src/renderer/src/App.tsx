@@ -58,6 +58,8 @@ export function App() {
       if (event.type === 'status') onStatus(event.status)
       else if (event.type === 'session') setSession(event.session)
       else if (event.type === 'review') setNews(`${event.news.title}: ${event.news.body}`)
+      // The tray or a clicked notification asks for a screen.
+      else if (event.type === 'show') setScreen(event.screen)
     })
     bridge.getSession().then(setSession, (e: unknown) => setLoadError(errorText(e)))
     bridge.getStatus().then(onStatus, () => undefined)
