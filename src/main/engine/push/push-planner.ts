@@ -121,6 +121,9 @@ class PushPlanner {
    * open change request). That is a tree whose SUMMARY.md decides which files are pages, as Git Sync
    * reads it: its LICENSE.md or notes are not pages. A writer who did not touch SUMMARY.md (or whose
    * edit lists no new page) gets every new file as a page, the folder deciding where. Reported once.
+   * Known limit: nothing remembers a file held here, so once the change request is merged and sync down
+   * writes the space's SUMMARY.md over the writer's, the next push sends it as a page (a "kept local"
+   * state in the outbox or journal would keep it out).
    */
   private keptLocal(): Set<string> {
     const s = this.s
