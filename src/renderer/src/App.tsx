@@ -144,8 +144,8 @@ export function App() {
               <button type="button" className="nav-item" aria-current={screen === s.id ? 'page' : undefined} onClick={() => show(s.id)}>
                 {s.label}
                 {s.id === 'for-review' && status?.forReview ? (
-                  <span className="badge count" aria-label={`${status.forReview} waiting`}>
-                    {' '}
+                  <span className="badge count">
+                    <span className="sr-only">, waiting: </span>
                     {status.forReview}
                   </span>
                 ) : null}

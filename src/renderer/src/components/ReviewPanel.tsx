@@ -83,10 +83,18 @@ function ReviewerPicker({ spaceId, idPrefix, picked, setPicked }: { spaceId: str
  * Submit for review (a draft) or Ask reviewers, and Archive; for anyone else, Approve or Request changes
  * with a comment. Every action goes through the outbox: offline it says it waits.
  */
-export function ReviewPanel({ cr, busy, act, onChanged }: { cr: Pick<ChangeRequestSummary, 'id' | 'spaceId' | 'number' | 'status' | 'mine'>; busy: boolean; act: Action['run']; onChanged?: () => void }) {
+export function ReviewPanel(props: {
+  cr: Pick<ChangeRequestSummary, 'id' | 'spaceId' | 'number' | 'status' | 'mine'> & { updatedAt?: string }
+  busy: boolean
+  act: Action['run']
+  onChanged?: () => void
+  /** Changes when the screen refreshes (a pass ended, Refresh): the reviewers are read again. */
+  refreshKey?: string | number
+}) {
+  const { cr, busy, act, onChanged } = props
   const bridge = useBridge()
   const ids = { spaceId: cr.spaceId, changeRequestId: cr.id }
-  const reviewers = useLoad(() => bridge.listReviewers(ids), [cr.id, cr.status])
+  const reviewers = useLoad(() => bridge.listReviewers(ids), [cr.id, cr.status, cr.updatedAt, props.refreshKey])
   const [description, setDescription] = useState('')
   const [picked, setPicked] = useState<string[]>([])
   const [comment, setComment] = useState('')

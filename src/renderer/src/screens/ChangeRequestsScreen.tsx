@@ -35,7 +35,8 @@ export function Changes({ changes }: { changes: ChangeRequestChanges }) {
   )
 }
 
-function ChangeRequestCard({ cr, demo, busy, act, onChanged }: { cr: ChangeRequestSummary; demo: boolean; busy: boolean; act: ReturnType<typeof useAction>['run']; onChanged: () => void }) {
+function ChangeRequestCard(props: { cr: ChangeRequestSummary; demo: boolean; busy: boolean; act: ReturnType<typeof useAction>['run']; onChanged: () => void; refreshKey: string }) {
+  const { cr, demo, busy, act, onChanged } = props
   const bridge = useBridge()
   const [changes, setChanges] = useState<ChangeRequestChanges>()
   const [confirming, setConfirming] = useState(false)
@@ -139,7 +140,7 @@ function ChangeRequestCard({ cr, demo, busy, act, onChanged }: { cr: ChangeReque
         </div>
       ) : null}
       {changes ? <Changes changes={changes} /> : null}
-      {live && !cr.asOf ? <ReviewPanel cr={cr} busy={busy} act={act} onChanged={onChanged} /> : null}
+      {live && !cr.asOf ? <ReviewPanel cr={cr} busy={busy} act={act} onChanged={onChanged} refreshKey={props.refreshKey} /> : null}
     </li>
   )
 }
@@ -148,6 +149,8 @@ export function ChangeRequestsScreen({ passes, demo, offlineAsOf }: { passes: nu
   const bridge = useBridge()
   const [mine, setMine] = useState(false)
   const [filter, setFilter] = useState<ChangeRequestFilter>('live')
+  /** Counts Refresh clicks, so each card's reviewers are read again too. */
+  const [refreshes, setRefreshes] = useState(0)
   const list = useLoad(() => bridge.listChangeRequests({ ...(mine ? { mine: true } : {}), status: filter }), [mine, filter, passes])
   const action = useAction()
   const asOf = list.data?.find((cr) => cr.asOf)?.asOf ?? offlineAsOf
@@ -180,7 +183,14 @@ export function ChangeRequestsScreen({ passes, demo, offlineAsOf }: { passes: nu
             Mine
           </button>
         </div>
-        <button type="button" onClick={list.reload} disabled={list.loading}>
+        <button
+          type="button"
+          onClick={() => {
+            setRefreshes((n) => n + 1)
+            list.reload()
+          }}
+          disabled={list.loading}
+        >
           {list.loading ? 'Refreshing…' : 'Refresh'}
         </button>
       </div>
@@ -196,7 +206,7 @@ export function ChangeRequestsScreen({ passes, demo, offlineAsOf }: { passes: nu
       ) : null}
       <ul className="cards">
         {list.data?.map((cr) => (
-          <ChangeRequestCard key={cr.id} cr={cr} demo={demo} busy={action.busy !== undefined} act={act} onChanged={list.reload} />
+          <ChangeRequestCard key={cr.id} cr={cr} demo={demo} busy={action.busy !== undefined} act={act} onChanged={list.reload} refreshKey={`${passes}:${refreshes}`} />
         ))}
       </ul>
     </section>
