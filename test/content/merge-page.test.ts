@@ -93,4 +93,23 @@ describe('mergePageFiles', () => {
     const branch = edit(base, ['Inside.', 'Inside!'], ['Outro.', 'Outro!'])
     expect(mergePageBodies(base, main, branch)).toEqual({ text: 'Intro!\n\n{% hint style="danger" %}\nInside!\n{% endhint %}\n\nOutro!', conflicts: [] })
   })
+  it('carries an edit of a paragraph to where the other side moved it, whichever side moved it', () => {
+    const base = '# T\n\nAlpha para.\n\nBeta para.\n\nGamma para.\n\nDelta para.\n'
+    const moved = '# T\n\nBeta para.\n\nGamma para.\n\nAlpha para.\n\nDelta para.\n'
+    const edited = '# T\n\nAlpha para, edited.\n\nBeta para.\n\nGamma para.\n\nDelta para, edited.\n'
+    const expected = '# T\n\nBeta para.\n\nGamma para.\n\nAlpha para, edited.\n\nDelta para, edited.\n'
+    expect(mergePageFiles(base, moved, edited)).toEqual({ text: expected, conflicts: [] })
+    expect(mergePageFiles(base, edited, moved)).toEqual({ text: expected, conflicts: [] })
+  })
+
+  it('carries edits along a reorder of whole blocks (a hint and a code block swapped, both edited) and keeps edits elsewhere', () => {
+    const hint = '{% hint style="info" %}\nHint one.\n\nHint two.\n{% endhint %}\n\n'
+    const code = '```js\nconst a = 1\nconst b = 2\nconst c = 3\n```\n\n'
+    const main = PAGE.replace(hint + code, code + hint)
+    const branch = edit(PAGE, ['Hint two.', 'Hint TWO.'], ['const b = 2', 'const b = 20'], ['Intro paragraph.', 'Intro, edited.'])
+    expect(main).not.toBe(PAGE)
+    const expected = edit(main, ['Hint two.', 'Hint TWO.'], ['const b = 2', 'const b = 20'], ['Intro paragraph.', 'Intro, edited.'])
+    expect(mergePageFiles(PAGE, main, branch)).toEqual({ text: expected, conflicts: [] })
+    expect(mergePageFiles(PAGE, branch, main)).toEqual({ text: expected, conflicts: [] })
+  })
 })

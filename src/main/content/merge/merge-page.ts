@@ -13,6 +13,7 @@
  */
 import { LineIndex } from '../markdown/syntax-tree'
 import { Merger, Output, sameIds } from './merge-units'
+import { carryEditsAlongMoves } from './moves'
 import { pageSegments, type PageKind } from './segments'
 import { threeWayRegions } from './three-way'
 import { pageBodyUnits, pageFileUnits, type Unit } from './units'
@@ -71,7 +72,8 @@ export function mergeWholePages(kind: PageKind, base: string, main: string, bran
 function mergeWith(kind: PageKind, base: string, main: string, branch: string, options: PageMergeOptions): PageMergeResult {
   const merger = new Merger(options.keep ?? 'main')
   const segments = memoized((text: string) => pageSegments(text, kind))
-  const [o, m, b] = [segments(base), segments(main), segments(branch)]
+  const o = segments(base)
+  const [m, b] = carryEditsAlongMoves(o, segments(main), segments(branch))
   const ids = new Map<string, number>()
   const id = (segment: string): number => ids.get(segment) ?? (ids.set(segment, ids.size).get(segment) as number)
   const [oi, mi, bi] = [o.map(id), m.map(id), b.map(id)]
