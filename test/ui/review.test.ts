@@ -105,6 +105,8 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
     await card(writer).getByRole('button', { name: 'Submit for review' }).click()
     await writer.page.getByText(/Submitted #\d+ for review\./).waitFor({ timeout: 20_000 })
     await card(writer).getByText('Review requested').waitFor({ timeout: 20_000 })
+    // Who is asked is listed with Remove, not offered again.
+    await card(writer).getByText('Everyone who may review is asked.').waitFor({ timeout: 20_000 })
     const asked = (await t.api.call('getRequestedReviewersByChangeRequestId', { params: { spaceId: seeded.spaceId, changeRequestId: crId } })).body.items as Array<{ user: { id: string } }>
     expect(asked.map((a) => a.user.id)).toEqual([reviewerId])
   }, 120_000)
@@ -148,7 +150,8 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
     await card(writer).getByRole('button', { name: /^Merge #\d+$/ }).click()
     const refusal = writer.page.getByRole('alert')
     await refusal.waitFor({ timeout: 20_000 })
-    expect(await refusal.textContent()).toMatch(/approving review from Rae Reviewer/)
+    expect(await refusal.textContent()).toMatch(/^Merging change request #\d+: .*approving review from Rae Reviewer$/)
+    expect(await refusal.textContent()).not.toMatch(/HTTP/)
     await screenshotsAtSizes(writer.page, 'review-04-merge-refused')
     expect(await axeViolations(writer.page)).toEqual([])
 

@@ -196,5 +196,6 @@ function refusal(error: ActionRefusedError, what: string): AppError {
   const reason = error.op.lastError ?? 'refused'
   const status = Number(/^HTTP (\d{3})/.exec(reason)?.[1])
   const kind = status === 403 ? 'forbidden' : status === 404 ? 'not-found' : status === 409 || status === 412 ? 'conflict' : status === 401 ? 'auth' : 'invalid'
-  return new AppError(kind, `${what}: ${reason}`)
+  // The kind carries the status; the person reads the service's own words (a merge rule's reason, say).
+  return new AppError(kind, `${what}: ${reason.replace(/^HTTP \d{3}: /, '')}`)
 }

@@ -50,7 +50,7 @@ function Reviewers({ reviewers, canRemove, busy, remove }: { reviewers: Reviewer
 }
 
 /** Reviewers to ask: picked from the space's members who may review, else typed user ids. */
-function ReviewerPicker({ spaceId, idPrefix, picked, setPicked }: { spaceId: string; idPrefix: string; picked: string[]; setPicked: (ids: string[]) => void }) {
+function ReviewerPicker({ spaceId, idPrefix, picked, setPicked, asked }: { spaceId: string; idPrefix: string; picked: string[]; setPicked: (ids: string[]) => void; asked: string[] }) {
   const bridge = useBridge()
   const candidates = useLoad(() => bridge.listReviewerCandidates({ spaceId }), [spaceId])
   if (candidates.loading && !candidates.data) return <p className="muted small">Loading who may review…</p>
@@ -64,11 +64,13 @@ function ReviewerPicker({ spaceId, idPrefix, picked, setPicked }: { spaceId: str
       </>
     )
   }
-  if (candidates.data.length === 0) return <p className="muted small">Nobody else in this space may review.</p>
+  // Those already asked are listed among the reviewers, with Remove.
+  const open = candidates.data.filter((c) => !asked.includes(c.userId))
+  if (open.length === 0) return <p className="muted small">{candidates.data.length === 0 ? 'Nobody else in this space may review.' : 'Everyone who may review is asked.'}</p>
   return (
     <fieldset className="reviewer-picker">
       <legend className="small">Ask for a review</legend>
-      {candidates.data.map((c) => (
+      {open.map((c) => (
         <label key={c.userId} className="small">
           <input type="checkbox" checked={picked.includes(c.userId)} onChange={(e) => setPicked(e.target.checked ? [...picked, c.userId] : picked.filter((p) => p !== c.userId))} /> {c.name}{' '}
           <span className="muted">({c.role})</span>
@@ -108,7 +110,13 @@ export function ReviewPanel(props: {
     }
     return false
   }
-  const submit = () => void run('submit', () => bridge.submitForReview({ ...ids, ...(description.trim() ? { description } : {}), ...(picked.length ? { reviewers: picked } : {}) }), `Submitted #${cr.number} for review`)
+  const submit = () =>
+    void run('submit', () => bridge.submitForReview({ ...ids, ...(description.trim() ? { description } : {}), ...(picked.length ? { reviewers: picked } : {}) }), `Submitted #${cr.number} for review`).then((ok) => {
+      if (!ok) return
+      setPicked([])
+      setDescription('')
+    })
+  const asked = (reviewers.data ?? []).filter((r) => r.requested).map((r) => r.userId)
   const ask = () => void run('ask', () => bridge.requestReviewers({ ...ids, users: picked }), `Asked for reviews on #${cr.number}`).then((ok) => ok && setPicked([]))
   const remove = (r: ReviewerEntry) => void run('remove', () => bridge.removeReviewer({ ...ids, userId: r.userId }), `Removed ${r.name} from the reviewers of #${cr.number}`)
   const review = (verdict: ReviewVerdict) =>
@@ -128,7 +136,7 @@ export function ReviewPanel(props: {
             Description (optional)
           </label>
           <textarea id={`${prefix}-description`} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
-          <ReviewerPicker spaceId={cr.spaceId} idPrefix={prefix} picked={picked} setPicked={setPicked} />
+          <ReviewerPicker spaceId={cr.spaceId} idPrefix={prefix} picked={picked} setPicked={setPicked} asked={asked} />
           <div className="actions">
             <button type="button" className="primary" disabled={busy} onClick={submit}>
               Submit for review
@@ -141,7 +149,7 @@ export function ReviewPanel(props: {
       ) : null}
       {cr.mine && cr.status === 'open' ? (
         <div className="review-form">
-          <ReviewerPicker spaceId={cr.spaceId} idPrefix={prefix} picked={picked} setPicked={setPicked} />
+          <ReviewerPicker spaceId={cr.spaceId} idPrefix={prefix} picked={picked} setPicked={setPicked} asked={asked} />
           <div className="actions">
             <button type="button" disabled={busy || picked.length === 0} onClick={ask}>
               Ask reviewers
