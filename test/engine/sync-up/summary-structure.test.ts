@@ -15,7 +15,7 @@ const QUIRE_SUMMARY = '# Table of contents\n\n* [Introduction](README.md)\n'
 const file = (text: string): LocalFile => ({ hash: gitBlobOid(text), size: Buffer.byteLength(text), text })
 
 /** A space with only its home page, synced down (the journal has it and Quire's SUMMARY.md). */
-function emptySpace(local: Record<string, string>, extraMain: RemotePageRow[] = []): PushInput {
+function emptySpace(local: Record<string, string>, extraMain: RemotePageRow[] = []): PushInput & { journal: JournalEntry[] } {
   const home = '# Introduction\n'
   const journal: JournalEntry[] = [
     { id: 'home', kind: 'page', path: 'README.md', oid: gitBlobOid(home), baseHash: gitBlobOid(home) },
