@@ -16,7 +16,8 @@
  *   written right away, a folder removed, an editor's save through a temporary file and a rename, and
  *   nothing for a write in `.git`.
  * The floor, in its own child of the same run: an fs.readdir walk of the same tree (time and RSS of
- * holding every path), i.e. what any watcher must at least do to know the tree.
+ * holding every path), i.e. what any watcher must at least do to know the tree, and the idle CPU of
+ * that process with no watcher (the same two windows).
  *
  * Configurations (BENCH_WATCH_MODES, comma separated; all by default):
  *   chokidar        the session's chokidar options (atomic, ignoreInitial, ignored as a function)
@@ -162,6 +163,15 @@ function sourceFor(mode: string): FileEventSourceFactory | string {
   throw new Error(`unknown mode ${mode}`)
 }
 
+/** The process's CPU (all threads) over BENCH_IDLE_S seconds, as a percentage of one core. */
+async function idleWindow() {
+  const cpu = process.cpuUsage()
+  const windowStart = performance.now()
+  await sleep(IDLE_S * 1000)
+  const used = process.cpuUsage(cpu)
+  return ((used.user + used.system) / 1000 / (performance.now() - windowStart)) * 100
+}
+
 async function walk(folder: string, into: string[]) {
   for (const entry of await fs.promises.readdir(folder, { withFileTypes: true })) {
     const full = path.join(folder, entry.name)
@@ -177,9 +187,13 @@ async function runFloor(root: string): Promise<ChildReport> {
   await walk(root, paths)
   const walkMs = performance.now() - started
   const after = memory()
+  // The same process doing nothing (still holding the paths): what idle costs without any watcher.
+  await sleep(1000)
+  const idleCpuPct: [number, number] = [await idleWindow(), await idleWindow()]
   return {
     mode: 'floor (readdir walk)',
     walkMs,
+    idleCpuPct,
     rssBeforeMb: before.rss / MB,
     rssDeltaMb: (after.rss - before.rss) / MB,
     heapDeltaMb: (after.heap - before.heap) / MB,
@@ -233,13 +247,6 @@ async function runWatcher(mode: string, root: string, spaces: number): Promise<C
   await sleep(1000)
   const after = memory()
 
-  const idleWindow = async () => {
-    const cpu = process.cpuUsage()
-    const windowStart = performance.now()
-    await sleep(IDLE_S * 1000)
-    const used = process.cpuUsage(cpu)
-    return ((used.user + used.system) / 1000 / (performance.now() - windowStart)) * 100
-  }
   const idleCpuPct: [number, number] = [await idleWindow(), await idleWindow()]
 
   const latencies: number[] = []
@@ -349,7 +356,8 @@ function printFloor(files: number, floor: ChildReport) {
   console.log(`\n${files.toLocaleString('en')} files (${Math.ceil(files / PAGES_PER_SPACE)} spaces), load ${load}`)
   console.log(
     `  floor: readdir walk ${fixed(floor.walkMs)} ms; RSS +${fixed(floor.rssDeltaMb, 1)} MB holding every path ` +
-      `(the process held ${fixed(floor.rssBeforeMb)} MB before: node, tsx and the modules)`,
+      `(the process held ${fixed(floor.rssBeforeMb)} MB before: node, tsx and the modules); ` +
+      `idle CPU with no watcher ${fixed(floor.idleCpuPct?.[0], 2)} / ${fixed(floor.idleCpuPct?.[1], 2)} %`,
   )
   printRow(HEADER)
 }
