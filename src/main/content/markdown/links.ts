@@ -44,10 +44,23 @@ const GITBOOK_TAG = /\{%.*?%\}/dgs
  * need not parse the rest.
  */
 export function extractLinks(body: string, mayContain?: (text: string) => boolean): MarkdownLink[] {
-  // Built on the first link only: a large body whose runs are all skipped costs no line scan.
-  let index: LineIndex | undefined
-  const lines = { locate: (offset: number) => (index ??= new LineIndex(body)).locate(offset) }
-  const found: MarkdownLink[] = []
+  const found = linksIn(body, mayContain)
+  if (found.length === 0) return []
+  const lines = new LineIndex(body)
+  return found.map((link) => ({ kind: classifyTarget(link.target), target: link.target, ...lines.locate(link.start), start: link.start, end: link.end, syntax: link.syntax }))
+}
+
+/** A link's target and where it is written, before its kind and line are worked out. */
+interface FoundLink {
+  target: string
+  start: number
+  end: number
+  syntax: LinkSyntax
+}
+
+/** What `extractLinks` finds, without the kind and line of each (a rewrite needs neither). */
+function linksIn(body: string, mayContain?: (text: string) => boolean): FoundLink[] {
+  const found: FoundLink[] = []
   const code: Array<[number, number]> = []
   // Ruled out as a whole, no run can match: no split either.
   const runs: Array<[number, number]> = mayContain && !mayContain(body) ? [] : topLevelChunks(body, CHUNK_CHARS)
@@ -57,16 +70,9 @@ export function extractLinks(body: string, mayContain?: (text: string) => boolea
     if (mayContain && !mayContain(text)) continue
     parsed.push([from, to])
     const chunk = chunkLinks(text)
-    for (const link of chunk.links) {
-      const start = from + link.start
-      found.push({ kind: classifyTarget(link.target), target: link.target, ...lines.locate(start), start, end: from + link.end, syntax: link.syntax })
-    }
+    for (const link of chunk.links) found.push({ target: link.target, start: from + link.start, end: from + link.end, syntax: link.syntax })
     for (const [start, end] of chunk.code) code.push([from + start, from + end])
   }
-  const add = (target: string, start: number, end: number, syntax: LinkSyntax): void => {
-    if (target !== '') found.push({ kind: classifyTarget(target), target, ...lines.locate(start), start, end, syntax })
-  }
-
   if (parsed.length === 0) return found
 
   // GitBook tags are plain paragraph text to remark, so they are found by pattern, outside code
@@ -74,12 +80,17 @@ export function extractLinks(body: string, mayContain?: (text: string) => boolea
   const inCode = rangeLookup(code)
   const inParsed = mayContain ? rangeLookup(parsed) : () => true
   for (const match of matchesIn(body, 0, body.length, GITBOOK_LINK_TAG)) {
-    if (inParsed(match.start) && !inCode(match.start)) add(decodeAttribute(match.value), match.start, match.end, 'attribute')
+    const target = decodeAttribute(match.value)
+    if (target === '' || !inParsed(match.start) || inCode(match.start)) continue
+    found.push({ target, start: match.start, end: match.end, syntax: 'attribute' })
   }
 
   // GFM reads `url="https://..."` inside a tag as a bare URL too; the tag match above already has it.
-  const inTag = rangeLookup(matchesIn(body, 0, body.length, GITBOOK_TAG).map((tag) => [tag.start, tag.end]))
-  return found.filter((link) => !(link.syntax === 'autolink' && inTag(link.start))).sort((a, b) => a.start - b.start)
+  const tags = matchesIn(body, 0, body.length, GITBOOK_TAG)
+  const inTag = rangeLookup(tags.map((tag) => [tag.start, tag.end]))
+  const kept = tags.length === 0 ? found : found.filter((link) => !(link.syntax === 'autolink' && inTag(link.start)))
+  // Nearly in order already (a link around an image comes before the image's target): a cheap sort.
+  return kept.sort((a, b) => a.start - b.start)
 }
 
 /**
@@ -186,7 +197,10 @@ export function rewriteLinks(body: string, replace: (link: MarkdownLink) => stri
   // One pass over the pieces: splicing the whole string per link made many links quadratic.
   const pieces: string[] = []
   let cursor = 0
-  for (const link of extractLinks(body, mayContain)) {
+  // The kind and line of a link are worked out only if `replace` asks (a line index of a large body is not free).
+  const lines = new LazyLines(body)
+  for (const found of linksIn(body, mayContain)) {
+    const link = new FoundMarkdownLink(found, lines)
     const target = replace(link)
     if (target === undefined || target === link.target) continue
     pieces.push(body.slice(cursor, link.start), quoteTarget(target, link.syntax))
@@ -195,6 +209,41 @@ export function rewriteLinks(body: string, replace: (link: MarkdownLink) => stri
   if (cursor === 0) return body
   pieces.push(body.slice(cursor))
   return pieces.join('')
+}
+
+/** Line index of a body, built on first use. */
+class LazyLines {
+  private index: LineIndex | undefined
+  constructor(private readonly body: string) {}
+  locate(offset: number): { line: number; column: number } {
+    return (this.index ??= new LineIndex(this.body)).locate(offset)
+  }
+}
+
+/** A `MarkdownLink` whose kind, line and column are worked out when read. */
+class FoundMarkdownLink implements MarkdownLink {
+  readonly target: string
+  readonly start: number
+  readonly end: number
+  readonly syntax: LinkSyntax
+  constructor(
+    found: FoundLink,
+    private readonly lines: LazyLines,
+  ) {
+    this.target = found.target
+    this.start = found.start
+    this.end = found.end
+    this.syntax = found.syntax
+  }
+  get kind(): LinkKind {
+    return classifyTarget(this.target)
+  }
+  get line(): number {
+    return this.lines.locate(this.start).line
+  }
+  get column(): number {
+    return this.lines.locate(this.start).column
+  }
 }
 
 /**

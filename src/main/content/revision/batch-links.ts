@@ -54,23 +54,43 @@ export function batchLinkHint(refs: Iterable<string>): (text: string) => boolean
   return (text) => {
     if (text.includes('/pages/') || text.includes('/files/')) return true
     if (names.length === 0) return false
+    // The next `\` and `&` at or after a position, each found once and reused while it lies ahead: one
+    // scan of the text whatever the number of `./` in it.
+    const next = { '\\': -1, '&': -1 }
+    const within = (char: '\\' | '&', from: number) => {
+      if (next[char] !== NONE && next[char] < from) {
+        const found = text.indexOf(char, from)
+        next[char] = found === -1 ? NONE : found
+      }
+      return next[char] >= from && next[char] < from + HINT_WINDOW
+    }
     for (let at = text.indexOf('./'); at !== -1; at = text.indexOf('./', at + 2)) {
-      if (text[at - 1] === '.') continue
-      const after = text.slice(at + 2, at + 258)
-      if (/[\\&]/.test(after) || names.some((name) => after.startsWith(name))) return true
+      if (text.charCodeAt(at - 1) === DOT) continue
+      if (within('\\', at + 2) || within('&', at + 2) || names.some((name) => text.startsWith(name, at + 2))) return true
     }
     return false
   }
 }
 
+const DOT = 46
+/** No more of that character in the text. */
+const NONE = -2
+/** Characters after `./` in which an escape or character reference makes a link a possible ref. */
+const HINT_WINDOW = 256
+
 /** `body` of the page at `pagePath` with its batch-time links made relative. */
 export function resolveBatchLinks(body: string, pagePath: string, targets: BatchLinkTargets): string {
+  // A large page links to the same few targets thousands of times.
+  const relative = new Map<string, string>()
   return rewriteLinks(body, (link) => {
     const hash = link.target.indexOf('#')
     const [target, anchor] = hash === -1 ? [link.target, ''] : [link.target.slice(0, hash), link.target.slice(hash)]
     const id = targetId(target, targets)
     const path = id === undefined ? undefined : targets.paths.get(id)
-    return path === undefined ? undefined : relativePath(pagePath, path) + anchor
+    if (path === undefined) return undefined
+    let from = relative.get(path)
+    if (from === undefined) relative.set(path, (from = relativePath(pagePath, path)))
+    return from + anchor
   }, targets.hint)
 }
 
