@@ -192,10 +192,19 @@ describe('new files in everyday use', () => {
   })
 })
 
+describe('pages of several groups placed at the top level', () => {
+  it('get distinct slugs when their files have the same name in different folders', () => {
+    const summary = '# Table of contents\n\n* [Introduction](README.md)\n\n## A\n\n* [Guides](a/guides.md)\n\n## B\n\n* [Guides](b/guides.md)\n'
+    const input = emptySpace({ 'SUMMARY.md': summary, 'a/guides.md': '# Guides\n\nA.\n', 'b/guides.md': '# Guides\n\nB.\n' })
+    const slugs = inserts(planPush(input)).map((c) => c.slug)
+    expect(slugs).toEqual(['guides', 'guides-2'])
+  })
+})
+
 describe('groups the space already has', () => {
-  it('a ## group main has by that title receives its pages, in order, with no report', () => {
+  it('a ## group main has by that title (Git Sync anchor aside) receives its pages, in order, with no report', () => {
     const group: RemotePageRow = { id: 'g1', position: 1, kind: 'group', title: 'Reference', slug: 'reference' }
-    const summary = '# Table of contents\n\n* [Introduction](README.md)\n\n## Reference\n\n* [API](reference/api.md)\n* [CLI](reference/cli.md)\n'
+    const summary = '# Table of contents\n\n* [Introduction](README.md)\n\n## Reference <a href="#ref" id="ref"></a>\n\n* [API](reference/api.md)\n* [CLI](reference/cli.md)\n'
     const input = emptySpace({ 'SUMMARY.md': summary, 'reference/cli.md': '# CLI\n', 'reference/api.md': '# API\n' }, [group])
     const plan = planPush(input)
     expect(outlineAfter(input, plan)).toEqual(['README.md', 'g1', '  reference/api.md', '  reference/cli.md'])

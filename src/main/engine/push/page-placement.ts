@@ -11,6 +11,8 @@ export class PagePlacement {
   private readonly order = new Map<string, string[]>()
   /** Pages this plan moved to another parent (so far). */
   private readonly movedOut = new Set<string>()
+  /** Slugs this plan gave pages under a parent (parent handle, '' top level). */
+  private readonly slugsGiven = new Map<string, string[]>()
   /** The last place computed for a path, for `place` called without one. */
   private readonly lastAt = new Map<string, number | undefined>()
 
@@ -139,9 +141,15 @@ export class PagePlacement {
 
   /** A slug for `wanted` among the parent's children: as written when the service would take it, else made valid and unique. */
   slugFor(wanted: string, parent: Owner | undefined, self?: string): string {
-    const siblings = parent?.isRef ? [] : (this.s.mainChildren.get(parent?.handle ?? '') ?? []).filter((p) => p.id !== self && !this.s.deleted.has(p.id)).map((p) => p.slug ?? '')
+    const key = parent?.handle ?? ''
+    const siblings = parent?.isRef ? [] : (this.s.mainChildren.get(key) ?? []).filter((p) => p.id !== self && !this.s.deleted.has(p.id)).map((p) => p.slug ?? '')
+    // Slugs this plan already gave under the same parent count too: pages of different folders can meet
+    // there (a SUMMARY.md group's pages placed at the top level: `a/guides.md` and `b/guides.md`).
+    const given = this.slugsGiven.get(key) ?? []
     const base = isValidSlug(wanted) ? wanted : slugify(wanted)
-    return uniqueSlug(base, siblings)
+    const slug = uniqueSlug(base, [...siblings, ...given])
+    this.slugsGiven.set(key, [...given, slug])
+    return slug
   }
 
   /** `slug`, `into` and `at` for a page whose file moved from `k.path` to `path`. */

@@ -66,7 +66,8 @@ export function summaryPlaces(text: string | undefined): Map<string, SummaryPlac
   const visit = (list: SummaryEntry[], parent: string, before: string[], group: string | undefined) => {
     for (const entry of list) {
       if (entry.kind === 'group') {
-        visit(entry.children, parent, before, entry.title)
+        // Git Sync writes `## Title <a href="#id" id="id"></a>`: the anchor is no part of the title.
+        visit(entry.children, parent, before, entry.title.replace(/<a\b[^>]*>\s*<\/a>/gi, '').trim())
         continue
       }
       if (entry.kind === 'page' && entry.path) {
