@@ -202,11 +202,11 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await page.reload()
     await page.getByRole('heading', { name: 'Spaces' }).waitFor()
     const stops: string[] = []
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 12; i++) {
       await page.keyboard.press('Tab')
       stops.push((await page.evaluate(() => document.activeElement?.textContent)) ?? '')
     }
-    const order = ['Sync now', 'Pause', 'Theme: system', 'Spaces', 'Change requests', 'Comments', 'Link report', 'Activity', 'Settings']
+    const order = ['Sync now', 'Pause', 'Theme: system', 'Spaces', 'For review', 'Change requests', 'Comments', 'Link report', 'Activity', 'Settings']
     expect(stops.filter((s) => order.includes(s))).toEqual(order)
     // The focused control shows a focus ring.
     const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle)
