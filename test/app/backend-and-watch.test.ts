@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { QuireBackend } from '../../src/main/app/backend'
 import type { DesktopActions } from '../../src/main/app/desktop-actions'
 import { serviceForFile } from '../engine/sync-up/support/hooks'
-import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { openChangeRequestMarkdown, openChangeRequests, pageIdAt, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
 import { until } from '../support/until'
 
 /**
@@ -48,13 +48,8 @@ function watchChild(): { child: ChildProcess; lines: string[]; exited: Promise<n
 }
 
 const folder = () => path.join(workspace, 'Acme', 'Docs')
-const pageIdOf = async (p: string) => [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, page]) => page.path === p)![0]
-
-async function crMarkdown(pageId: string): Promise<string | undefined> {
-  const [cr] = await openChangeRequests(t.api, seeded.spaceId)
-  if (!cr) return undefined
-  return (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id, pageId }, query: { format: 'markdown' } })).body.markdown
-}
+const pageIdOf = (p: string) => pageIdAt(t.api, seeded.spaceId, p)
+const crMarkdown = (pageId: string) => openChangeRequestMarkdown(t.api, seeded.spaceId, pageId)
 
 beforeAll(async () => {
   seeded = await seedSpace(t)
@@ -122,7 +117,7 @@ describe('the app backend and quire watch on one cache', () => {
     const comments = (await t.api.call('listCommentsInSpace', { params: { spaceId: seeded.spaceId }, query: { status: 'all', format: 'markdown' } })).body.items as Array<{ body: { markdown: string } }>
     const crComments = (await t.api.call('listCommentsInChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: crs[0].id }, query: { format: 'markdown' } })).body.items as Array<{ body: { markdown: string } }>
     expect([...comments, ...crComments].filter((c) => c.body.markdown === 'Asked while both run?')).toHaveLength(1)
-    const status = await app.getStatus()
-    expect(status.spaces.find((s) => s.id === seeded.spaceId)?.state).toBe('synced')
+    // The watcher may push once after the pass's own writes (a moment of "syncing"): wait for the state to settle.
+    await until(async () => ((await app.getStatus()).spaces.find((s) => s.id === seeded.spaceId)?.state === 'synced' ? true : undefined), 'the space to be synced')
   })
 })

@@ -6,7 +6,7 @@ import type { DesktopActions } from '../../src/main/app/desktop-actions'
 import { main } from '../../src/main/cli/main'
 import { UsersRepository } from '../../src/main/service/store/users'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
-import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { mainRevision, openChangeRequestMarkdown, openChangeRequests, pageIdAt, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
 import { until } from '../support/until'
 
 /**
@@ -27,13 +27,8 @@ let backend: QuireBackend
 let seeded: SeededSpace
 let folder: string
 
-const pageIdOf = async (p: string) => [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, page]) => page.path === p)![0]
-
-async function crMarkdown(pageId: string): Promise<string | undefined> {
-  const [cr] = await openChangeRequests(t.api, seeded.spaceId)
-  if (!cr) return undefined
-  return (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id, pageId }, query: { format: 'markdown' } })).body.markdown
-}
+const pageIdOf = (p: string) => pageIdAt(t.api, seeded.spaceId, p)
+const crMarkdown = (pageId: string) => openChangeRequestMarkdown(t.api, seeded.spaceId, pageId)
 
 beforeAll(async () => {
   seeded = await seedSpace(t)

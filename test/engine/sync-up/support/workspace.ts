@@ -193,3 +193,17 @@ export async function openChangeRequests(api: ApiClient, spaceId: string): Promi
   }
   return out
 }
+
+/** The id of main's page at `gitPath`. */
+export async function pageIdAt(api: ApiClient, spaceId: string, gitPath: string): Promise<string> {
+  const found = [...pagesOf(await mainRevision(api, spaceId))].find(([, page]) => page.path === gitPath)
+  if (!found) throw new Error(`main has no page at ${gitPath}`)
+  return found[0]
+}
+
+/** A page as the (first) open change request of the space carries it; undefined while there is none. */
+export async function openChangeRequestMarkdown(api: ApiClient, spaceId: string, pageId: string): Promise<string | undefined> {
+  const [cr] = await openChangeRequests(api, spaceId)
+  if (!cr) return undefined
+  return (await api.call('getPageInChangeRequestById', { params: { spaceId, changeRequestId: cr.id, pageId }, query: { format: 'markdown' } })).body.markdown
+}
