@@ -3,42 +3,16 @@ import type { AccountRow, CacheRepository } from '../cache/cache-repository'
 import { bodyMarkdown } from '../comments/threads'
 import { paginate, ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 import type { OutboxRepository } from '../outbox/outbox-repository'
+import type { ForReviewItem, ForReviewList, ReviewerEntry } from '../../../shared/contract'
 import type { ReviewVerdict } from '../outbox/review-op-types'
 
+// The read model is the contract's own (the app shows it as is, the CLI prints it): one shape, not a copy.
 /** One person's part in a change request's review: asked or not, and their latest verdict. */
-export interface ReviewerVerdict {
-  userId: string
-  name: string
-  /** Asked for a review (asked reviewers stay listed after they review). */
-  requested: boolean
-  /** Their latest review, if any. */
-  verdict?: ReviewVerdict
-  /** That review was made on an older revision (an edit came since) or replaced by a new request. */
-  outdated?: boolean
-  reviewedAt?: string
-  comment?: string
-}
-
+export type ReviewerVerdict = ReviewerEntry
 /** A change request that waits for the signed-in user's review. */
-export interface WaitingReview {
-  spaceId: string
-  spaceTitle: string
-  id: string
-  number: number
-  subject: string
-  status: string
-  author: string
-  updatedAt: string
-  url: string
-  /** The user's own latest review, outdated (the change request changed since); absent when they never reviewed it. */
-  myReview?: { verdict: ReviewVerdict; reviewedAt: string }
-}
-
-export interface ReviewQueue {
-  items: WaitingReview[]
-  /** Set when the service could not be reached: the list as it was last read, at this time. */
-  asOf?: string
-}
+export type WaitingReview = ForReviewItem
+/** What waits for the user's review; `asOf` when the service could not be reached. */
+export type ReviewQueue = ForReviewList
 
 const queueKey = (accountId: string) => `review-queue:${accountId}`
 
