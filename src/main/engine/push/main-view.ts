@@ -68,9 +68,13 @@ export async function mergeTexts(o: SpacePusherOptions, journal: readonly Journa
 
 /** A page of main as markdown, with its git oid. */
 export async function mainPage(o: SpacePusherOptions, pageId: string): Promise<{ markdown: string; oid: string }> {
-  const page = (await o.gateway.client.spaces.getPageById(o.spaceId, pageId, { format: 'markdown' })).data
+  return markdownAndOid((await o.gateway.client.spaces.getPageById(o.spaceId, pageId, { format: 'markdown' })).data)
+}
+
+/** A page as the service answers it in markdown: its text and git oid (hashed here when the answer has none). */
+function markdownAndOid(page: object & { git?: { oid: string } }): { markdown: string; oid: string } {
   const markdown = 'markdown' in page && typeof page.markdown === 'string' ? page.markdown : ''
-  return { markdown, oid: 'git' in page && page.git ? page.git.oid : gitBlobOid(markdown) }
+  return { markdown, oid: page.git ? page.git.oid : gitBlobOid(markdown) }
 }
 
 /**
@@ -118,9 +122,7 @@ export async function changeRequestTexts(o: SpacePusherOptions, journal: readonl
 /** A page of a revision as markdown with its git oid; undefined when the revision has no such page or the service is out of reach. */
 async function pageIn(o: SpacePusherOptions, revision: string, pageId: string): Promise<{ markdown: string; oid: string } | undefined> {
   try {
-    const data = (await o.gateway.client.spaces.getPageInRevisionById(o.spaceId, revision, pageId, { format: 'markdown' })).data
-    const markdown = 'markdown' in data && typeof data.markdown === 'string' ? data.markdown : ''
-    return { markdown, oid: 'git' in data && data.git ? data.git.oid : gitBlobOid(markdown) }
+    return markdownAndOid((await o.gateway.client.spaces.getPageInRevisionById(o.spaceId, revision, pageId, { format: 'markdown' })).data)
   } catch (error) {
     if (error instanceof ServiceUnreachableError || error instanceof GitBookAPIError) return undefined
     throw error
