@@ -5,7 +5,7 @@ import type { CommentsRepository } from '../engine/comments/comments-repository'
 import type { OutboxRepository } from '../engine/outbox/outbox-repository'
 import { WorkspaceSession, type SessionEvent } from '../engine/session/workspace-session'
 import type { LocalService } from '../service/local-service'
-import type { SignedIn } from './accounts'
+import type { GatewayTuning, SignedIn } from './accounts'
 import type { DesktopActions } from './desktop-actions'
 import type { LocalFiles } from './local-files'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
@@ -34,7 +34,7 @@ export interface BackendOptions {
   debounceMs?: number
   now?: () => Date
   /** Gateway tuning, e.g. shorter timeouts in tests. */
-  gateway?: { timeoutMs?: number; maxAttempts?: number }
+  gateway?: GatewayTuning
   /** How this process names itself to another that finds the workspace taken (`quire serve` says serve). */
   leaseKind?: 'app' | 'serve'
   /** First wait before probing a service that went offline (default 2 s, growing to 30 s); no probing without autoSync. */

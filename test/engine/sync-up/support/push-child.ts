@@ -5,18 +5,11 @@
  *
  * argv: JSON {remote, seeded, dir}
  */
+import { announcingFetch } from './announcing-fetch'
 import { Workstation, type Remote, type SeededSpace } from './workspace'
 
 const { remote, seeded, dir } = JSON.parse(process.argv[2]) as { remote: Remote; seeded: SeededSpace; dir: string }
-let answers = 0
-const announcing: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init)
-  answers++
-  process.stdout.write(`answer ${answers} ${init?.method ?? 'GET'} ${String(input instanceof Request ? input.url : input).replace(/^https?:\/\/[^/]+/, '')}\n`)
-  return response
-}
-
-const ws = new Workstation(remote, seeded, dir, { gateway: { fetch: announcing } })
+const ws = new Workstation(remote, seeded, dir, { gateway: { fetch: announcingFetch() } })
 try {
   for (let round = 0; round < 10; round++) {
     const result = await ws.push()
