@@ -12,8 +12,14 @@
  *
  *   * [API](reference/api.md)
  *
+ *   ***
+ *
+ *   * [Changelog](changelog.md)
+ *
  * Every page is listed, hidden ones too. Top-level groups are `## Title`
- * sections; link pages are entries pointing at their URL.
+ * sections; link pages are entries pointing at their URL; a `***` separator
+ * ends a group, so root pages that follow one stay root pages (as Git Sync
+ * writes and reads it).
  */
 import type { List, ListItem, Nodes } from 'mdast'
 import { escapeInlineText } from '../markdown/inline-text'
@@ -32,12 +38,14 @@ export interface SummaryEntry {
 }
 
 const HEADER = '# Table of contents'
+/** What Git Sync writes between a group and the root pages after it. */
+const SEPARATOR = '***'
 
 /**
  * Renders SUMMARY.md for `tree` using `paths` from `computeGitPaths`.
  * A group below the top level cannot be a `##` section; its pages are listed
- * in its place instead. Root pages that follow a group are written after it
- * and so read back as part of that group (SUMMARY.md cannot express it).
+ * in its place instead. Root pages that follow a group are written after a
+ * `***` separator, Git Sync's end of a group.
  */
 export function renderSummary(tree: RevisionTree, paths: Map<string, string>): string {
   const sections: string[][] = [[HEADER]]
@@ -56,13 +64,21 @@ export function renderSummary(tree: RevisionTree, paths: Map<string, string>): s
     }
   }
 
+  let inGroup = false
   for (const page of tree.pages) {
     if (page.type === 'group') {
       sections.push([`## ${headingSource(page.title)}`])
       current = []
       sections.push(current)
       list(page.pages, 0, current)
+      inGroup = true
     } else {
+      if (inGroup) {
+        sections.push([SEPARATOR])
+        current = []
+        sections.push(current)
+        inGroup = false
+      }
       list([page], 0, current)
     }
   }
@@ -75,8 +91,8 @@ export function renderSummary(tree: RevisionTree, paths: Map<string, string>): s
 /**
  * Reads a SUMMARY.md (ours or hand-written) into its ordered entries. `#`
  * headings are the file's title; `##` and deeper headings open a group that
- * holds the following lists. Paths are returned as written, minus `./` and
- * percent-encoding.
+ * holds the following lists, until a top-level `***` (any thematic break)
+ * ends it. Paths are returned as written, minus `./` and percent-encoding.
  */
 export function parseSummary(text: string): SummaryEntry[] {
   const entries: SummaryEntry[] = []
@@ -86,6 +102,8 @@ export function parseSummary(text: string): SummaryEntry[] {
       const group: SummaryEntry = { kind: 'group', title: plainText(block).trim(), children: [] }
       entries.push(group)
       container = group.children
+    } else if (block.type === 'thematicBreak') {
+      container = entries
     } else if (block.type === 'list') {
       container.push(...listEntries(block))
     }
