@@ -112,4 +112,17 @@ describe('mergePageFiles', () => {
     expect(mergePageFiles(PAGE, main, branch)).toEqual({ text: expected, conflicts: [] })
     expect(mergePageFiles(PAGE, branch, main)).toEqual({ text: expected, conflicts: [] })
   })
+
+  it('both wrote a page from an empty base: one holding the other gives the longer once; two versions of one text conflict; unrelated texts go side by side', () => {
+    const whole = '# FAQ\n\nFirst.\n\nSecond.\n'
+    // The service's rendering of an emptied page is held by the writer's whole page: the title once.
+    expect(mergePageFiles('', '# FAQ\n', whole)).toEqual({ text: whole, conflicts: [] })
+    expect(mergePageFiles('', whole, '# FAQ\n')).toEqual({ text: whole, conflicts: [] })
+    expect(mergePageFiles('', '# FAQ\n\nSecond.\n', whole).text).toBe(whole)
+    const other = '# FAQ\n\nFirst, rewritten.\n\nSecond.\n'
+    const both = mergePageFiles('', whole, other)
+    expect(both.conflicts).toHaveLength(1)
+    expect(both.text).toBe(whole)
+    expect(mergePageBodies('Intro.\n', 'Intro.\n\nMain adds this.\n', 'Intro.\n\nBranch adds that.\n')).toEqual({ text: 'Intro.\n\nMain adds this.\n\nBranch adds that.\n', conflicts: [] })
+  })
 })

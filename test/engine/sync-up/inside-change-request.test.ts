@@ -85,4 +85,20 @@ describe("someone else's edit inside the writer's change request", () => {
     const comments = (await t.api.call('listCommentsInChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: crId } })).body.items as Comment[]
     expect(comments).toEqual([])
   })
+  it('a save caught half-written (the file emptied, then written whole): the change request ends with the file as saved, the title once', async () => {
+    // Editors that save in place truncate the file first; a pass may read it empty. The service renders the
+    // emptied page as `# FAQ\n` (the title stays), which is not what was sent: it looks like someone's edit.
+    // Merged from an empty base, the two versions were once set side by side: `# FAQ\n# FAQ\n\n…`.
+    const { seeded, writer, faq, crId } = await setup()
+    writer.write('faq.md', '')
+    expect((await writer.push()).failures).toEqual([])
+    expect(await inCr(seeded, crId, faq)).toBe('# FAQ\n')
+    const saved = FAQ.replace('Second answer.', 'Second answer, saved whole.')
+    writer.write('faq.md', saved)
+    const pushed = await writer.push()
+    expect(pushed.failures).toEqual([])
+    expect(pushed.conflicts).toEqual([])
+    expect(await inCr(seeded, crId, faq)).toBe(saved)
+    expect(writer.read('faq.md')).toBe(saved)
+  })
 })

@@ -92,14 +92,25 @@ export class Merger {
     out.conflict(base, main, branch, this.keep)
   }
 
-  /** Both inserted at the same place: one insertion that contains the other, or both, main's first. */
+  /**
+   * Both inserted at the same place: one insertion that contains the other, or both, main's first.
+   * Containment is judged on blocks alone: `# FAQ\n` (a page saved half-written, or an empty page as
+   * the service renders it) is contained in `# FAQ\n\nParagraph…` though the blank lines after the
+   * heading differ; both insertions side by side would say the title twice. Insertions that share
+   * blocks but neither holds the other are two versions of one text (a page both sides wrote from an
+   * unknown base): a conflict.
+   */
   private insertions(main: Unit[], mainIds: number[], branch: Unit[], branchIds: number[]): string | undefined {
-    const [shorter, longer] = mainIds.length <= branchIds.length ? [mainIds, branchIds] : [branchIds, mainIds]
-    const longerUnits = longer === mainIds ? main : branch
-    if (sameIds(shorter, longer.slice(0, shorter.length)) || sameIds(shorter, longer.slice(longer.length - shorter.length))) return unitsText(longerUnits)
-    const gap = (unit: Unit | undefined): boolean => unit?.kind === 'gap' && unit.text.trim() === ''
+    const blank = (unit: Unit | undefined): boolean => unit?.kind === 'gap' && unit.text.trim() === ''
+    const blocks = (units: Unit[], ids: number[]) => ids.filter((_, i) => !blank(units[i]))
+    const [mainBlocks, branchBlocks] = [blocks(main, mainIds), blocks(branch, branchIds)]
+    const [shorter, longer] = mainBlocks.length <= branchBlocks.length ? [mainBlocks, branchBlocks] : [branchBlocks, mainBlocks]
+    const longerUnits = longer === mainBlocks ? main : branch
+    if (isSubsequence(shorter, longer)) return unitsText(longerUnits)
+    // Two versions of the same text (they share a block), neither holding the other: a conflict, not both.
+    if (shorter.some((id) => longer.includes(id))) return undefined
     const keys = [...main, ...branch].every((unit) => unit.kind === 'frontMatter' && unit.text.endsWith('\n'))
-    const apart = keys || (gap(main[0]) && gap(branch[0])) || (gap(main[main.length - 1]) && gap(branch[branch.length - 1]))
+    const apart = keys || (blank(main[0]) && blank(branch[0])) || (blank(main[main.length - 1]) && blank(branch[branch.length - 1]))
     return apart ? unitsText(main) + unitsText(branch) : undefined
   }
 
@@ -174,4 +185,11 @@ function partOf(units: Unit[]): PageMergeConflict['part'] {
 
 export function sameIds(a: number[], b: number[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i])
+}
+
+/** Whether `inner` appears in `outer` in order (not necessarily together). */
+function isSubsequence(inner: number[], outer: number[]): boolean {
+  let at = 0
+  for (const id of outer) if (at < inner.length && inner[at] === id) at += 1
+  return at === inner.length
 }
