@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { startDetached, systemEditor, type EditorLauncher } from './editor-launch'
 
 /**
  * What the backend asks of the desktop around it: open a file in the user's editor, a URL in the
@@ -11,40 +11,32 @@ export interface DesktopActions {
   openFolder(folder: string): Promise<void>
 }
 
-function run(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { detached: true, stdio: 'ignore' })
-    child.once('error', reject)
-    child.once('spawn', () => {
-      child.unref()
-      resolve()
-    })
-  })
+/** The system's desktop actions, and the editor step of openFile alone (the Electron shell puts shell.openPath after it). */
+export interface SystemDesktopActions extends DesktopActions {
+  openInEditor: EditorLauncher
 }
 
-function platformOpener(target: string): [string, string[]] {
-  if (process.platform === 'darwin') return ['open', [target]]
-  // `start` is a cmd builtin; the empty string is the window title it would otherwise take from the target.
-  if (process.platform === 'win32') return ['cmd', ['/c', 'start', '', target]]
-  return ['xdg-open', [target]]
+function platformOpener(target: string): { command: string; args: string[] } {
+  if (process.platform === 'darwin') return { command: 'open', args: [target] }
+  // explorer.exe opens a file with its default application and a URL in the browser, with no cmd.exe in
+  // between to read a hostile file name (`a & calc.md`) as two commands, as `cmd /c start` would.
+  if (process.platform === 'win32') return { command: 'explorer.exe', args: [target] }
+  return { command: 'xdg-open', args: [target] }
 }
 
 /**
- * `QUIRE_EDITOR` lets the user name an editor command that understands a line, with `{file}` and
- * `{line}` placeholders (e.g. `code -g {file}:{line}`); without it the file opens with the system's
- * default application for its type.
+ * Opening a file at its line: `QUIRE_EDITOR` (a command with `{file}` and `{line}`, e.g.
+ * `code -g {file}:{line}`), else the editor launch-editor finds (a running one, $VISUAL, $EDITOR), else
+ * the system's default application for the file's type (which cannot be told the line).
  */
-export function systemDesktopActions(env: NodeJS.ProcessEnv = process.env): DesktopActions {
+export function systemDesktopActions(env: NodeJS.ProcessEnv = process.env, openInEditor: EditorLauncher = systemEditor({ env })): SystemDesktopActions {
   return {
+    openInEditor,
     async openFile(file, line) {
-      const template = env.QUIRE_EDITOR?.trim()
-      if (template) {
-        const [command, ...args] = template.split(/\s+/).map((part) => part.replaceAll('{file}', file).replaceAll('{line}', String(line ?? 1)))
-        return run(command, args)
-      }
-      return run(...platformOpener(file))
+      if (await openInEditor(file, line)) return
+      await startDetached(platformOpener(file))
     },
-    openUrl: (url) => run(...platformOpener(url)),
-    openFolder: (folder) => run(...platformOpener(folder)),
+    openUrl: (url) => startDetached(platformOpener(url)),
+    openFolder: (folder) => startDetached(platformOpener(folder)),
   }
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Shell } from 'electron'
 import type { DesktopActions } from '../app/desktop-actions'
+import type { EditorLauncher } from '../app/editor-launch'
 import { openExternalUrl } from './external-url'
 
 // shell.openPath runs whatever the OS associates with a file: an .exe, .app, .command or .desktop would be
@@ -23,10 +24,11 @@ async function openPath(shell: Pick<Shell, 'openPath'>, target: string) {
 
 /**
  * What the backend asks of the desktop, done the Electron way: URLs through the http(s) allow-list to the
- * system browser, files and folders through the OS's default application. The line of a broken link
- * cannot be passed through openPath; `QUIRE_EDITOR` (the backend's own opener) is the way to jump to it.
+ * system browser, folders through the OS's default application. A file opens at its line in the user's
+ * editor when `system.openInEditor` finds one (`QUIRE_EDITOR`, else launch-editor's guess: a running
+ * editor, $VISUAL, $EDITOR); otherwise through the OS's default application, which cannot be told the line.
  */
-export function electronDesktopActions(shell: Pick<Shell, 'openExternal' | 'openPath'>, fallback?: DesktopActions): DesktopActions {
+export function electronDesktopActions(shell: Pick<Shell, 'openExternal' | 'openPath'>, system?: Partial<DesktopActions> & { openInEditor?: EditorLauncher }): DesktopActions {
   return {
     openUrl: (url) => openExternalUrl(shell, url),
     async openFolder(folder) {
@@ -36,7 +38,7 @@ export function electronDesktopActions(shell: Pick<Shell, 'openExternal' | 'open
     async openFile(file, line) {
       await requireKind(file, 'file')
       if (!OPENABLE.has(path.extname(file).toLowerCase())) throw new Error(`refused to open ${path.basename(file)}: not a document`)
-      if (fallback && process.env.QUIRE_EDITOR) return fallback.openFile(file, line)
+      if (system?.openInEditor && (await system.openInEditor(file, line))) return
       await openPath(shell, file)
     },
   }
