@@ -1,12 +1,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseSummary, renderSummary, type SummaryEntry, type TreePage } from '../../src/main/content'
+import { parseSummary, renderSummary, slugify, type SummaryEntry, type TreePage } from '../../src/main/content'
 
 const CORPUS = path.resolve(__dirname, '../../../shared/corpus/gitsync')
 
 function page(id: string, title: string, type: TreePage['type'] = 'document', pages: TreePage[] = [], href?: string): TreePage {
-  return { id, type, title, slug: id, metadata: {}, ...(href ? { href } : {}), createdAt: '', updatedAt: '', pages }
+  // A group's slug is its title's (else SUMMARY.md carries it as an anchor after the title).
+  return { id, type, title, slug: type === 'group' ? slugify(title) : id, metadata: {}, ...(href ? { href } : {}), createdAt: '', updatedAt: '', pages }
 }
 
 /** A revision tree as the service would hold what `entries` lists, each page's id its file path. */

@@ -95,6 +95,8 @@ export interface TreePage {
   shape?: PageFileShape
   /** Target of a link page. Link pages only. */
   href?: string
+  /** Title in the table of contents when it is not `title` (spec `linkTitle`; SUMMARY.md's `[Title](path "Link title")`). */
+  linkTitle?: string
   createdAt: string
   updatedAt: string
   pages: TreePage[]

@@ -25,6 +25,7 @@ import type { List, ListItem, Nodes } from 'mdast'
 import { escapeInlineText } from '../markdown/inline-text'
 import { parseMarkdownTree, plainText, visitNodes } from '../markdown/syntax-tree'
 import type { RevisionTree, TreePage } from '../types'
+import { slugify } from './slug'
 
 export interface SummaryEntry {
   kind: 'page' | 'link' | 'group'
@@ -35,6 +36,10 @@ export interface SummaryEntry {
   href?: string
   /** Subpages, or a group's pages. */
   children: SummaryEntry[]
+  /** A group's slug, from the `<a id>` anchor Git Sync writes after its title when the slug is not the title's. */
+  slug?: string
+  /** The page's title in the table of contents when it differs from its own (`[Title](path "Link title")`). */
+  linkTitle?: string
 }
 
 const HEADER = '# Table of contents'
@@ -59,7 +64,8 @@ export function renderSummary(tree: RevisionTree, paths: Map<string, string>): s
         continue
       }
       const target = page.type === 'link' ? (page.href ?? '') : (paths.get(page.id) ?? '')
-      lines.push(`${'  '.repeat(depth)}* [${labelSource(page.title)}](${destinationSource(target)})`)
+      const linkTitle = page.linkTitle ? ` "${page.linkTitle.replace(/["\\]/g, (c) => `\\${c}`)}"` : ''
+      lines.push(`${'  '.repeat(depth)}* [${labelSource(page.title)}](${destinationSource(target)}${linkTitle})`)
       list(page.pages, depth + 1, lines)
     }
   }
@@ -67,7 +73,7 @@ export function renderSummary(tree: RevisionTree, paths: Map<string, string>): s
   let inGroup = false
   for (const page of tree.pages) {
     if (page.type === 'group') {
-      sections.push([`## ${headingSource(page.title)}`])
+      sections.push([`## ${headingSource(page.title)}${groupAnchor(page)}`])
       current = []
       sections.push(current)
       list(page.pages, 0, current)
@@ -99,7 +105,10 @@ export function parseSummary(text: string): SummaryEntry[] {
   let container = entries
   for (const block of parseMarkdownTree(text).children) {
     if (block.type === 'heading' && block.depth >= 2) {
-      const group: SummaryEntry = { kind: 'group', title: plainText(block).trim(), children: [] }
+      const html = block.children.filter((node) => node.type === 'html').map((node) => node.value).join('')
+      const slug = /\bid="([^"]+)"/.exec(html)?.[1]
+      const title = block.children.filter((node) => node.type !== 'html').map((node) => plainText(node)).join('').trim()
+      const group: SummaryEntry = { kind: 'group', title, children: [], ...(slug ? { slug } : {}) }
       entries.push(group)
       container = group.children
     } else if (block.type === 'thematicBreak') {
@@ -126,15 +135,25 @@ function itemEntry(item: ListItem): SummaryEntry {
 }
 
 function entryOf(block: Nodes): SummaryEntry {
-  let link: { url: string; title: string } | undefined
+  let link: { url: string; title: string; linkTitle?: string } | undefined
   visitNodes(block, (node) => {
-    if (!link && node.type === 'link') link = { url: node.url, title: plainText(node).trim() }
+    if (!link && node.type === 'link') link = { url: node.url, title: plainText(node).trim(), ...(node.title ? { linkTitle: node.title } : {}) }
   })
   if (!link) return { kind: 'page', title: plainText(block).trim(), children: [] }
   if (/^[a-z][a-z0-9+.-]*:/i.test(link.url) || link.url.startsWith('//')) {
     return { kind: 'link', title: link.title, href: link.url, children: [] }
   }
-  return { kind: 'page', title: link.title, path: decodePath(link.url), children: [] }
+  return { kind: 'page', title: link.title, path: decodePath(link.url), children: [], ...(link.linkTitle ? { linkTitle: link.linkTitle } : {}) }
+}
+
+/**
+ * Git Sync names a group's folder by its slug and, where that is not the slug of its title, writes the
+ * slug as an anchor after the title (`## Get Started <a href="#getting-started" id="getting-started"></a>`).
+ */
+function groupAnchor(group: TreePage): string {
+  const slug = group.slug
+  if (!slug || slug === slugify(group.title) || !/^[^\s"<>]+$/.test(slug)) return ''
+  return ` <a href="#${slug}" id="${slug}"></a>`
 }
 
 function decodePath(url: string): string {

@@ -11,8 +11,17 @@ import type { RemoteEntry, RemoteSnapshot } from './plan-types'
  * space folder may receive), so the planner and executor only ever see confined content paths.
  * SUMMARY.md is rendered from the tree with those same local paths.
  */
-export function buildRemoteSnapshot(revision: Pick<Revision, 'id' | 'pages' | 'files'>): RemoteSnapshot {
-  return withSummary(placeRemoteTree(revision))
+export function buildRemoteSnapshot(revision: Pick<Revision, 'id' | 'pages' | 'files'>, options: LayoutOptions = {}): RemoteSnapshot {
+  return withSummary(placeRemoteTree(revision, options))
+}
+
+export interface LayoutOptions {
+  /**
+   * Whether the space folder's disk takes names differing only by case for one file (`foldsCase`;
+   * default true). Where it does not, server names are kept as they are, case-only clashes included
+   * (`Image.png` beside `image.png`, as Git Sync writes them), so page links name the right file.
+   */
+  foldCase?: boolean
 }
 
 /** The pages and files of a revision at their local paths, and what SUMMARY.md needs; no page content. */
@@ -30,8 +39,8 @@ export interface PlacedTree {
  * caller can let the response go before the summary is rendered (a large space's response is tens of
  * megabytes once parsed).
  */
-export function placeRemoteTree(revision: Pick<Revision, 'id' | 'pages' | 'files'>): PlacedTree {
-  const layout = new LocalLayout()
+export function placeRemoteTree(revision: Pick<Revision, 'id' | 'pages' | 'files'>, options: LayoutOptions = {}): PlacedTree {
+  const layout = new LocalLayout(options.foldCase ?? true)
   const entries: RemoteEntry[] = []
   const localPaths = new Map<string, string>()
 
@@ -140,6 +149,7 @@ function treePage(page: RevisionPage): TreePage {
     slug: 'slug' in page ? page.slug : '',
     metadata: {},
     ...(page.type === 'link' ? { href: page.href ?? '' } : {}),
+    ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
     createdAt: '',
     updatedAt: '',
     pages: childrenOf(page).map(treePage),
@@ -160,7 +170,7 @@ class LocalLayout {
   private readonly folders = new Map<string, string>()
   readonly replaced: Array<{ from: string; to: string }> = []
 
-  constructor() {
+  constructor(private readonly foldCase: boolean) {
     const root = this.registry('')
     root.reserve(SUMMARY_FILE, 'entry:summary')
     // Never written, and a page must not take its place either.
@@ -204,7 +214,7 @@ class LocalLayout {
 
   private registry(folder: string): ContentNameRegistry {
     let registry = this.registries.get(folder)
-    if (!registry) this.registries.set(folder, (registry = new ContentNameRegistry()))
+    if (!registry) this.registries.set(folder, (registry = new ContentNameRegistry(this.foldCase)))
     return registry
   }
 }

@@ -158,6 +158,7 @@ export class RevisionView {
     const base = {
       id: page.id,
       title: page.title || 'Untitled',
+      ...(page.linkTitle ? { linkTitle: page.linkTitle } : {}),
       ...(page.metadata.emoji ? { emoji: page.metadata.emoji } : {}),
       ...(page.metadata.icon ? { icon: page.metadata.icon } : {}),
       createdAt: page.createdAt,
