@@ -1,0 +1,206 @@
+/**
+ * A Git Sync tree read into a revision tree, as Git Sync's import reads it: SUMMARY.md decides which
+ * files are pages, their order, nesting, `## Group`s and link entries; each page file gives its title
+ * (the H1, or SUMMARY's entry text where it has none), metadata and body, kept byte for byte through its
+ * shape; every file under `.gitbook/assets/` becomes a file of the revision.
+ *
+ * Slugs come from the paths, so the tree renders back at the same paths (`computeGitPaths`): a page's
+ * slug is its file's stem (`guide/install.md` -> `install`), a folder page's the folder name
+ * (`guide/README.md` -> `guide`), a group's the id of its heading's anchor, or its title's slug.
+ *
+ * What a revision cannot carry is left out and listed in `notes`, each with its reason.
+ */
+import { ContentError } from '../errors'
+import { gitBlobOid } from '../markdown/blob-oid'
+import { normalizeMetadata } from '../markdown/front-matter'
+import { keptShape, splitPageMarkdown } from '../markdown/page-file'
+import { contentTypeFromName, imageDimensions } from '../revision/file-bytes'
+import type { RevisionTree, TreeFile, TreePage } from '../types'
+import type { GitSyncConfig } from './config'
+import { ASSETS_FOLDER } from './paths'
+import { resolveRelativePath } from './relative-path'
+import { slugify, uniqueSlug, MAX_SLUG_LENGTH } from './slug'
+import { parseSummary, type SummaryEntry } from './summary'
+
+export interface GitSyncImport {
+  tree: RevisionTree
+  /** Page bodies (UTF-8) and file bytes, keyed by git blob id. */
+  blobs: Map<string, Uint8Array>
+  /** What the tree holds that the revision does not, each with its reason. */
+  notes: string[]
+  pageCount: number
+}
+
+export interface GitSyncImportEnv {
+  newId(): string
+  now: string
+}
+
+const DEFAULT_TITLE = 'Untitled'
+const utf8 = new TextDecoder()
+const encoder = new TextEncoder()
+
+/**
+ * `files`: every file of the docs folder (the `.gitbook.yaml` root applied), by `/`-separated path.
+ * A tree without its SUMMARY.md is refused: nothing says which files are pages.
+ */
+export function revisionFromGitSync(files: ReadonlyMap<string, Uint8Array>, config: Pick<GitSyncConfig, 'readme' | 'summary'>, env: GitSyncImportEnv): GitSyncImport {
+  const summaryBytes = files.get(config.summary)
+  if (!summaryBytes) throw new ContentError(`the tree has no ${config.summary}: Git Sync needs it to know the pages and their order`)
+  const reader = new TreeReader(files, config, env)
+  const pages = reader.read(parseSummary(utf8.decode(summaryBytes)))
+  const readme = reader.readmeNotListed()
+  if (readme) pages.unshift(readme)
+  const assets = reader.assets()
+  reader.noteUnlisted()
+  return { tree: { pages, files: assets }, blobs: reader.blobs, notes: reader.notes, pageCount: reader.listed.size }
+}
+
+class TreeReader {
+  readonly blobs = new Map<string, Uint8Array>()
+  readonly notes: string[] = []
+  /** Page files placed, by path. */
+  readonly listed = new Set<string>()
+
+  constructor(
+    private readonly files: ReadonlyMap<string, Uint8Array>,
+    private readonly config: Pick<GitSyncConfig, 'readme' | 'summary'>,
+    private readonly env: GitSyncImportEnv,
+  ) {}
+
+  read(entries: SummaryEntry[]): TreePage[] {
+    const root: TreePage[] = []
+    for (const entry of entries) {
+      if (entry.kind === 'group') root.push(this.group(entry, root))
+      else this.place(entry, root, true)
+    }
+    return root
+  }
+
+  private group(entry: SummaryEntry, siblings: TreePage[]): TreePage {
+    const group = this.newPage('group', entry.title || DEFAULT_TITLE, uniqueSlug(entry.slug ?? slugify(entry.title), siblings.map((p) => p.slug)))
+    for (const child of entry.children) {
+      if (child.kind !== 'group') {
+        this.place(child, group.pages, false)
+        continue
+      }
+      this.notes.push(`SUMMARY.md: group "${child.title}" inside group "${entry.title}": groups are top-level only, its pages are listed in its place`)
+      for (const grandchild of child.children) this.place(grandchild, group.pages, false)
+    }
+    return group
+  }
+
+  /** Adds to `siblings` the page an entry becomes, or, for an entry that cannot be a page, its subpages. */
+  private place(entry: SummaryEntry, siblings: TreePage[], atRoot: boolean): void {
+    const placeChildren = (into: TreePage[]) => {
+      for (const child of entry.children) this.place(child, into, false)
+    }
+    if (entry.kind === 'link' || entry.kind === 'group' || (entry.path !== undefined && entry.path.includes('#'))) {
+      // A URL, or a section of a page (`page.md#anchor`): a link page to it, as written.
+      const href = entry.kind === 'link' ? (entry.href ?? '') : (entry.path ?? '')
+      siblings.push({ ...this.newPage('link', entry.title || href, ''), href })
+      if (entry.children.length > 0) this.notes.push(`SUMMARY.md: "${entry.title}" links to ${href} and cannot hold pages: its subpages are listed after it`)
+      placeChildren(siblings)
+      return
+    }
+    const path = entry.path === undefined ? undefined : resolveRelativePath(this.config.summary, entry.path)
+    const bytes = path === undefined ? undefined : this.files.get(path)
+    if (path === undefined || bytes === undefined || !/\.md$/i.test(path) || this.listed.has(path)) {
+      const why =
+        entry.path === undefined
+          ? 'has no link'
+          : path === undefined
+            ? `points outside the tree (${entry.path})`
+            : this.listed.has(path)
+              ? `lists ${path} a second time`
+              : bytes === undefined
+                ? `names ${path}, which is not in the tree`
+                : `names ${path}, which is not a markdown page`
+      this.notes.push(`SUMMARY.md: "${entry.title}" ${why}: not imported${entry.children.length > 0 ? ', its subpages are listed in its place' : ''}`)
+      placeChildren(siblings)
+      return
+    }
+    this.listed.add(path)
+    const page = this.documentPage(path, bytes, entry.title, siblings, atRoot && path === this.config.readme)
+    if (entry.title !== '' && page.title !== entry.title) {
+      this.notes.push(`SUMMARY.md: "${entry.title}" names ${path}, whose H1 is "${page.title}": the page takes its H1 as title, and SUMMARY.md will list it so`)
+    }
+    if (entry.linkTitle) page.linkTitle = entry.linkTitle
+    siblings.push(page)
+    placeChildren(page.pages)
+  }
+
+  private documentPage(path: string, bytes: Uint8Array, summaryTitle: string, siblings: TreePage[], home: boolean): TreePage {
+    const parts = splitPageMarkdown(utf8.decode(bytes))
+    const title = parts.title ?? (summaryTitle || DEFAULT_TITLE)
+    const metadata = normalizeMetadata(parts.metadata)
+    const wanted = home ? slugify(title) : slugOfPath(path)
+    const slug = uniqueSlug(validSlug(wanted) ? wanted : slugify(wanted), siblings.map((p) => p.slug))
+    if (slug !== wanted && !home) this.notes.push(`${path}: slug "${wanted}" ${validSlug(wanted) ? 'is taken by a sibling' : 'is not a valid slug'}: the page is "${slug}"`)
+    const page = this.newPage('document', title, slug)
+    page.metadata = metadata
+    const shape = keptShape(parts, { title, metadata })
+    if (shape) page.shape = shape
+    const body = encoder.encode(parts.body)
+    page.bodyOid = gitBlobOid(body)
+    this.blobs.set(page.bodyOid, body)
+    return page
+  }
+
+  /** The readme is the space's first page even when SUMMARY.md does not list it. */
+  readmeNotListed(): TreePage | undefined {
+    const bytes = this.files.get(this.config.readme)
+    if (!bytes || this.listed.has(this.config.readme)) return undefined
+    this.listed.add(this.config.readme)
+    return this.documentPage(this.config.readme, bytes, DEFAULT_TITLE, [], true)
+  }
+
+  /** Every file under `.gitbook/assets/`, linked or not, in path order. */
+  assets(): TreeFile[] {
+    const prefix = `${ASSETS_FOLDER}/`
+    const paths = [...this.files.keys()].filter((p) => p.startsWith(prefix)).sort()
+    return paths.map((path) => {
+      const bytes = this.files.get(path) as Uint8Array
+      const name = path.slice(prefix.length)
+      if (name.includes('/')) this.notes.push(`${path}: files live directly under ${ASSETS_FOLDER}/: imported as "${name.replace(/\//g, '-')}"`)
+      const blobOid = gitBlobOid(bytes)
+      this.blobs.set(blobOid, bytes)
+      const dimensions = imageDimensions(bytes)
+      return {
+        id: this.env.newId(),
+        name: name.replace(/\//g, '-'),
+        contentType: contentTypeFromName(name),
+        size: bytes.byteLength,
+        ...(dimensions ? { dimensions } : {}),
+        blobOid,
+        createdAt: this.env.now,
+      }
+    })
+  }
+
+  /** Markdown files SUMMARY.md does not list are not pages (Git Sync's reading); other files are not content. */
+  noteUnlisted(): void {
+    for (const path of [...this.files.keys()].sort()) {
+      if (path.startsWith(`${ASSETS_FOLDER}/`) || this.listed.has(path) || path === this.config.summary) continue
+      if (/\.md$/i.test(path)) this.notes.push(`${path}: not listed in ${this.config.summary}: not a page`)
+      else if (path.startsWith('.gitbook/')) this.notes.push(`${path}: not imported: the service keeps no ${path.split('/')[1]} of a space`)
+    }
+  }
+
+  private newPage(type: TreePage['type'], title: string, slug: string): TreePage {
+    return { id: this.env.newId(), type, title, slug, metadata: {}, createdAt: this.env.now, updatedAt: this.env.now, pages: [] }
+  }
+}
+
+/** `guide/install.md` -> `install`; `guide/README.md` -> `guide`. */
+function slugOfPath(path: string): string {
+  const segments = path.split('/')
+  const name = segments[segments.length - 1]
+  if (/^readme\.md$/i.test(name) && segments.length > 1) return segments[segments.length - 2]
+  return name.replace(/\.md$/i, '')
+}
+
+/** What `explicitSlug` accepts: one path segment of at most 100 characters. */
+function validSlug(slug: string): boolean {
+  return slug !== '' && Array.from(slug).length <= MAX_SLUG_LENGTH && !/[\s/\\?#]/.test(slug) && slug !== '.' && slug !== '..'
+}

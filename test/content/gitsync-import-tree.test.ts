@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest'
+import { computeGitPaths, renderSummary, serializePageMarkdown, type RevisionTree, type TreePage } from '../../src/main/content'
+import { parseGitSyncConfig } from '../../src/main/content/gitsync/config'
+import { revisionFromGitSync } from '../../src/main/content/gitsync/import-tree'
+import { corpusTree } from '../support/gitsync-corpus'
+
+let counter = 0
+const env = { newId: () => `id${++counter}`, now: '2026-01-01T00:00:00.000Z' }
+const utf8 = new TextDecoder()
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+/** The Git Sync files the tree renders to: every page file, SUMMARY.md and the assets, by path. */
+function render(tree: RevisionTree, blobs: Map<string, Uint8Array>): Map<string, Uint8Array> {
+  const paths = computeGitPaths(tree)
+  const out = new Map<string, Uint8Array>()
+  const walk = (pages: TreePage[]) => {
+    for (const page of pages) {
+      if (page.type === 'document') {
+        const body = page.bodyOid ? utf8.decode(blobs.get(page.bodyOid)) : ''
+        out.set(paths.get(page.id) as string, bytes(serializePageMarkdown({ title: page.title, metadata: page.metadata, body, shape: page.shape })))
+      }
+      walk(page.pages)
+    }
+  }
+  walk(tree.pages)
+  out.set('SUMMARY.md', bytes(renderSummary(tree, paths)))
+  for (const file of tree.files) out.set(paths.get(file.id) as string, blobs.get(file.blobOid) as Uint8Array)
+  return out
+}
+
+describe('a Git Sync tree read into a revision (git import)', () => {
+  for (const name of ['lista', 'gitbook-docs']) {
+    it(`${name}: every page, SUMMARY.md and asset renders back byte for byte`, () => {
+      const files = corpusTree(name)
+      const result = revisionFromGitSync(files, parseGitSyncConfig(undefined), env)
+      const back = render(result.tree, result.blobs)
+      const differ: string[] = []
+      let compared = 0
+      for (const [path, original] of files) {
+        if (!/\.md$/i.test(path) && !path.startsWith('.gitbook/assets/')) continue
+        compared++
+        const mine = back.get(path)
+        if (!mine || Buffer.compare(Buffer.from(mine), original) !== 0) differ.push(path)
+      }
+      console.log(`${name}: ${compared - differ.length}/${compared} files identical; notes: ${result.notes.length}`)
+      for (const note of result.notes) console.log(`  ${note}`)
+      // SUMMARY.md differs only where an entry's text is not its page's H1 (a note says so for each).
+      const titleNotes = result.notes.filter((note) => /whose H1 is/.test(note))
+      expect(differ).toEqual(titleNotes.length > 0 ? ['SUMMARY.md'] : [])
+      expect(titleNotes.length).toBe(name === 'gitbook-docs' ? 2 : 0)
+      expect([...back.keys()].filter((path) => !files.has(path))).toEqual([])
+    })
+  }
+
+  it('takes the title of a page with no H1 from SUMMARY.md, and writes the page back with no H1', () => {
+    const files = new Map([
+      ['SUMMARY.md', bytes('# Table of contents\n\n* [Home](README.md)\n* [No heading here](plain.md)\n')],
+      ['README.md', bytes('# Home\n\nHello.\n')],
+      ['plain.md', bytes('Just text.\n')],
+    ])
+    const { tree, blobs } = revisionFromGitSync(files, parseGitSyncConfig(undefined), env)
+    expect(tree.pages.map((p) => p.title)).toEqual(['Home', 'No heading here'])
+    expect(utf8.decode(render(tree, blobs).get('plain.md'))).toBe('Just text.\n')
+  })
+
+  it('refuses a tree with no SUMMARY.md, and reports what it leaves out', () => {
+    expect(() => revisionFromGitSync(new Map([['README.md', bytes('# Home\n')]]), parseGitSyncConfig(undefined), env)).toThrow(/no SUMMARY\.md/)
+    const files = new Map([
+      ['SUMMARY.md', bytes('# Table of contents\n\n* [Home](README.md)\n* [Gone](gone.md)\n')],
+      ['README.md', bytes('# Home\n')],
+      ['LICENSE.md', bytes('MIT\n')],
+    ])
+    const { notes } = revisionFromGitSync(files, parseGitSyncConfig(undefined), env)
+    expect(notes).toEqual(['SUMMARY.md: "Gone" names gone.md, which is not in the tree: not imported', 'LICENSE.md: not listed in SUMMARY.md: not a page'])
+  })
+})

@@ -1,0 +1,46 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+/**
+ * The corpus's real Git Sync trees (`../shared/corpus/gitsync`, read at run time, never copied into the
+ * project): their markdown and YAML as they are, their assets made to the manifest's names and sizes
+ * (PNG-headed bytes, each file's own so no two share a blob by accident).
+ */
+export const GITSYNC_CORPUS = path.resolve(__dirname, '../../../shared/corpus/gitsync')
+
+const PNG_HEADER = Buffer.from('89504e470d0a1a0a', 'hex')
+
+/** Every file of the tree by its `/`-separated path, assets included; ASSETS.tsv itself is not part of the tree. */
+export function corpusTree(name: string): Map<string, Buffer> {
+  const root = path.join(GITSYNC_CORPUS, name)
+  const files = new Map<string, Buffer>()
+  const walk = (dir: string, rel: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${entry.name}` : entry.name
+      if (entry.isDirectory()) walk(path.join(dir, entry.name), r)
+      else if (r !== 'ASSETS.tsv') files.set(r, fs.readFileSync(path.join(dir, entry.name)))
+    }
+  }
+  walk(root, '')
+  for (const line of fs.readFileSync(path.join(root, 'ASSETS.tsv'), 'utf8').split('\n').filter(Boolean)) {
+    const [size, , rel] = line.split('\t')
+    files.set(rel, assetBytes(rel, Number(size)))
+  }
+  return files
+}
+
+function assetBytes(rel: string, size: number): Buffer {
+  const bytes = Buffer.alloc(size)
+  const stamp = Buffer.concat([PNG_HEADER, Buffer.from(`\n${rel}\n`)])
+  stamp.copy(bytes, 0, 0, Math.min(stamp.length, size))
+  return bytes
+}
+
+/** Writes a tree into `dir`. */
+export function writeTree(dir: string, files: Map<string, Buffer>): void {
+  for (const [rel, bytes] of files) {
+    const target = path.join(dir, ...rel.split('/'))
+    fs.mkdirSync(path.dirname(target), { recursive: true })
+    fs.writeFileSync(target, bytes)
+  }
+}
