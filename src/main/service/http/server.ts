@@ -1,5 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { APP_PREFIX, serveAppPage } from '../api/app-pages'
 import { DOWNLOAD_PREFIX, serveDownload } from '../api/downloads'
 import { SpecRegistry } from '../spec/openapi-spec'
 import type { ServiceStore } from '../store/service-store'
@@ -177,6 +178,11 @@ export class HttpService {
     if (url.pathname.startsWith(DOWNLOAD_PREFIX)) {
       const download = serveDownload(this.options.store, req.method ?? 'GET', url)
       return { ...download, headers: { ...headers, ...download.headers } }
+    }
+    // The web pages behind `urls.app` (signed links, like downloads: a browser has no token).
+    if (url.pathname.startsWith(APP_PREFIX)) {
+      const page = serveAppPage(this.options.store, req.method ?? 'GET', url, this.origin)
+      return { ...page, headers: { ...headers, ...page.headers } }
     }
     if (!url.pathname.startsWith('/v1/')) return { status: 404, body: errorBody(404, 'Not found: every path begins with /v1'), headers }
     const path = url.pathname.slice(3)
