@@ -19,29 +19,35 @@
  * holding every path), i.e. what any watcher must at least do to know the tree, and the idle CPU of
  * that process with no watcher (the same two windows).
  *
- * Configurations (BENCH_WATCH_MODES, comma separated; all by default):
- *   chokidar        the session's chokidar options (atomic, ignoreInitial, ignored as a function)
- *   chokidar-lean   atomic and alwaysStat off (the options chokidar has that change its per-file cost)
- *   node-recursive  Node's own fs.watch(dir, { recursive: true }) (Node 20 on Linux: a watch per file)
- *   parcel          @parcel/watcher, when it can be loaded: from the project, or from the folder
- *                   BENCH_PARCEL_FROM (e.g. one where `npm install @parcel/watcher` was run)
+ * Configurations (BENCH_WATCH_MODES, comma separated; default: default,chokidar,chokidar-lean):
+ *   default           the session's source (default-source.ts): @parcel/watcher with its new-folder walk
+ *   chokidar          chokidar with the options the session gave it before (atomic, ignoreInitial,
+ *                     ignored as a function); still the fallback and the polling source
+ *   chokidar-lean     atomic and alwaysStat off (the options chokidar has that change its per-file cost)
+ *   chokidar-dirs     every file ignored, so chokidar watches folders only (and reports no file: the
+ *                     checks fail; it shows what watching folders rather than files would cost)
+ *   chokidar-depth1   depth 1 (folders deeper than that unwatched: the checks fail)
+ *   chokidar-awf      awaitWriteFinish (200 ms stability, 100 ms polls of a written file)
+ *   chokidar-polling  usePolling (network drives), chokidar's default 100 ms interval
+ *   node-recursive    Node's own fs.watch(dir, { recursive: true }) (Node 20 on Linux: a watch per file)
+ *   parcel            @parcel/watcher through parcel-source.ts (as default, without the loader)
  *
- *   npm run bench:watch     BENCH_WATCH_FILES=20000 BENCH_WATCH_MODES=chokidar,parcel npm run bench:watch
+ *   npm run bench:watch     BENCH_WATCH_FILES=20000 BENCH_WATCH_MODES=default,chokidar npm run bench:watch
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chokidarSource } from '../src/main/engine/watch/chokidar-source'
+import { defaultSource, loadParcel } from '../src/main/engine/watch/default-source'
 import type { FileEventSourceFactory } from '../src/main/engine/watch/event-source'
-import { parcelSource, type ParcelWatcherModule } from '../src/main/engine/watch/parcel-source'
+import { parcelSource } from '../src/main/engine/watch/parcel-source'
 import { DEFAULT_DEBOUNCE_MS, WorkspaceWatcher } from '../src/main/engine/watch/watcher'
 
 const PAGES_PER_SPACE = 1000
 const SIZES = (process.env.BENCH_WATCH_FILES ?? '20000,100000').split(',').map(Number)
-const MODES = (process.env.BENCH_WATCH_MODES ?? 'chokidar,chokidar-lean,node-recursive,parcel').split(',')
+const MODES = (process.env.BENCH_WATCH_MODES ?? 'default,chokidar,chokidar-lean').split(',')
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10)
 const SAVES = 20
 const TARGET_IDLE_CPU_PCT = 0.5
@@ -138,27 +144,23 @@ function nodeRecursiveSource(): FileEventSourceFactory {
   }
 }
 
-function loadParcel(): ParcelWatcherModule | undefined {
-  for (const from of [process.env.BENCH_PARCEL_FROM, process.cwd()]) {
-    if (!from) continue
-    try {
-      return createRequire(path.join(path.resolve(from), 'package.json'))('@parcel/watcher') as ParcelWatcherModule
-    } catch {
-      // not installed there
-    }
-  }
-  return undefined
-}
-
-function sourceFor(mode: string): FileEventSourceFactory | string {
+async function sourceFor(mode: string): Promise<FileEventSourceFactory | string> {
+  if (mode === 'default') return defaultSource()
   if (mode === 'chokidar') return chokidarSource()
   if (mode === 'chokidar-lean') {
     return chokidarSource({ overrides: { atomic: false, alwaysStat: false } })
   }
+  // Measured to see whether any chokidar option reaches the targets (the checks say what each loses).
+  if (mode === 'chokidar-dirs') {
+    // Directories only: every file ignored, so chokidar holds no handle per file (and reports no file).
+    return chokidarSource({ overrides: { atomic: false, alwaysStat: false, ignored: (_p: string, stats?: fs.Stats) => stats?.isFile() ?? false } })
+  }
+  if (mode === 'chokidar-depth1') return chokidarSource({ overrides: { depth: 1 } })
+  if (mode === 'chokidar-awf') return chokidarSource({ overrides: { awaitWriteFinish: { stabilityThreshold: 200, pollInterval: 100 } } })
+  if (mode === 'chokidar-polling') return chokidarSource({ usePolling: true })
   if (mode === 'node-recursive') return nodeRecursiveSource()
   if (mode === 'parcel') {
-    const parcel = loadParcel()
-    return parcel ? parcelSource(parcel) : '@parcel/watcher not installed (set BENCH_PARCEL_FROM)'
+    return loadParcel().then(parcelSource, (error: unknown) => `@parcel/watcher cannot be loaded: ${String(error)}`)
   }
   throw new Error(`unknown mode ${mode}`)
 }
@@ -205,7 +207,7 @@ async function runFloor(root: string): Promise<ChildReport> {
 type Waiter = (match: string[] | ((paths: string[]) => boolean), ms?: number) => Promise<string[] | undefined>
 
 async function runWatcher(mode: string, root: string, spaces: number): Promise<ChildReport> {
-  const source = sourceFor(mode)
+  const source = await sourceFor(mode)
   if (typeof source === 'string') return { mode, skipped: source, rssBeforeMb: 0, rssDeltaMb: 0, heapDeltaMb: 0, peakRssMb: 0 }
   const calls: { spaceId: string; paths: string[] }[] = []
   let notify = () => {}

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { chokidarSource } from './chokidar-source'
+import { defaultSource } from './default-source'
 import type { FileEventSource, FileEventSourceFactory } from './event-source'
 import { isIgnoredName } from './ignore'
 
@@ -22,8 +22,9 @@ export interface WorkspaceWatcherOptions {
   /** Called once per burst: the space and the relative paths that changed. */
   onChange: (spaceId: string, paths: string[]) => void
   onError?: (error: unknown) => void
+  /** Poll the folders (network drives): chokidar's polling instead of native events. */
   usePolling?: boolean
-  /** The file watching library (default: chokidar). */
+  /** The file watching library (default: @parcel/watcher, or chokidar when polling or when it cannot load). */
   source?: FileEventSourceFactory
 }
 
@@ -31,10 +32,10 @@ export const DEFAULT_DEBOUNCE_MS = 300
 export const DEFAULT_RENAME_WINDOW_MS = 1000
 
 /**
- * A watcher over the space folders (chokidar unless another source is given). It only says which space
- * changed; whether anything is an edit is decided by the push planner from content hashes against the
- * merge base, so Quire's own writes (sync down, marker removal, conflict copies) cause a push that finds
- * nothing to send. Editors' swap, backup and temp files, `.git` and Quire's temp files are ignored. The
+ * A watcher over the space folders (@parcel/watcher unless another source is given: default-source.ts).
+ * It only says which space changed; whether anything is an edit is decided by the push planner from
+ * content hashes against the merge base, so Quire's own writes (sync down, marker removal, conflict
+ * copies) cause a push that finds nothing to send. Editors' swap, backup and temp files, `.git` and Quire's temp files are ignored. The
  * events of one file are debounced; a removal waits for the rename window, so that a move's removal and
  * creation reach the same push.
  */
@@ -52,7 +53,7 @@ export class WorkspaceWatcher {
 
   /** Resolves once the initial scan is done (events from then on are edits). */
   start(): Promise<void> {
-    const factory = this.options.source ?? chokidarSource({ usePolling: this.options.usePolling })
+    const factory = this.options.source ?? defaultSource({ usePolling: this.options.usePolling })
     this.source = factory({
       folders: this.options.spaces.map((s) => s.folder),
       ignored: (p) => this.ignored(p),
