@@ -8,7 +8,7 @@
  *   code splitting turns each into a chunk of its own, so `quire --help` loads main and little else.
  * - Packages are bundled too: remark, micromark and the rest are hundreds of small ES modules, and
  *   loading them one by one was half of `quire status`'s start-up. Only NATIVE_OR_TOOLS stay external
- *   (better-sqlite3 is a native addon; the others are build tools loaded on demand); they load from
+ *   (better-sqlite3 and @parcel/watcher are native addons; the others are build tools loaded on demand); they load from
  *   node_modules by Node's usual lookup from node_modules/.cache/. Bundled CommonJS packages get a
  *   `require` (the banner) for the Node built-ins they ask for.
  * - Every module keeps its source location: `import.meta.url` (and `.dirname`, `.filename`) is replaced
@@ -37,8 +37,11 @@ const STAMP = path.join(CLI_BUILD_DIR, 'build.json')
 const ENTRY_SOURCE = 'src/main/cli/main.ts'
 /** Inputs that shape the output without being bundled: the build's own options and TypeScript's settings. */
 const BUILD_INPUTS = ['scripts/build-cli.mjs', 'tsconfig.json']
-/** Left to Node: a native addon, and build tools only ever loaded on demand (headless serve's renderer build). */
-const NATIVE_OR_TOOLS = ['better-sqlite3', 'electron', 'vite', 'esbuild', 'tsx']
+/**
+ * Left to Node: native addons (better-sqlite3; @parcel/watcher, which picks its binary by platform at run
+ * time), and build tools only ever loaded on demand (headless serve's renderer build).
+ */
+const NATIVE_OR_TOOLS = ['better-sqlite3', '@parcel/watcher', 'electron', 'vite', 'esbuild', 'tsx']
 /** Bumped when build.json's shape changes. */
 const STAMP_FORMAT = 1
 /** Outputs of earlier builds are kept this long: a process that started on one imports its command's chunk within moments. */
