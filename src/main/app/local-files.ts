@@ -5,6 +5,7 @@ import type { CacheRepository } from '../engine/cache/cache-repository'
 import { ServiceUnreachableError, type ApiGateway } from '../engine/gateway/api-gateway'
 import { linkFindings, refreshLinkReport } from '../engine/links/link-reports'
 import { spaceFolderPath } from '../engine/sync/sync-engine'
+import { cachedPageTree } from './cached-page-tree'
 import type { DesktopActions } from './desktop-actions'
 import { AppError, fromApiError } from './errors'
 
@@ -42,13 +43,7 @@ export class LocalFiles {
   }
 
   private cachedPages(spaceId: string): PageSummary[] {
-    return this.cache
-      .remoteTree(spaceId)
-      .pages.filter((page) => page.kind === 'document')
-      .map((page) => {
-        const local = this.cache.pageLocation(spaceId, page.id)?.localPath ?? page.gitPath
-        return { id: page.id, title: page.title, ...(local ? { path: local } : {}) }
-      })
+    return cachedPageTree(this.cache.remoteTree(spaceId).pages, (page) => this.cache.pageLocation(spaceId, page.id)?.localPath ?? page.gitPath)
   }
 
   async brokenLinks(gateway: ApiGateway, warn: (message: string, spaceId: string) => void): Promise<BrokenLink[]> {
