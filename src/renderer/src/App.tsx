@@ -171,7 +171,7 @@ export function App() {
         ) : null}
         {screen === 'spaces' && <SpacesScreen status={status} onWayOut={wayOut} />}
         {screen === 'for-review' && <ForReviewScreen passes={passes} />}
-        {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} demo={session.demo} offlineAsOf={offlineAsOf} />}
+        {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} offlineAsOf={offlineAsOf} />}
         {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} />}
         {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}
         {screen === 'activity' && <ActivityScreen />}

@@ -52,6 +52,8 @@ export interface Action {
   error: string | undefined
   /** What the last action did, shown for a few seconds (every button says it worked, not only when it failed). */
   done: string | undefined
+  /** The name of the action `done` or `error` is about, so its feedback can be shown beside its button. */
+  last: string | undefined
   run: (name: string, action: () => Promise<unknown>, done?: string | ((result: unknown) => string | undefined)) => Promise<boolean>
   clear: () => void
 }
@@ -63,10 +65,12 @@ export function useAction(): Action {
   const [busy, setBusy] = useState<string>()
   const [error, setError] = useState<string>()
   const [done, setDone] = useState<string>()
+  const [last, setLast] = useState<string>()
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
   useEffect(() => () => clearTimeout(timer.current), [])
   const run = useCallback(async (name: string, action: () => Promise<unknown>, doneText?: string | ((result: unknown) => string | undefined)) => {
     setBusy(name)
+    setLast(name)
     setError(undefined)
     setDone(undefined)
     clearTimeout(timer.current)
@@ -89,5 +93,5 @@ export function useAction(): Action {
     setError(undefined)
     setDone(undefined)
   }, [])
-  return { busy, error, done, run, clear }
+  return { busy, error, done, last, run, clear }
 }

@@ -34,3 +34,19 @@ export function AsOfNotice({ asOf }: { asOf: string | undefined }) {
     </p>
   )
 }
+
+/** An action's outcome beside the button that started it (a notice at the top of a long list would be out of sight). */
+export function ActionFeedback({ done, error }: { done: string | undefined; error: string | undefined }) {
+  if (error) {
+    return (
+      <p className="notice notice-error small action-feedback" role="alert">
+        {error}
+      </p>
+    )
+  }
+  return (
+    <p className={done ? 'notice notice-ok small action-feedback' : 'sr-only'} role="status">
+      {done ?? ''}
+    </p>
+  )
+}

@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import type { ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary } from '../../../shared/contract'
 import { useBridge } from '../bridge'
-import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
+import { ActionFeedback, AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
 import { ReviewPanel } from '../components/ReviewPanel'
 import { TextDiff } from '../components/TextDiff'
 import { RelativeTime } from '../components/Time'
@@ -35,8 +35,23 @@ export function Changes({ changes }: { changes: ChangeRequestChanges }) {
   )
 }
 
-function ChangeRequestCard(props: { cr: ChangeRequestSummary; demo: boolean; busy: boolean; act: ReturnType<typeof useAction>['run']; onChanged: () => void; refreshKey: string }) {
-  const { cr, demo, busy, act, onChanged } = props
+/** Actions whose outcome shows in their card, beside their buttons: opening the PDF or the change request's web page. */
+const CARD_FEEDBACK = /^(pdf|open):/
+
+interface CardProps {
+  cr: ChangeRequestSummary
+  /** The name of the action running now (any card's). */
+  running: string | undefined
+  /** This card's PDF or Open in browser outcome, when it is the last one. */
+  feedback: { done: string | undefined; error: string | undefined } | undefined
+  act: ReturnType<typeof useAction>['run']
+  onChanged: () => void
+  refreshKey: string
+}
+
+function ChangeRequestCard(props: CardProps) {
+  const { cr, act, onChanged, running } = props
+  const busy = running !== undefined
   const bridge = useBridge()
   const [changes, setChanges] = useState<ChangeRequestChanges>()
   const [confirming, setConfirming] = useState(false)
@@ -114,15 +129,16 @@ function ChangeRequestCard(props: { cr: ChangeRequestSummary; demo: boolean; bus
           </button>
         ) : null}
         <button type="button" disabled={busy} onClick={() => void act(`pdf:${cr.id}`, async () => bridge.openExternal(await bridge.changeRequestPdf(ids)), `Opened the PDF of #${cr.number} in your browser.`)}>
-          PDF
+          {running === `pdf:${cr.id}` ? 'Making the PDF…' : 'PDF'}
         </button>
-        {/* The demo service has no web pages: its change requests are only seen here (Show changes). */}
-        {cr.appUrl && !demo ? (
+        {/* The hosted service's web app, or the local service's own read-only page of the change request. */}
+        {cr.appUrl ? (
           <button type="button" disabled={busy} onClick={() => void act(`open:${cr.id}`, () => bridge.openExternal({ url: cr.appUrl! }), `Opened #${cr.number} in your browser.`)}>
-            Open in browser
+            {running === `open:${cr.id}` ? 'Opening…' : 'Open in browser'}
           </button>
         ) : null}
       </div>
+      <ActionFeedback done={props.feedback?.done} error={props.feedback?.error} />
       {confirming ? (
         <div className="confirm notice notice-warn" role="group" aria-label={`Confirm merging #${cr.number}`}>
           <p>
@@ -145,7 +161,7 @@ function ChangeRequestCard(props: { cr: ChangeRequestSummary; demo: boolean; bus
   )
 }
 
-export function ChangeRequestsScreen({ passes, demo, offlineAsOf }: { passes: number; demo: boolean; offlineAsOf?: string }) {
+export function ChangeRequestsScreen({ passes, offlineAsOf }: { passes: number; offlineAsOf?: string }) {
   const bridge = useBridge()
   const [mine, setMine] = useState(false)
   const [filter, setFilter] = useState<ChangeRequestFilter>('live')
@@ -154,6 +170,7 @@ export function ChangeRequestsScreen({ passes, demo, offlineAsOf }: { passes: nu
   const list = useLoad(() => bridge.listChangeRequests({ ...(mine ? { mine: true } : {}), status: filter }), [mine, filter, passes])
   const action = useAction()
   const asOf = list.data?.find((cr) => cr.asOf)?.asOf ?? offlineAsOf
+  const inCard = action.last !== undefined && CARD_FEEDBACK.test(action.last)
 
   const act: typeof action.run = async (name, run, done) => {
     const ok = await action.run(name, run, done)
@@ -195,8 +212,8 @@ export function ChangeRequestsScreen({ passes, demo, offlineAsOf }: { passes: nu
         </button>
       </div>
       <AsOfNotice asOf={asOf} />
-      <ErrorNotice message={list.error ?? action.error} />
-      <DoneNotice message={action.done} />
+      <ErrorNotice message={list.error ?? (inCard ? undefined : action.error)} />
+      <DoneNotice message={inCard ? undefined : action.done} />
       {list.loading && !list.data ? <Loading what="change requests" /> : null}
       {list.data?.length === 0 ? (
         <p>
@@ -206,7 +223,15 @@ export function ChangeRequestsScreen({ passes, demo, offlineAsOf }: { passes: nu
       ) : null}
       <ul className="cards">
         {list.data?.map((cr) => (
-          <ChangeRequestCard key={cr.id} cr={cr} demo={demo} busy={action.busy !== undefined} act={act} onChanged={list.reload} refreshKey={`${passes}:${refreshes}`} />
+          <ChangeRequestCard
+            key={cr.id}
+            cr={cr}
+            running={action.busy}
+            feedback={inCard && action.last?.endsWith(`:${cr.id}`) ? { done: action.done, error: action.error } : undefined}
+            act={act}
+            onChanged={list.reload}
+            refreshKey={`${passes}:${refreshes}`}
+          />
         ))}
       </ul>
     </section>

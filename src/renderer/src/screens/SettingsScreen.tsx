@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react'
 import type { SessionInfo, Settings } from '../../../shared/contract'
 import { useBridge } from '../bridge'
-import { DoneNotice, ErrorNotice, Loading } from '../components/Notice'
+import { ActionFeedback, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
 import { useAction, useLoad } from '../hooks'
 
 /** The fields the writer changed since the settings were read: Save sends only those, never a stale copy of the rest. */
@@ -46,6 +46,8 @@ export function SettingsScreen({ session, onSession, paused }: { session: Sessio
       setSaved(true)
     })
   }
+  /** Opening the folder tells how it went beside its button. */
+  const folderLast = action.last === 'folder'
   const set = <K extends keyof Settings>(key: K, value: Settings[K]) => {
     setSaved(false)
     setForm((f) => (f ? { ...f, [key]: value } : f))
@@ -56,8 +58,8 @@ export function SettingsScreen({ session, onSession, paused }: { session: Sessio
       <h1 id="settings-title" tabIndex={-1}>
         Settings
       </h1>
-      <ErrorNotice message={loaded.error ?? action.error} />
-      <DoneNotice message={action.done} />
+      <ErrorNotice message={loaded.error ?? (folderLast ? undefined : action.error)} />
+      <DoneNotice message={folderLast ? undefined : action.done} />
       {!form ? (
         <Loading what="settings" />
       ) : (
@@ -86,7 +88,7 @@ export function SettingsScreen({ session, onSession, paused }: { session: Sessio
               {action.busy === 'save' ? 'Saving…' : 'Save settings'}
             </button>
             <button type="button" disabled={action.busy !== undefined} onClick={() => void action.run('folder', () => bridge.openWorkspaceFolder(), 'Opened the workspace folder in your file manager.')}>
-              Open workspace folder
+              {action.busy === 'folder' ? 'Opening…' : 'Open workspace folder'}
             </button>
             {saved ? (
               <span role="status" className="ok-text">
@@ -94,6 +96,7 @@ export function SettingsScreen({ session, onSession, paused }: { session: Sessio
               </span>
             ) : null}
           </div>
+          <ActionFeedback done={folderLast ? action.done : undefined} error={folderLast ? action.error : undefined} />
         </form>
       )}
       <section className="card" aria-labelledby="account-title">
