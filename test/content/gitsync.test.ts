@@ -64,7 +64,7 @@ describe('computeGitPaths', () => {
       c1: 'reference-2/child.md',
       f1: '.gitbook/assets/image.png',
       f2: '.gitbook/assets/image (1).png',
-      f3: '.gitbook/assets/Image (2).png',
+      f3: '.gitbook/assets/Image.png', // case counts, as in a Git Sync tree
       f4: '.gitbook/assets/notes',
       f5: '.gitbook/assets/a-b.png',
     })

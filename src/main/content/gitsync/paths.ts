@@ -8,7 +8,7 @@
  *   group-slug/page.md            pages of a group (the group itself has no file)
  *   .gitbook/assets/image (1).png files, clashes suffixed before the extension
  *
- * Names are claimed per folder, case-insensitively, so two pages can never be
+ * Page names are claimed per folder, case-insensitively, so two pages can never be
  * given the same file even on macOS/Windows and even when slugs collide
  * (`-2`, `-3` suffixes, like `uniqueSlug`).
  */
@@ -72,7 +72,12 @@ export function findHomePage(pages: TreePage[]): TreePage | undefined {
   return undefined
 }
 
-/** File id -> `.gitbook/assets/<name>`, a later file with a taken name getting ` (1)`, ` (2)`... */
+/**
+ * File id -> `.gitbook/assets/<name>`, a later file with a taken name getting ` (1)`, ` (2)`... Names are
+ * compared as they are, case included, as Git Sync does (a git tree holds `Image.png` beside
+ * `image.png`): a page's link names its file exactly. A client on a disk that folds case gives one of
+ * them another local name (engine/sync/remote-snapshot.ts).
+ */
 export function assetPaths(files: TreeFile[]): Map<string, string> {
   const taken = new Set<string>()
   const paths = new Map<string, string>()
@@ -81,8 +86,8 @@ export function assetPaths(files: TreeFile[]): Map<string, string> {
     const dot = name.lastIndexOf('.')
     const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, '']
     let candidate = name
-    for (let n = 1; taken.has(candidate.toLowerCase()); n++) candidate = `${stem} (${n})${extension}`
-    taken.add(candidate.toLowerCase())
+    for (let n = 1; taken.has(candidate); n++) candidate = `${stem} (${n})${extension}`
+    taken.add(candidate)
     paths.set(file.id, `${ASSETS_FOLDER}/${candidate}`)
   }
   return paths

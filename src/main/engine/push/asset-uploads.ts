@@ -24,13 +24,23 @@ export class AssetUploads {
   private readonly journaled = new Map<string, JournalEntry>()
   private readonly pushed = new Map<string, PushedEntry>()
   private readonly uploads = new Map<string, { ref: string; name: string; hash: string; size: number }>()
+  /** Local path -> id of a file the folder names otherwise than main does (a case-only clash on a disk that folds case). */
+  private readonly renamed = new Map<string, string>()
 
   constructor(private readonly s: PlanState) {
     for (const entry of s.input.pushed) if (entry.kind === 'file') this.pushed.set(entry.path, entry)
     for (const j of s.input.journal) if (j.kind === 'file') this.journaled.set(j.path, j)
+    const mainPaths = new Map(s.input.main.files.map((f) => [f.id, f.gitPath]))
+    for (const j of this.journaled.values()) {
+      const gitPath = mainPaths.get(j.id)
+      if (gitPath && gitPath !== j.path) this.renamed.set(j.path, j.id)
+    }
   }
 
-  /** Links of a page to new local assets become links to the uploads' refs. */
+  /**
+   * Links of a page to new local assets become links to the uploads' refs; links to a file the folder
+   * names otherwise than main (workspace/local-links.ts) name it by id, so the service keeps its name.
+   */
   withUploads(pagePath: string, markdown: string): string {
     if (!markdown.includes('assets')) return markdown // no link to an asset can be in it
     const links = safeLinks(markdown)
@@ -41,11 +51,16 @@ export class AssetUploads {
       const target = decodeTarget(link.target.split('#')[0])
       const resolved = resolveRelativePath(pagePath, target)
       if (!resolved?.startsWith(ASSETS_PREFIX)) continue
+      const renamed = this.renamed.get(resolved)
+      if (renamed !== undefined) {
+        refs.set(link.target, `/files/${renamed}${link.target.includes('#') ? link.target.slice(link.target.indexOf('#')) : ''}`)
+        continue
+      }
       const upload = this.uploadFor(resolved, pagePath)
-      if (upload) refs.set(link.target, upload.ref)
+      if (upload) refs.set(link.target, `./${upload.ref}`)
     }
     if (refs.size === 0) return markdown
-    return rewriteLinks(markdown, (link) => (refs.has(link.target) ? `./${refs.get(link.target)}` : undefined))
+    return rewriteLinks(markdown, (link) => refs.get(link.target))
   }
 
   private uploadFor(assetPath: string, pagePath: string): { ref: string } | undefined {

@@ -1,6 +1,7 @@
 import { gitBlobOid } from '../../content'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
 import { LocalFileChanged } from '../workspace/atomic-write'
+import { localizeLinks, type LocalLinks } from '../workspace/local-links'
 import type { SpaceFiles } from '../workspace/space-files'
 import type { EntryKind, JournalEntry, SyncAction, SyncPlan } from './plan-types'
 
@@ -47,6 +48,13 @@ export interface ExecutionResult {
 }
 
 const utf8 = new TextEncoder()
+
+/** A page's bytes with its links to renamed files written to their local names (the same bytes when none is). */
+function localBytes(remote: Uint8Array, path: string, links: LocalLinks): Uint8Array {
+  const text = Buffer.from(remote.buffer, remote.byteOffset, remote.byteLength).toString('utf8')
+  const local = localizeLinks(text, path, links)
+  return local === text ? remote : utf8.encode(local)
+}
 
 /** Folders that received files are synced this often (and when the pass ends), not once per file. */
 const FOLDER_SYNC_MS = 1000
@@ -116,9 +124,10 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: action.oid }))
         return
       case 'download': {
-        const bytes = await content(action)
-        const hash = gitBlobOid(bytes)
-        if (action.oid !== '' && hash !== action.oid) throw new Error(`the service sent content for ${action.path} that does not match its oid`)
+        const remote = await content(action)
+        if (action.oid !== '' && gitBlobOid(remote) !== action.oid) throw new Error(`the service sent content for ${action.path} that does not match its oid`)
+        const bytes = action.links ? localBytes(remote, action.path, action.links) : remote
+        const hash = bytes === remote && action.oid !== '' ? action.oid : gitBlobOid(bytes)
         // Before writing a temp file for nothing; `write` checks again right before its rename.
         await expectHash(action.path, action.expect)
         await files.write(action.path, bytes, action.expect)

@@ -1,13 +1,16 @@
 import type { EntryKind } from '../cache/journal-types'
+import type { LocalLinks } from '../workspace/local-links'
 
 /**
  * The vocabulary shared by the planner (pure) and the executor (I/O). Paths are relative to the space
  * folder, `/`-separated, already made safe by the remote snapshot; content hashes are git blob ids, so a
- * page written from the service hashes to its `git.oid`.
+ * page written from the service hashes to its `git.oid` (one whose links were written to local file
+ * names, `RemoteEntry.links`, is journaled with the remote oid and the hash of what was written).
  */
 
 export type { EntryKind, JournalEntry } from '../cache/journal-types'
 export type { LocalState } from '../workspace/space-files'
+export type { LocalLinks } from '../workspace/local-links'
 
 /** One file the remote revision wants on disk. */
 export interface RemoteEntry {
@@ -20,6 +23,8 @@ export interface RemoteEntry {
   url?: string
   /** SUMMARY.md: rendered locally, no download. */
   content?: string
+  /** Pages: links to files the folder names otherwise, written to the local names (`localizeLinks`). */
+  links?: LocalLinks
 }
 
 export interface RemoteSnapshot {
@@ -29,7 +34,7 @@ export interface RemoteSnapshot {
 
 export type SyncAction =
   /** Write the remote content at `path`; the executor checks the file there still hashes to `expect` (absent when undefined). */
-  | { type: 'download'; id: string; kind: EntryKind; path: string; oid: string; url?: string; content?: string; expect?: string }
+  | { type: 'download'; id: string; kind: EntryKind; path: string; oid: string; url?: string; content?: string; expect?: string; links?: LocalLinks }
   /** The file at `path` already holds the remote content: only the journal learns it. */
   | { type: 'adopt'; id: string; kind: EntryKind; path: string; oid: string }
   /** Rename an unedited file (hash `baseHash`) to its new remote place. */

@@ -103,10 +103,13 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
       oid: r.oid,
       ...(r.url !== undefined ? { url: r.url } : {}),
       ...(r.content !== undefined ? { content: r.content } : {}),
+      ...(r.links !== undefined ? { links: r.links } : {}),
       ...(expect !== undefined ? { expect } : {}),
     })
     if (src && src.path === r.path) {
-      if (src.hash !== r.oid) downloads.push(download(src.hash))
+      // A page written with local links holds the remote oid's text as the journal says it wrote it.
+      const localized = r.links !== undefined && src.journal.oid === r.oid && src.hash === src.journal.baseHash
+      if (src.hash !== r.oid && !localized) downloads.push(download(src.hash))
       else if (src.journal.oid !== r.oid || src.journal.baseHash !== src.hash) adopts.push({ type: 'adopt', id: r.id, kind: r.kind, path: r.path, oid: r.oid })
       continue
     }

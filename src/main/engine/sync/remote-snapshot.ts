@@ -44,18 +44,26 @@ export function placeRemoteTree(revision: Pick<Revision, 'id' | 'pages' | 'files
   const entries: RemoteEntry[] = []
   const localPaths = new Map<string, string>()
 
+  const pages: Array<{ entry: RemoteEntry; serverPath: string }> = []
   walkPages(revision.pages, (page) => {
     const git = gitOf(page)
     if (!git) return
     const path = layout.place(git.path, 'page', `page:${page.id}`)
     localPaths.set(page.id, path)
-    entries.push({ id: page.id, kind: 'page', path, oid: git.oid })
+    const entry: RemoteEntry = { id: page.id, kind: 'page', path, oid: git.oid }
+    pages.push({ entry, serverPath: git.path })
+    entries.push(entry)
   })
+  /** Files the folder names otherwise than the server (a case-only clash on a disk that folds case). */
+  const renamedFiles = new Map<string, string>()
   for (const file of revision.files) {
     const git = file.git ?? { path: `${ASSETS_FOLDER}/${file.name}`, oid: '' }
     const path = layout.place(git.path, 'file', `file:${file.id}`)
+    if (file.git && path !== git.path) renamedFiles.set(git.path, path)
     entries.push({ id: file.id, kind: 'file', path, oid: git.oid, url: file.downloadURL })
   }
+  // Which pages link to them is known only from their text: each page is written through the map.
+  if (renamedFiles.size > 0) for (const { entry, serverPath } of pages) entry.links = { page: serverPath, files: renamedFiles }
   return { revision: revision.id, entries, outline: revision.pages.map(treePage), localPaths, replaced: layout.replaced }
 }
 

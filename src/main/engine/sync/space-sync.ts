@@ -6,6 +6,7 @@ import type { CacheRepository, SpaceRow } from '../cache/cache-repository'
 import { StatJournal } from '../cache/stat-journal'
 import type { ApiGateway } from '../gateway/api-gateway'
 import { refreshLinkReport } from '../links/link-reports'
+import { foldsCase } from '../workspace/case-folding'
 import { confinedPath } from '../workspace/safe-names'
 import { SpaceFolder, type SpaceFolderOptions } from '../workspace/space-folder'
 import { executePlan, type StepEvent } from './executor'
@@ -68,7 +69,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   }
 
   const fullJournal = cache.journal(space.id)
-  const { revisionId, snapshot, pageTexts } = await readRemoteTree(space, held, fullJournal, options)
+  const { revisionId, snapshot, pageTexts } = await readRemoteTree(space, folder, held, fullJournal, options)
 
   const files = new SpaceFolder(folder, options.folder)
   await fs.mkdir(files.root, { recursive: true })
@@ -154,17 +155,18 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
  */
 async function readRemoteTree(
   space: SpaceRow,
+  folder: string,
   held: ReadonlySet<string>,
   journal: readonly JournalEntry[],
   options: SpacePassOptions,
 ): Promise<{ revisionId: string; snapshot: RemoteSnapshot; pageTexts: Map<string, Uint8Array> }> {
-  const { placed, pageTexts } = await storeRemoteTree(space, journal, options)
+  const { placed, pageTexts } = await storeRemoteTree(space, folder, journal, options)
   const full = withSummary(placed)
   const snapshot = held.size === 0 ? full : { ...full, entries: full.entries.filter((e) => !(e.kind === 'page' && held.has(e.id))) }
   return { revisionId: full.revision, snapshot, pageTexts }
 }
 
-async function storeRemoteTree(space: SpaceRow, journal: readonly JournalEntry[], options: SpacePassOptions): Promise<{ placed: PlacedTree; pageTexts: Map<string, Uint8Array> }> {
+async function storeRemoteTree(space: SpaceRow, folder: string, journal: readonly JournalEntry[], options: SpacePassOptions): Promise<{ placed: PlacedTree; pageTexts: Map<string, Uint8Array> }> {
   const { cache, gateway } = options
   const { data: revision } = await gateway.client.spaces.getCurrentRevision(space.id)
   cache.recordRevision(space.id, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
@@ -172,7 +174,7 @@ async function storeRemoteTree(space: SpaceRow, journal: readonly JournalEntry[]
   cache.replaceRemoteTree(space.id, rows.pages, rows.files)
   const written = new Map(journal.filter((j) => j.kind === 'page').map((j) => [j.id, j.oid]))
   const pageTexts = options.pageTextsFromTree === false ? new Map<string, Uint8Array>() : pageTextsFromTree(revision, (id, oid) => written.get(id) !== oid)
-  return { placed: placeRemoteTree(revision), pageTexts }
+  return { placed: placeRemoteTree(revision, { foldCase: foldsCase(folder) }), pageTexts }
 }
 
 function adoptedBytes(root: string, relative: string, oid: string): Uint8Array | undefined {

@@ -104,11 +104,16 @@ export function contentSegment(raw: string): string {
 
 /**
  * Hands out content names within one folder: `contentSegment` of what the server asked for, unique
- * in the folder by `FolderNameRegistry`'s rule (case and Unicode folding), never a name that is not
+ * in the folder by `FolderNameRegistry`'s rule (Unicode folding, and case where the disk folds it), never a name that is not
  * content (a ` (2)` suffix is checked too).
  */
 export class ContentNameRegistry {
-  private readonly names = new FolderNameRegistry()
+  private readonly names: FolderNameRegistry
+
+  /** `foldCase`: names differing only by case are one file on this disk (see `foldsCase`). */
+  constructor(foldCase = true) {
+    this.names = new FolderNameRegistry(foldCase)
+  }
 
   claim(wanted: string, owner: string): string {
     return this.names.claim(contentSegment(wanted), owner, (candidate) => nameReason(candidate) === undefined)

@@ -69,11 +69,14 @@ export function confinedPath(root: string, relative: string): string {
 }
 
 /**
- * Hands out names within one folder so that no two differ only by case or Unicode normalization (they
- * would be one file on macOS and Windows): a later clash gets ` (2)`, ` (3)` before its extension.
+ * Hands out names within one folder so that no two differ only by Unicode normalization, nor by case
+ * where the disk folds it (`foldCase`, the default: they would be one file on macOS and Windows): a
+ * later clash gets ` (2)`, ` (3)` before its extension.
  */
 export class FolderNameRegistry {
   private readonly taken = new Map<string, string>()
+
+  constructor(private readonly foldCase = true) {}
 
   /** `accept`: a further rule every name handed out must meet (a candidate that fails it is skipped). */
   claim(wanted: string, owner: string, accept: (name: string) => boolean = () => true): string {
@@ -84,7 +87,8 @@ export class FolderNameRegistry {
       const candidate = n === 1 ? base : truncateUtf8(`${stem} (${n})${ext}`, MAX_NAME_BYTES)
       if (n > 10_000) throw new Error(`no acceptable name for ${JSON.stringify(wanted)}`)
       if (!accept(candidate)) continue
-      const key = candidate.normalize('NFC').toLowerCase()
+      const normalized = candidate.normalize('NFC')
+      const key = this.foldCase ? normalized.toLowerCase() : normalized
       const holder = this.taken.get(key)
       if (holder === undefined || holder === owner) {
         this.taken.set(key, owner)
