@@ -19,6 +19,7 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
   reply: { load: async () => (await import('./comments-command')).replyCommand, summary: 'reply to a comment thread' },
   resolve: { load: async () => (await import('./comments-command')).resolveCommand, summary: 'resolve a comment thread' },
   cr: { load: async () => (await import('./cr-command')).crCommand, summary: 'change requests: list, show, update, merge, pdf; review: submit, review, reviewers, archive, list --review' },
+  import: { load: async () => (await import('./import-command')).importCommand, summary: 'bring a Git Sync tree into one change request of a space (new or existing)' },
   serve: { load: async () => (await import('../headless/serve-command')).serveCommand, summary: 'run Quire headless: the app in a browser on 127.0.0.1' },
 }
 

@@ -40,11 +40,20 @@ export function differenceReasons(original: string, returned: string): string[] 
   } else if (h1A && h1B && h1A.blankAfter !== h1B.blankAfter) {
     reasons.push(`blank lines after the H1 ${h1A.blankAfter > h1B.blankAfter ? 'collapsed' : 'added'} (${h1A.blankAfter}, returned ${h1B.blankAfter})`)
   }
+  // A page placed at another depth (its group could not be created) gets its relative links rewritten.
+  if (withoutUpLevels(restA) === withoutUpLevels(restB) && restA !== restB) {
+    reasons.push('relative links rewritten for the place the page comes back at')
+    return reasons
+  }
   const linesA = (h1A ? h1A.after : restA).split('\n')
   const linesB = (h1B ? h1B.after : restB).split('\n')
   const first = firstDifference(linesA, linesB)
   if (first !== undefined) reasons.push(`the body differs from its line ${first + 1 + (h1A ? h1A.offset : 0)}: ${quote(linesA[first])} returned as ${quote(linesB[first])}`)
   return reasons.length > 0 ? reasons : ['rewritten by the service']
+}
+
+function withoutUpLevels(text: string): string {
+  return text.replace(/(\.\.\/)+/g, '').replace(/\(\.\//g, '(')
 }
 
 function splitFrontMatter(text: string): [string | undefined, string] {

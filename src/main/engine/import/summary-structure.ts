@@ -30,7 +30,7 @@ export function summaryNotes(summary: string, summaryPath: string): ImportNote[]
         notes.push({
           kind: 'group',
           path: summaryPath,
-          reason: `group "${groupTitle(entry.title)}": the content API cannot create groups; its ${pages} page${pages === 1 ? '' : 's'} go to the top level in order`,
+          reason: `group "${groupTitle(entry.title)}": the content API cannot create groups; its ${pages === 1 ? 'page goes' : `${pages} pages go`} to the top level in order`,
         })
       } else if (entry.kind === 'link') {
         notes.push({ kind: 'link-entry', path: summaryPath, reason: `entry "${entry.title}" (${entry.href}): the content API cannot create link pages; not imported` })
@@ -60,7 +60,9 @@ function separatorNotes(summary: string, summaryPath: string): ImportNote[] {
     if (block.type !== 'thematicBreak') return
     const next = blocks[i + 1]
     const line = block.position?.start.line
-    const after = next ? groupTitle(plainText(next).split('\n')[0].trim()) : ''
+    // The heading after it, or the first entry of the list after it.
+    const first = next?.type === 'list' ? next.children[0]?.children[0] : next
+    const after = first ? groupTitle(plainText(first).trim()) : ''
     notes.push({
       kind: 'separator',
       path: summaryPath,

@@ -1,0 +1,225 @@
+import { parseArgs } from 'node:util'
+import { GitBookAPIError } from '@gitbook/api'
+import { NotSignedInError } from '../engine/account/account'
+import type { AccountRow, SpaceRow } from '../engine/cache/cache-repository'
+import { LeaseHeldError } from '../engine/cache/workspace-lease'
+import type { ApiGateway } from '../engine/gateway/api-gateway'
+import type { ImportNote } from '../engine/import/import-notes'
+import { contentApiImport, unsentLocalWork, type ImportContext, type ImportOutcome, type ImportStrategy } from '../engine/import/import-runner'
+import { ImportInputError, readSourceTree, type SourceTree } from '../engine/import/source-tree'
+import { WorkspaceSession } from '../engine/session/workspace-session'
+import { SyncEngine } from '../engine/sync/sync-engine'
+import type { CliIo } from './io'
+import { createProgress } from './progress'
+import { printSessionEvents } from './session-output'
+import { SIGN_IN_HINT } from './space-states'
+import { SyncUpContext } from './sync-up-context'
+
+export const importUsage = `quire import <folder> (--space ID | --org ID --title TITLE) [--workspace DIR] [--json]
+
+Brings a Git Sync tree (its .gitbook.yaml root and structure honoured) into one change request of a
+space: --space an existing one, or --org and --title a new one created first. The space is mirrored into
+the workspace, the tree's pages (those its SUMMARY.md lists), SUMMARY.md, README and every file under
+.gitbook/assets/ and .gitbook/includes/ are copied into its folder, and the same push as quire watch's
+sends them. Killed, the same command goes on where it stopped. Refuses a space folder holding edits not
+sent yet. Ends with a report of everything the content API could not represent (groups, separators,
+URL entries, files left out, pages that will not come back byte for byte), each with its reason.`
+
+/** Where the service's Git import strategy goes, before the content API's (the first that applies runs). */
+export const importStrategies: ImportStrategy[] = [contentApiImport]
+
+export async function importCommand(args: string[], io: CliIo, strategies: readonly ImportStrategy[] = importStrategies): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      space: { type: 'string' },
+      org: { type: 'string' },
+      title: { type: 'string' },
+      workspace: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  })
+  if (values.help) {
+    io.out(importUsage)
+    return 0
+  }
+  const usage = (message: string) => {
+    io.err(`quire import: ${message}\n\n${importUsage}`)
+    return 2
+  }
+  if (positionals.length !== 1) return usage(positionals.length === 0 ? 'give the folder of the Git Sync tree' : 'give one folder')
+  if (values.space && (values.org || values.title)) return usage('--space cannot be combined with --org/--title')
+  if (!values.space && !(values.org && values.title)) return usage('choose the space: --space ID, or --org ID with --title TITLE for a new one')
+
+  let tree: SourceTree
+  try {
+    tree = await readSourceTree(positionals[0])
+  } catch (error) {
+    if (!(error instanceof ImportInputError)) throw error
+    io.err(`quire import: ${error.message}`)
+    return 2
+  }
+
+  const ctx = SyncUpContext.open({ workspace: values.workspace })
+  let gatewayUsed: ApiGateway | undefined
+  try {
+    const holder = ctx.claim('import')
+    if (holder) {
+      io.err(`quire import: ${new LeaseHeldError(holder).message}; stop it first`)
+      return 3
+    }
+    let signed: { account: AccountRow; gateway: ApiGateway }
+    try {
+      signed = await ctx.signedIn('import')
+    } catch (error) {
+      if (!(error instanceof NotSignedInError)) throw error
+      io.err(`quire import: not signed in; run quire login --endpoint URL first`)
+      return 1
+    }
+    const { account, gateway } = signed
+    gatewayUsed = gateway
+    const space = await targetSpace(ctx, account, gateway, tree, values)
+    if (typeof space === 'string') {
+      io.err(`quire import: ${space}`)
+      return 2
+    }
+    select(ctx, account, space.id)
+
+    const printEvent = printSessionEvents(io, ctx.cache, ctx.outbox)
+    const session = new WorkspaceSession({
+      cache: ctx.cache,
+      outbox: ctx.outbox,
+      comments: ctx.comments,
+      account,
+      gateway,
+      workspace: () => ctx.workspace,
+      watch: false,
+      onProgress: createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns }),
+      onEvent: (event) => (event.type === 'push' ? undefined : printEvent(event)),
+      lease: { lease: ctx.lease, kind: 'import' },
+    })
+    io.out(`importing ${tree.root} into ${space.title} (${space.id}); workspace: ${ctx.workspace}`)
+    const pass = await session.pass()
+    if (session.signedOutReason) {
+      io.err(`quire import: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}`)
+      return 1
+    }
+    const mirrored = pass?.spaces.find((s) => s.spaceId === space.id)
+    const folder = ctx.folderOf(ctx.cache.space(space.id) ?? space)
+    if (!mirrored || mirrored.state !== 'synced' || !folder) {
+      io.err(`quire import: the space could not be mirrored first (${mirrored ? `${mirrored.state}${mirrored.message ? `: ${mirrored.message}` : ''}` : 'no pass ran'}); nothing was copied`)
+      return 1
+    }
+
+    // An import that was stopped goes on; any other unsent work in the folder refuses the import.
+    const recordKey = `import:${space.id}`
+    const record = ctx.cache.setting(recordKey)
+    const started = record ? (JSON.parse(record) as { source: string }) : undefined
+    if (started && started.source !== tree.root) {
+      io.err(`quire import: an import of ${started.source} into this space is unfinished; run it again to finish it before importing another tree`)
+      return 1
+    }
+    if (!started) {
+      const unsent = await unsentLocalWork(folder, ctx.cache, ctx.outbox, space.id)
+      if (unsent.length > 0) {
+        const shown = unsent.slice(0, 8).map((u) => `  ${u}`)
+        if (unsent.length > 8) shown.push(`  … and ${unsent.length - 8} more`)
+        io.err(`quire import: ${folder} holds work not sent to the service yet; send it (quire watch --once) or move it away first, so nothing of it is lost or mixed into the import:\n${shown.join('\n')}`)
+        return 1
+      }
+      ctx.cache.setSetting(recordKey, JSON.stringify({ source: tree.root, startedAt: new Date().toISOString() }))
+    }
+
+    const importContext: ImportContext = { tree, space, folder, session, cache: ctx.cache, outbox: ctx.outbox, gateway, progress: importProgress(io, printEvent, space.id) }
+    let strategy: ImportStrategy | undefined
+    for (const s of strategies) if (await s.applies(importContext)) strategy = strategy ?? s
+    if (!strategy) throw new Error('no import strategy applies')
+    const outcome = await strategy.run(importContext)
+    await session.stop()
+    if (outcome.complete) ctx.cache.setSetting(recordKey, '')
+    if (values.json) io.out(JSON.stringify({ space: { id: space.id, title: space.title }, folder, ...outcome }, null, 2))
+    else for (const line of reportLines(outcome)) io.out(line)
+    if (!outcome.complete) {
+      io.err(`quire import: not finished: ${outcome.waiting}; run the same command again to go on (nothing is copied twice, the outbox keeps what waits)`)
+      return 1
+    }
+    return 0
+  } finally {
+    await gatewayUsed?.idle()
+    ctx.close()
+  }
+}
+
+/** The space to import into: `--space`, or the one this tree's import created in `--org` (made now when none). */
+async function targetSpace(ctx: SyncUpContext, account: AccountRow, gateway: ApiGateway, tree: SourceTree, values: { space?: string; org?: string; title?: string }): Promise<SpaceRow | string> {
+  const engine = new SyncEngine({ cache: ctx.cache, account, gateway, workspace: ctx.workspace })
+  // Remembered before anything is copied, so a run after a kill finds the space it made rather than making another.
+  const createdKey = values.org ? `import-created:${values.org}:${values.title}:${tree.root}` : undefined
+  let id = values.space ?? (createdKey ? ctx.cache.setting(createdKey) || undefined : undefined)
+  if (!id) {
+    try {
+      id = (await gateway.client.orgs.createSpace(values.org!, { title: values.title! })).data.id
+    } catch (error) {
+      if (error instanceof GitBookAPIError && (error.code === 404 || error.code === 403)) return `no organization ${values.org} (or you cannot create spaces in it); quire spaces lists the ids`
+      throw error
+    }
+    ctx.cache.setSetting(createdKey!, id)
+  }
+  try {
+    await engine.resolveSpaces([id])
+  } catch (error) {
+    if (error instanceof Error && /^no space /.test(error.message)) return `${error.message}; quire spaces lists the ids`
+    throw error
+  }
+  return ctx.cache.space(id)!
+}
+
+/** Adds the space to the remembered selection (the others stay selected). */
+function select(ctx: SyncUpContext, account: AccountRow, spaceId: string) {
+  const cache = ctx.cache
+  if (cache.selectedSpaces().some((s) => s.id === spaceId)) return
+  const organizations = cache.organizations(account.id)
+  cache.setSelection({
+    organizations: organizations.filter((o) => o.selected).map((o) => o.id),
+    collections: organizations.flatMap((o) => cache.collections(o.id).filter((c) => c.selected).map((c) => c.id)),
+    spaces: [...cache.spaces().filter((s) => s.selected).map((s) => s.id), spaceId],
+  })
+}
+
+/** Copy progress drawn as quire sync draws its passes; the push said as quire watch says it. */
+function importProgress(io: CliIo, printEvent: ReturnType<typeof printSessionEvents>, spaceId: string): ImportContext['progress'] {
+  const draw = createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns })
+  const label = 'copying'
+  return {
+    phase: (text) => io.out(text),
+    copying(done, total, path) {
+      if (done === 1) {
+        draw({ type: 'space-started', spaceId, label })
+        draw({ type: 'space-planned', spaceId, label, total })
+      }
+      draw({ type: 'step', spaceId, label, step: { index: done, total, outcome: 'done', action: { type: 'adopt', id: path, kind: 'file', path, oid: '' } } })
+      if (done === total) draw({ type: 'space-finished', spaceId, label, state: 'synced' })
+    },
+    pushed: (result) => printEvent({ type: 'push', spaceId, result }),
+  }
+}
+
+/** The closing report: what went where, then every note with its reason, grouped by kind. */
+export function reportLines(outcome: ImportOutcome): string[] {
+  const lines: string[] = []
+  const cr = outcome.changeRequest ? `change request${outcome.changeRequest.number !== undefined ? ` #${outcome.changeRequest.number}` : ''} (${outcome.changeRequest.id})` : 'no change request (nothing to send)'
+  lines.push(`import (${outcome.strategy}): ${outcome.copied} file(s) copied, ${outcome.alreadyThere} already there; ${cr}`)
+  const v = outcome.verification
+  if (v) lines.push(`${v.identical}/${v.total} pages and SUMMARY.md will come back byte for byte; ${v.uploaded}/${v.assets} assets uploaded`)
+  const byKind = new Map<string, ImportNote[]>()
+  for (const note of outcome.notes) byKind.set(note.kind, [...(byKind.get(note.kind) ?? []), note])
+  if (byKind.size > 0) lines.push('not represented, or not as written:')
+  for (const [kind, notes] of byKind) {
+    lines.push(`  ${kind} (${notes.length}):`)
+    for (const note of notes) lines.push(`    ${note.path ? `${note.path}: ` : ''}${note.reason}`)
+  }
+  return lines
+}
