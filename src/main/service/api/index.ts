@@ -21,6 +21,7 @@ import { siteCustomizationRoutes } from './site-customization'
 import { openApiSpecRoutes } from './openapi-specs'
 import { translationRoutes } from './translations'
 import { userRoutes } from './users'
+import { gitSyncRoutes } from './git-sync'
 
 /** Every operation the local service implements, by family. */
 export const allRoutes: Route[] = [
@@ -46,4 +47,5 @@ export const allRoutes: Route[] = [
   ...siteCustomizationRoutes,
   ...openApiSpecRoutes,
   ...translationRoutes,
+  ...gitSyncRoutes,
 ]

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { Role } from '../access/roles'
+import type { GitSyncRecord } from '../git/git-sync-state'
 import { newId } from './ids'
 import { parseJson } from './json'
 import type { ServiceStore } from './service-store'
@@ -17,6 +18,8 @@ export interface SpaceData {
   defaultLevel?: Role | 'inherit' | null
   mergeRules: Record<string, unknown>
   shareKey?: string
+  /** The Git Sync repository and its last import or export (`git/info`). */
+  gitSync?: GitSyncRecord
 }
 
 export interface Space {

@@ -1,0 +1,196 @@
+/**
+ * Git Sync's operations (spec tag `space-git`): import a repository's Git Sync tree into a space,
+ * export a space's content to a repository, and the space's sync state.
+ *
+ * Import and export answer 204 and finish in the background, as the spec says; `git/info` shows the
+ * operation until it ends. What a caller got wrong (a URL this service will not reach, a ref git refuses,
+ * a repository or ref that is not there, a tree with no SUMMARY.md or a bad `.gitbook.yaml`) is found
+ * before the 204 and answered 400 with the reason; only storing the revision (import) and committing and
+ * pushing (export) happen after it.
+ */
+import { ContentError, computeGitPaths, renderSummary, SUMMARY_FILE, type RevisionTree, type TreePage } from '../../content'
+import { GITBOOK_CONFIG_FILE, parseGitSyncConfig, treePath } from '../../content/gitsync/config'
+import { revisionFromGitSync } from '../../content/gitsync/import-tree'
+import { checkSource, displayUrl, GitInputError, ScratchRepository, type GitSource } from '../git/git-repository'
+import { gitSyncStateJson, readGitSync, updateOperation, writeGitSync, type GitSyncOperationRecord } from '../git/git-sync-state'
+import { noContent, ok, type RequestContext, type Route } from '../http/context'
+import { badRequest, conflict, notFound } from '../http/errors'
+import { newId } from '../store/ids'
+import { createSpaceRevision, RevisionsRepository } from '../store/revisions'
+import type { ServiceStore } from '../store/service-store'
+import { SpacesRepository, type Space } from '../store/spaces'
+import { currentRevision, requireSpace } from './content-access'
+import { RevisionView } from './serializers/revision'
+
+interface GitOperationBody {
+  url: string
+  ref: string
+  repoProjectDirectory?: string
+  force?: boolean
+  standalone?: boolean
+  commitMessage?: string
+}
+
+/** Spaces with an operation running in this process: one at a time per space. */
+const running = new WeakMap<ServiceStore, Set<string>>()
+
+function runningIn(store: ServiceStore): Set<string> {
+  let spaces = running.get(store)
+  if (!spaces) running.set(store, (spaces = new Set()))
+  return spaces
+}
+
+/** Checks the body, records the operation as running and returns what the handler needs. */
+function beginOperation(ctx: RequestContext, direction: 'import' | 'export') {
+  const { space } = requireSpace(ctx, 'edit')
+  const body = ctx.body as GitOperationBody
+  let source: GitSource
+  let folder = ''
+  try {
+    source = checkSource({ url: body.url, ref: body.ref })
+    if (body.repoProjectDirectory !== undefined) folder = treePath(body.repoProjectDirectory, 'repoProjectDirectory', true)
+  } catch (error) {
+    if (error instanceof GitInputError || error instanceof ContentError) throw badRequest(error.message)
+    throw error
+  }
+  const spaces = runningIn(ctx.store)
+  if (spaces.has(space.id)) throw conflict(`Space ${space.id} has a Git Sync operation running; wait for it to end (git/info)`)
+  spaces.add(space.id)
+  const now = ctx.store.now()
+  const operation: GitSyncOperationRecord = { id: newId(), direction, state: 'running', stage: 'repo_fetch', startedAt: now, updatedAt: now }
+  writeGitSync(ctx.store, space.id, { url: displayUrl(source.url), ref: source.ref, ...(folder ? { projectDirectory: folder } : {}), updatedAt: now, operation })
+  return { space, body, source, folder, operation, release: () => spaces.delete(space.id) }
+}
+
+/** Ends the operation as failed; a caller's mistake becomes a 400 with the reason. */
+function failed(ctx: RequestContext, spaceId: string, operationId: string, error: unknown): unknown {
+  const message = error instanceof Error ? error.message : String(error)
+  updateOperation(ctx.store, spaceId, operationId, { state: 'failure', error: message })
+  if (error instanceof GitInputError || error instanceof ContentError) return badRequest(message)
+  return error
+}
+
+async function importGitRepository(ctx: RequestContext) {
+  const { space, body, source, folder, operation, release } = beginOperation(ctx, 'import')
+  const scratch = await ScratchRepository.create()
+  let prepared: { tree: RevisionTree; blobs: Map<string, Uint8Array>; notes: string[]; commit: string }
+  try {
+    const commit = await scratch.fetch(source)
+    updateOperation(ctx.store, space.id, operation.id, { stage: 'config_check', commit })
+    const files = await scratch.readTree(commit, folder)
+    const config = parseGitSyncConfig(files.get(GITBOOK_CONFIG_FILE)?.toString('utf8'))
+    const docs = config.root === '' ? files : new Map([...files].filter(([p]) => p.startsWith(`${config.root}/`)).map(([p, b]) => [p.slice(config.root.length + 1), b]))
+    updateOperation(ctx.store, space.id, operation.id, { stage: 'content_process' })
+    const imported = revisionFromGitSync(docs, config, { newId: () => newId(), now: ctx.store.now() })
+    prepared = { ...imported, commit }
+  } catch (error) {
+    release()
+    throw failed(ctx, space.id, operation.id, error)
+  } finally {
+    await scratch.dispose()
+  }
+  ctx.defer(async () => {
+    try {
+      updateOperation(ctx.store, space.id, operation.id, { stage: 'finalize' })
+      const revision = storeImport(ctx, space, prepared, body.standalone === true)
+      updateOperation(ctx.store, space.id, operation.id, { state: 'success', revision: revision.id, ...(prepared.notes.length > 0 ? { notes: prepared.notes } : {}) })
+    } catch (error) {
+      failed(ctx, space.id, operation.id, error)
+    } finally {
+      release()
+    }
+  })
+  return noContent()
+}
+
+/** `standalone`: a revision of the space that is not its content; otherwise the space's new content. */
+function storeImport(ctx: RequestContext, space: Space, prepared: { tree: RevisionTree; blobs: Map<string, Uint8Array>; commit: string }, standalone: boolean) {
+  const message = `Git import of ${prepared.commit.slice(0, 12)}`
+  // The space may have moved on while the tree was read: the revision follows whatever is current now.
+  const latest = ctx.store.repo(SpacesRepository).get(space.id)?.revisionId
+  const parents = latest ? [latest] : []
+  if (standalone) return ctx.store.repo(RevisionsRepository).create({ spaceId: space.id, parents, tree: prepared.tree, blobs: prepared.blobs, message, createdBy: ctx.user.id })
+  return createSpaceRevision(ctx.store, space.id, prepared.tree, prepared.blobs, parents, { message, createdBy: ctx.user.id })
+}
+
+/** The space's content as Git Sync files: each page file, SUMMARY.md at `summary`, every asset. */
+function gitSyncFiles(ctx: RequestContext, space: Space, summary: string): Map<string, Uint8Array> {
+  const revision = currentRevision(ctx, space)
+  const view = new RevisionView(ctx.store, revision, { origin: ctx.origin, metadata: false })
+  const paths = computeGitPaths(revision.tree)
+  const files = new Map<string, Uint8Array>()
+  const encoder = new TextEncoder()
+  const walk = (pages: readonly TreePage[]) => {
+    for (const page of pages) {
+      const path = paths.get(page.id)
+      if (page.type === 'document' && path) files.set(path, encoder.encode(view.markdown(page)))
+      walk(page.pages)
+    }
+  }
+  walk(revision.tree.pages)
+  files.set(summary, encoder.encode(renderSummary(revision.tree, paths)))
+  const blobs = ctx.store.repo(RevisionsRepository)
+  for (const file of revision.tree.files) {
+    const bytes = blobs.blob(file.blobOid)
+    const path = paths.get(file.id)
+    if (bytes && path) files.set(path, bytes)
+  }
+  return files
+}
+
+async function exportToGitRepository(ctx: RequestContext) {
+  const { space, body, source, folder, operation, release } = beginOperation(ctx, 'export')
+  const scratch = await ScratchRepository.create()
+  let deferred = false
+  try {
+    if (!space.revisionId) throw notFound(`Space ${space.id} has no content to export`)
+    const parent = await scratch.fetchIfPresent(source)
+    updateOperation(ctx.store, space.id, operation.id, { stage: 'config_check' })
+    const existing = parent ? await scratch.readTree(parent, folder) : new Map<string, Buffer>()
+    const config = parseGitSyncConfig(existing.get(GITBOOK_CONFIG_FILE)?.toString('utf8'))
+    const docsFolder = [folder, config.root].filter(Boolean).join('/')
+    const inDocs = (p: string) => (config.root === '' ? p : p.startsWith(`${config.root}/`) ? p.slice(config.root.length + 1) : undefined)
+    // The docs the parent had (pages, SUMMARY.md, assets) give way to the space's; other files stay.
+    const removed = [...existing.keys()].map(inDocs).filter((p): p is string => p !== undefined && (/\.md$/i.test(p) || p.startsWith('.gitbook/assets/')))
+    updateOperation(ctx.store, space.id, operation.id, { stage: 'content_process' })
+    const files = gitSyncFiles(ctx, space, config.summary || SUMMARY_FILE)
+    deferred = true
+    ctx.defer(async () => {
+      try {
+        updateOperation(ctx.store, space.id, operation.id, { stage: 'finalize' })
+        const commit = await scratch.commitTree(parent, docsFolder, files, removed, body.commitMessage ?? 'Export from Quire', new Date(ctx.store.now()))
+        await scratch.push(source, commit, body.force === true)
+        updateOperation(ctx.store, space.id, operation.id, { state: 'success', commit })
+      } catch (error) {
+        failed(ctx, space.id, operation.id, error)
+      } finally {
+        release()
+        await scratch.dispose()
+      }
+    })
+  } catch (error) {
+    release()
+    throw failed(ctx, space.id, operation.id, error)
+  } finally {
+    if (!deferred) await scratch.dispose()
+  }
+  return noContent()
+}
+
+function getSpaceGitInfo(ctx: RequestContext) {
+  const { space } = requireSpace(ctx, 'view')
+  let record = readGitSync(ctx.store, space.id)
+  if (!record) throw notFound(`Space ${space.id} has no Git repository set up: import from or export to one first`)
+  if (record.operation.state === 'running' && !runningIn(ctx.store).has(space.id)) {
+    // Left running by a service that stopped mid-operation: it will not end by itself.
+    updateOperation(ctx.store, space.id, record.operation.id, { state: 'failure', error: 'interrupted: the service stopped during the operation' })
+    record = readGitSync(ctx.store, space.id) ?? record
+  }
+  return ok(gitSyncStateJson(space.id, record))
+}
+
+export const gitSyncRoutes: Route[] = [
+  { operationId: 'importGitRepository', handler: importGitRepository },
+  { operationId: 'exportToGitRepository', handler: exportToGitRepository },
+  { operationId: 'getSpaceGitInfo', handler: getSpaceGitInfo },
+]

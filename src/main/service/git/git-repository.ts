@@ -1,0 +1,233 @@
+/**
+ * The `git` binary, for the Git Sync import and export operations. Every call is `execFile`/`spawn` with
+ * an argument array (no shell), in a scratch bare repository of our own, with the user's and system's git
+ * configuration ignored and no prompt for credentials.
+ *
+ * This service runs on the user's machine and reaches nothing on the network on their behalf: a
+ * repository URL is `file://` or `http(s)://` on a loopback address, and git is told to use only those
+ * protocols and follow no redirect, so a repository cannot send it elsewhere.
+ */
+import { execFile, spawn } from 'node:child_process'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+
+/** What a caller did wrong (a URL, a ref, a repository that is not there): answered as a 4xx. */
+export class GitInputError extends Error {}
+
+/** A repository's file tree is read whole; past these the import is refused rather than exhausting memory. */
+export const MAX_TREE_BYTES = 1024 * 1024 * 1024
+export const MAX_TREE_FILES = 100_000
+const GIT_TIMEOUT_MS = 5 * 60_000
+const OUTPUT_LIMIT = 64 * 1024 * 1024
+
+export interface GitSource {
+  url: string
+  ref: string
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+}
+
+/** The URL without its credentials, for messages and for what the service keeps. */
+export function displayUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    parsed.username = ''
+    parsed.password = ''
+    return parsed.toString()
+  } catch {
+    return '(not a URL)'
+  }
+}
+
+/** Refuses URLs this service will not reach and refs git could read as options. */
+export function checkSource(source: GitSource): GitSource {
+  let parsed: URL
+  try {
+    parsed = new URL(source.url)
+  } catch {
+    throw new GitInputError(`url: '${displayUrl(source.url)}' is not a URL (file:///path/to/repo or http://127.0.0.1:PORT/repo.git)`)
+  }
+  if (parsed.protocol === 'file:') {
+    if (parsed.host !== '' && parsed.host !== 'localhost') throw new GitInputError(`url: ${displayUrl(source.url)} names another host; a file:// URL must name a local path`)
+  } else if (parsed.protocol === 'http:' || parsed.protocol === 'https:') {
+    if (!isLoopback(parsed.hostname)) {
+      throw new GitInputError(`url: cannot reach ${displayUrl(source.url)}: this local service only reads file:// and loopback http(s) repositories`)
+    }
+  } else {
+    throw new GitInputError(`url: ${parsed.protocol} repositories are not supported; use file:// or a loopback http(s) URL`)
+  }
+  const ref = source.ref.trim()
+  if (ref === '' || ref.startsWith('-') || /[\s\0~^:?*[\\]|\.\.|@\{/.test(ref)) throw new GitInputError(`ref: '${source.ref}' is not a git ref (e.g. refs/heads/main)`)
+  return { url: source.url, ref }
+}
+
+/** git in `repo`, isolated from the user's configuration; stdout as a Buffer. */
+async function git(repo: string, args: string[], input?: Buffer): Promise<Buffer> {
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: repo,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: os.devNull,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: 'true',
+    GIT_PROTOCOL_FROM_USER: '0',
+    LC_ALL: 'C',
+  }
+  const safety = ['-c', 'protocol.allow=never', '-c', 'protocol.file.allow=always', '-c', 'protocol.http.allow=always', '-c', 'protocol.https.allow=always', '-c', 'http.followRedirects=false', '-c', 'core.hooksPath=/dev/null']
+  if (input === undefined) {
+    const { stdout } = await run('git', [...safety, '-C', repo, ...args], { env, encoding: 'buffer', maxBuffer: OUTPUT_LIMIT, timeout: GIT_TIMEOUT_MS })
+    return stdout
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...safety, '-C', repo, ...args], { env, timeout: GIT_TIMEOUT_MS })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString().trim()}`))))
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(input)
+  })
+}
+
+/** The first line git wrote to stderr, credentials removed: enough to say why. */
+function gitReason(error: unknown): string {
+  const stderr = (error as { stderr?: Buffer | string }).stderr?.toString() ?? (error instanceof Error ? error.message : String(error))
+  const line = stderr.split('\n').find((l) => /fatal|error/i.test(l)) ?? stderr.split('\n')[0] ?? ''
+  return line.replace(/\/\/[^/@\s]*@/g, '//').replace(/^fatal: /, '').trim()
+}
+
+/** A scratch bare repository, removed by `dispose`. */
+export class ScratchRepository {
+  private constructor(readonly dir: string) {}
+
+  static async create(): Promise<ScratchRepository> {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'quire-git-'))
+    await git(dir, ['init', '--bare', '--quiet'])
+    return new ScratchRepository(dir)
+  }
+
+  async dispose(): Promise<void> {
+    await fs.rm(this.dir, { recursive: true, force: true })
+  }
+
+  /** Fetches `ref` (its tip only) and returns the commit id; a missing repository or ref is the caller's error. */
+  async fetch(source: GitSource): Promise<string> {
+    try {
+      await git(this.dir, ['fetch', '--quiet', '--no-tags', '--depth=1', '--end-of-options', source.url, `+${source.ref}:refs/quire/fetched`])
+    } catch (error) {
+      throw new GitInputError(`cannot fetch ${source.ref} from ${displayUrl(source.url)}: ${gitReason(error)}`)
+    }
+    return (await git(this.dir, ['rev-parse', '--verify', 'refs/quire/fetched^{commit}'])).toString().trim()
+  }
+
+  /** Like `fetch`, undefined when the repository has no such ref yet (an export may create it). */
+  async fetchIfPresent(source: GitSource): Promise<string | undefined> {
+    let listed: Buffer
+    try {
+      listed = await git(this.dir, ['ls-remote', '--end-of-options', source.url, source.ref])
+    } catch (error) {
+      throw new GitInputError(`cannot read ${displayUrl(source.url)}: ${gitReason(error)}`)
+    }
+    if (!listed.toString().split('\n').some((line) => line.split('\t')[1] === source.ref)) return undefined
+    return this.fetch(source)
+  }
+
+  /**
+   * Every file of `commit` under `folder` ('' for all), by path relative to it. Symbolic links and
+   * submodules are not files of the tree and are skipped.
+   */
+  async readTree(commit: string, folder: string): Promise<Map<string, Buffer>> {
+    const listing = await git(this.dir, ['ls-tree', '-r', '-z', '--full-tree', commit, ...(folder ? ['--', folder] : [])])
+    const entries: Array<{ oid: string; path: string }> = []
+    for (const record of listing.toString('utf8').split('\0')) {
+      const match = /^(\d+) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(record)
+      if (!match || match[2] !== 'blob' || match[1] === '120000') continue
+      const rel = folder ? match[4].slice(folder.length + 1) : match[4]
+      if (folder && !match[4].startsWith(`${folder}/`)) continue
+      entries.push({ oid: match[3], path: rel })
+    }
+    if (entries.length > MAX_TREE_FILES) throw new GitInputError(`the tree has ${entries.length} files, over the ${MAX_TREE_FILES} this service imports`)
+    const files = new Map<string, Buffer>()
+    if (entries.length === 0) return files
+    const sizes = await git(this.dir, ['cat-file', '--batch-check=%(objectsize)'], Buffer.from(entries.map((e) => `${e.oid}\n`).join('')))
+    const total = sizes.toString().split('\n').filter(Boolean).reduce((sum, n) => sum + Number(n), 0)
+    if (total > MAX_TREE_BYTES) throw new GitInputError(`the tree holds ${total} bytes, over the ${MAX_TREE_BYTES} this service imports`)
+    const batch = await this.catBlobs(entries.map((e) => e.oid), total)
+    entries.forEach((entry, i) => files.set(entry.path, batch[i]))
+    return files
+  }
+
+  /** `git cat-file --batch`: each object's header line, then its bytes. */
+  private async catBlobs(oids: string[], total: number): Promise<Buffer[]> {
+    const out = await new Promise<Buffer>((resolve, reject) => {
+      const child = spawn('git', ['-C', this.dir, 'cat-file', '--batch'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull }, timeout: GIT_TIMEOUT_MS })
+      const chunks: Buffer[] = []
+      let size = 0
+      child.stdout.on('data', (chunk: Buffer) => {
+        size += chunk.length
+        if (size > total + oids.length * 64 + 1024) child.kill()
+        chunks.push(chunk)
+      })
+      child.on('error', reject)
+      child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(chunks)) : reject(new Error(`git cat-file failed (${code})`))))
+      child.stdin.end(oids.map((oid) => `${oid}\n`).join(''))
+    })
+    const blobs: Buffer[] = []
+    let at = 0
+    for (let i = 0; i < oids.length; i++) {
+      const eol = out.indexOf(10, at)
+      const [, type, size] = out.subarray(at, eol).toString().split(' ')
+      if (type !== 'blob') throw new Error(`git cat-file: ${oids[i]} is not a blob`)
+      const start = eol + 1
+      blobs.push(out.subarray(start, start + Number(size)))
+      at = start + Number(size) + 1
+    }
+    return blobs
+  }
+
+  /**
+   * Commits `files` (relative to `folder`) on top of `parent` (none: a first commit): the docs files the
+   * parent had under `folder` (pages, SUMMARY.md, assets) are replaced, everything else is kept. Returns
+   * the new commit id.
+   */
+  async commitTree(parent: string | undefined, folder: string, files: Map<string, Uint8Array>, removed: string[], message: string, when: Date): Promise<string> {
+    const prefix = folder ? `${folder}/` : ''
+    const chunks: Buffer[] = []
+    const seconds = Math.floor(when.getTime() / 1000)
+    const identity = `Quire <quire@localhost> ${seconds} +0000`
+    const messageBytes = Buffer.from(message)
+    chunks.push(Buffer.from(`commit refs/quire/export\nauthor ${identity}\ncommitter ${identity}\ndata ${messageBytes.length}\n`), messageBytes, Buffer.from('\n'))
+    if (parent) chunks.push(Buffer.from(`from ${parent}\n`))
+    for (const rel of removed) chunks.push(Buffer.from(`D ${quotePath(prefix + rel)}\n`))
+    for (const [rel, bytes] of files) {
+      chunks.push(Buffer.from(`M 100644 inline ${quotePath(prefix + rel)}\ndata ${bytes.byteLength}\n`), Buffer.from(bytes), Buffer.from('\n'))
+    }
+    chunks.push(Buffer.from('done\n'))
+    await git(this.dir, ['fast-import', '--quiet', '--done', '--force'], Buffer.concat(chunks))
+    return (await git(this.dir, ['rev-parse', '--verify', 'refs/quire/export^{commit}'])).toString().trim()
+  }
+
+  /** Pushes `commit` to `ref`; refused (not forced) when the ref moved since it was fetched, unless `force`. */
+  async push(source: GitSource, commit: string, force: boolean): Promise<void> {
+    try {
+      await git(this.dir, ['push', '--quiet', '--end-of-options', source.url, `${force ? '+' : ''}${commit}:${source.ref}`])
+    } catch (error) {
+      throw new GitInputError(`cannot push to ${source.ref} of ${displayUrl(source.url)}: ${gitReason(error)}`)
+    }
+  }
+}
+
+/** fast-import's quoting of a path: C-style quotes when it holds a quote, a backslash, a newline or starts with one. */
+function quotePath(p: string): string {
+  if (!/["\\\n]/.test(p) && !p.startsWith('"')) return p
+  return `"${p.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`
+}

@@ -1,0 +1,226 @@
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { main } from '../../src/main/cli/main'
+import { importGitTree } from '../../src/main/engine/import/git-import'
+import { ApiGateway } from '../../src/main/engine/gateway/api-gateway'
+import { OrganizationsRepository } from '../../src/main/service/store/organizations'
+import { corpusTree, writeTree } from '../support/gitsync-corpus'
+import { startTestService, type TestService } from '../support/service'
+import { until } from '../support/until'
+
+/**
+ * The service's Git import, export and info (spec tag `space-git`) over loopback HTTP, on real git
+ * repositories made in temporary folders from the corpus's Git Sync trees. An imported tree mirrored by
+ * `quire sync` into a fresh folder is compared with the original, file by file, byte for byte.
+ */
+let t: TestService
+let home: string
+let orgId: string
+const made: string[] = []
+
+beforeAll(async () => {
+  t = await startTestService()
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-git-import-'))
+  made.push(home)
+  process.env.QUIRE_HOME = home
+  process.env.QUIRE_TOKEN_STORE = 'file'
+  orgId = t.service.store.repo(OrganizationsRepository).create({ title: 'Acme', owner: t.service.ownerId }).id
+  expect((await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)).code).toBe(0)
+})
+afterAll(async () => {
+  await t.close().catch(() => undefined)
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+  delete process.env.QUIRE_HOME
+  delete process.env.QUIRE_TOKEN_STORE
+})
+
+async function quire(...args: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  made.push(dir)
+  return dir
+}
+
+const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: os.devNull, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' }
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, maxBuffer: 512 * 1024 * 1024 })
+
+/** A repository on branch main whose one commit holds `files`. */
+function repositoryOf(files: Map<string, Buffer>): string {
+  const dir = tempDir('quire-git-repo-')
+  git(dir, 'init', '--quiet', '--initial-branch=main')
+  writeTree(dir, files)
+  git(dir, 'add', '--all')
+  git(dir, 'commit', '--quiet', '-m', 'docs')
+  return dir
+}
+
+async function newSpace(title: string): Promise<string> {
+  return ((await t.api.call('createSpace', { params: { organizationId: orgId }, body: { title } })).body as { id: string }).id
+}
+
+/** Waits for the space's current Git Sync operation to end; its `GitSyncState`. */
+async function settled(spaceId: string) {
+  let state: any
+  await until(async () => {
+    state = (await t.api.call('getSpaceGitInfo', { params: { spaceId } })).body
+    return state.operation.state === 'running' ? undefined : true
+  }, `the Git Sync operation of space ${spaceId} to end`, 120_000)
+  return state
+}
+
+/** Mirrors the space with `quire sync --once` into a fresh folder; that folder. */
+async function mirror(spaceId: string, title: string): Promise<string> {
+  const workspace = tempDir('quire-git-mirror-')
+  const run = await quire('sync', '--once', '--space', spaceId, '--workspace', workspace)
+  expect(run.code, run.err).toBe(0)
+  return path.join(workspace, 'Acme', title)
+}
+
+/** Compares each of the tree's pages, SUMMARY.md and assets with the mirrored file; the paths that differ. */
+function compare(original: Map<string, Buffer>, folder: string, label: string): string[] {
+  const differ: string[] = []
+  let compared = 0
+  for (const [rel, bytes] of original) {
+    if (!/\.md$/i.test(rel) && !rel.startsWith('.gitbook/assets/')) continue
+    compared++
+    const file = path.join(folder, ...rel.split('/'))
+    if (!fs.existsSync(file) || !fs.readFileSync(file).equals(bytes)) differ.push(rel)
+  }
+  console.log(`${label}: ${compared - differ.length}/${compared} files identical${differ.length > 0 ? ` (differ: ${differ.join(', ')})` : ''}`)
+  return differ
+}
+
+describe('Git import (importGitRepository) mirrored by quire sync', () => {
+  it('lista through importGitTree (the engine, through the gateway): every page, SUMMARY.md and asset comes back byte for byte', async () => {
+    const tree = corpusTree('lista')
+    const repo = repositoryOf(tree)
+    const spaceId = await newSpace('Lista')
+    const gateway = new ApiGateway({ endpoint: t.service.origin, token: t.service.token })
+    const result = await importGitTree(gateway, { spaceId, folder: repo })
+    expect(result).toMatchObject({ status: 'imported', notes: [], uncommitted: [] })
+
+    const space = (await t.api.call('getSpaceById', { params: { spaceId } })).body as { revision: string }
+    expect(result !== 'unsupported' && result.revisionId).toBe(space.revision)
+    const revision = (await t.api.call('getRevisionById', { params: { spaceId, revisionId: space.revision } })).body as { pages: Array<{ type: string; title: string }>; files: unknown[] }
+    expect(revision.pages.filter((p) => p.type === 'group').map((p) => p.title)).toEqual(['GET STARTED', 'TOKENS', 'protocol', 'for-developers', 'Legal Disclaimer'])
+    expect(revision.files).toHaveLength(98)
+
+    const folder = await mirror(spaceId, 'Lista')
+    expect(compare(tree, folder, 'lista')).toEqual([])
+  }, 240_000)
+
+  it('gitbook-docs under .gitbook.yaml root, in a project directory: identical but for the SUMMARY entries whose text is not their H1 (noted)', async () => {
+    const docs = corpusTree('gitbook-docs')
+    const inRepo = new Map<string, Buffer>([['LICENSE', Buffer.from('MIT\n')], ['site/.gitbook.yaml', Buffer.from('root: ./documentation/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n')]])
+    for (const [rel, bytes] of docs) inRepo.set(`site/documentation/${rel}`, bytes)
+    const repo = repositoryOf(inRepo)
+    const spaceId = await newSpace('GitBook docs')
+    const url = pathToFileURL(repo).href
+    const answer = await t.api.call('importGitRepository', { params: { spaceId }, body: { url, ref: 'refs/heads/main', repoProjectDirectory: 'site' } })
+    expect(answer.status).toBe(204)
+    const state = await settled(spaceId)
+    expect(state).toMatchObject({ installationStatus: 'active', url, operation: { state: 'success', direction: 'import' } })
+    console.log(`gitbook-docs notes:\n  ${state.operation.notes.join('\n  ')}`)
+    expect(state.operation.notes).toHaveLength(3)
+
+    const folder = await mirror(spaceId, 'GitBook docs')
+    const differ = compare(docs, folder, 'gitbook-docs')
+    expect(differ).toEqual(['SUMMARY.md'])
+    const lines = (text: string) => new Set(text.split('\n'))
+    const mirrored = lines(fs.readFileSync(path.join(folder, 'SUMMARY.md'), 'utf8'))
+    const missing = [...lines(docs.get('SUMMARY.md')!.toString())].filter((line) => !mirrored.has(line))
+    expect(missing).toEqual(['* [Document an API](create-content/openapi/README.md)', '  * [Free trials](account-and-billing/billing-faq/free-trial.md)'])
+  }, 300_000)
+})
+
+describe('Git import: standalone, info, bad input', () => {
+  const small = () =>
+    new Map([
+      ['SUMMARY.md', Buffer.from('# Table of contents\n\n* [Home](README.md)\n\n## Guides\n\n* [Install](guides/install.md)\n\n***\n\n* [Status](https://status.example.com)\n')],
+      ['README.md', Buffer.from('# Home\n\nWelcome.\n')],
+      ['guides/install.md', Buffer.from('# Install\n\nRun it.\n')],
+    ])
+
+  it('info is 404 before any import; standalone makes a revision without touching the space', async () => {
+    const spaceId = await newSpace('Standalone')
+    const none = await t.api.call('getSpaceGitInfo', { params: { spaceId } })
+    expect(none.status).toBe(404)
+    const before = ((await t.api.call('getSpaceById', { params: { spaceId } })).body as { revision: string }).revision
+
+    const repo = repositoryOf(small())
+    const answer = await t.api.call('importGitRepository', { params: { spaceId }, body: { url: pathToFileURL(repo).href, ref: 'refs/heads/main', standalone: true } })
+    expect(answer.status).toBe(204)
+    const state = await settled(spaceId)
+    expect(state.operation.state).toBe('success')
+    expect(((await t.api.call('getSpaceById', { params: { spaceId } })).body as { revision: string }).revision).toBe(before)
+    const revision = (await t.api.call('getRevisionById', { params: { spaceId, revisionId: state.operation.revision } })).body as { pages: any[] }
+    expect(revision.pages.map((p) => [p.type, p.title])).toEqual([
+      ['document', 'Home'],
+      ['group', 'Guides'],
+      ['link', 'Status'],
+    ])
+    expect(revision.pages[2].target).toEqual({ kind: 'url', url: 'https://status.example.com' })
+  })
+
+  it('refuses what it cannot or will not read with a 400 that says why', async () => {
+    const spaceId = await newSpace('Refusals')
+    const repo = repositoryOf(small())
+    const noSummary = repositoryOf(new Map([['README.md', Buffer.from('# Home\n')]]))
+    const url = pathToFileURL(repo).href
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ url: 'https://github.com/GitbookIO/public-docs.git', ref: 'refs/heads/main' }, /only reads file:\/\/ and loopback http\(s\) repositories/],
+      [{ url: 'ssh://git@127.0.0.1/x.git', ref: 'refs/heads/main' }, /ssh: repositories are not supported/],
+      [{ url: 'not a url', ref: 'refs/heads/main' }, /is not a URL/],
+      [{ url: pathToFileURL(path.join(repo, 'nowhere')).href, ref: 'refs/heads/main' }, /cannot fetch refs\/heads\/main from file:.*nowhere/],
+      [{ url, ref: 'refs/heads/nope' }, /cannot fetch refs\/heads\/nope .*couldn't find remote ref/],
+      [{ url, ref: '--upload-pack=touch /tmp/x' }, /is not a git ref/],
+      [{ url, ref: 'refs/heads/main', repoProjectDirectory: '../elsewhere' }, /repoProjectDirectory "..\/elsewhere" leaves the repository/],
+      [{ url: pathToFileURL(noSummary).href, ref: 'refs/heads/main' }, /the tree has no SUMMARY\.md/],
+    ]
+    for (const [body, message] of cases) {
+      const answer = await t.api.call('importGitRepository', { params: { spaceId }, body })
+      expect(answer.status, JSON.stringify(body)).toBe(400)
+      expect((answer.body as { error: { code: number; message: string } }).error).toMatchObject({ code: 400, message: expect.stringMatching(message) })
+    }
+    // The last refusal is the space's last operation, failed with the same reason.
+    expect((await t.api.call('getSpaceGitInfo', { params: { spaceId } })).body).toMatchObject({ operation: { state: 'failure', error: expect.stringMatching(/no SUMMARY\.md/) } })
+  })
+})
+
+describe('Git export (exportToGitRepository)', () => {
+  it('commits the space as a Git Sync tree on the ref, keeping the files that are not docs: the imported tree files come back byte for byte', async () => {
+    const tree = corpusTree('lista')
+    const source = repositoryOf(tree)
+    const spaceId = await newSpace('Exported')
+    await t.api.call('importGitRepository', { params: { spaceId }, body: { url: pathToFileURL(source).href, ref: 'refs/heads/main' } })
+    expect((await settled(spaceId)).operation.state).toBe('success')
+
+    // A repository with a file of its own and an old page: the old page goes, the file stays.
+    const target = repositoryOf(new Map([['LICENSE', Buffer.from('MIT\n')], ['old-page.md', Buffer.from('# Old\n')]]))
+    git(target, 'checkout', '--quiet', '--detach')
+    const answer = await t.api.call('exportToGitRepository', { params: { spaceId }, body: { url: pathToFileURL(target).href, ref: 'refs/heads/main', commitMessage: 'Export from the test' } })
+    expect(answer.status).toBe(204)
+    const state = await settled(spaceId)
+    expect(state.operation).toMatchObject({ state: 'success', direction: 'export' })
+    expect(git(target, 'log', '-1', '--format=%s', 'refs/heads/main').toString().trim()).toBe('Export from the test')
+    expect(git(target, 'rev-parse', 'refs/heads/main').toString().trim()).toBe(state.operation.commit)
+
+    const listed = git(target, 'ls-tree', '-r', '--name-only', '-z', 'refs/heads/main').toString().split('\0').filter(Boolean)
+    expect(listed).toContain('LICENSE')
+    expect(listed).not.toContain('old-page.md')
+    const differ = [...tree.keys()].filter((rel) => !git(target, 'cat-file', 'blob', `refs/heads/main:${rel}`).equals(tree.get(rel)!))
+    console.log(`lista exported: ${tree.size - differ.length}/${tree.size} files identical`)
+    expect(differ).toEqual([])
+    expect(listed.filter((rel) => rel !== 'LICENSE').sort()).toEqual([...tree.keys()].sort())
+  }, 240_000)
+})
