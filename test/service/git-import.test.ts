@@ -8,6 +8,7 @@ import { main } from '../../src/main/cli/main'
 import { importGitTree } from '../../src/main/engine/import/git-import'
 import { ApiGateway } from '../../src/main/engine/gateway/api-gateway'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
+import { serveGitOverHttp } from '../support/git-http'
 import { corpusTree, writeTree } from '../support/gitsync-corpus'
 import { startTestService, type TestService } from '../support/service'
 import { until } from '../support/until'
@@ -170,6 +171,22 @@ describe('Git import: standalone, info, bad input', () => {
       ['link', 'Status'],
     ])
     expect(revision.pages[2].target).toEqual({ kind: 'url', url: 'https://status.example.com' })
+  })
+
+  it('imports from a loopback http:// repository (git smart HTTP)', async () => {
+    const repo = repositoryOf(small())
+    const served = await serveGitOverHttp(path.dirname(repo))
+    try {
+      const spaceId = await newSpace('Over HTTP')
+      const url = `${served.origin}/${path.basename(repo)}/.git`
+      const answer = await t.api.call('importGitRepository', { params: { spaceId }, body: { url, ref: 'refs/heads/main' } })
+      expect(answer.status, JSON.stringify(answer.body)).toBe(204)
+      expect((await settled(spaceId)).operation).toMatchObject({ state: 'success', commit: git(repo, 'rev-parse', 'HEAD').toString().trim() })
+      const folder = await mirror(spaceId, 'Over HTTP')
+      expect(compare(small(), folder, 'over http')).toEqual([])
+    } finally {
+      await served.close()
+    }
   })
 
   it('refuses what it cannot or will not read with a 400 that says why', async () => {
