@@ -100,3 +100,27 @@ export function workspaceHold(
     return holdOf(cache, outbox, spaceId, folder)
   }
 }
+
+/**
+ * New files a push kept local because SUMMARY.md does not list them (push-planner.ts `keptLocal`),
+ * remembered in the cache's settings so they stay local after the change request is merged and the
+ * space's SUMMARY.md replaces the writer's: listed again there, they become pages.
+ */
+export function keptLocalFiles(cache: { setting(key: string): string | undefined }, spaceId: string): Set<string> {
+  const stored = cache.setting(keptLocalSetting(spaceId))
+  if (!stored) return new Set()
+  try {
+    const paths: unknown = JSON.parse(stored)
+    return new Set(Array.isArray(paths) ? paths.filter((p): p is string => typeof p === 'string') : [])
+  } catch {
+    return new Set() // a setting this code did not write: nothing remembered
+  }
+}
+
+/** Remembers what the last plan kept local (only files still new and unlisted: a plan forgets the rest). */
+export function rememberKeptLocal(cache: { setting(key: string): string | undefined; setSetting(key: string, value: string): void }, spaceId: string, paths: readonly string[]): void {
+  const value = JSON.stringify([...paths].sort())
+  if ((cache.setting(keptLocalSetting(spaceId)) ?? '[]') !== value) cache.setSetting(keptLocalSetting(spaceId), value)
+}
+
+const keptLocalSetting = (spaceId: string) => `kept_local:${spaceId}`

@@ -55,11 +55,11 @@ class PushPlanner {
   plan(): PushPlan {
     const s = this.s
     identifyPages(s)
-    this.planInserts()
+    const kept = this.planInserts()
     new KnownPagePlanner(s, this.placement, this.uploads).planAll()
     this.planDeletions()
     const uploads = this.uploads.planUploads()
-    return { changes: [...uploads, ...s.changes], bookkeeping: s.bookkeeping, markers: s.markers, conflicts: s.conflicts, rewrites: s.rewrites, orphans: s.orphans, relocations: s.relocations, reports: s.reports }
+    return { changes: [...uploads, ...s.changes], bookkeeping: s.bookkeeping, markers: s.markers, conflicts: s.conflicts, rewrites: s.rewrites, orphans: s.orphans, relocations: s.relocations, reports: s.reports, keptLocal: [...kept].sort() }
   }
 
   /**
@@ -68,7 +68,7 @@ class PushPlanner {
    * list goes into the page its folder names. Listed files go first, in SUMMARY.md's order (parents
    * before children), then the others, shallow folders first.
    */
-  private planInserts() {
+  private planInserts(): Set<string> {
     const { s, placement } = this
     const kept = this.keptLocal()
     const depth = (p: string) => placeFolder(p).split('/').filter(Boolean).length + (baseName(p) === README ? 0 : 0.5)
@@ -113,6 +113,7 @@ class PushPlanner {
       const groups = [...flattened].map(([title, n]) => `"${title}" (${n} ${n === 1 ? 'page' : 'pages'})`).join(', ')
       s.report('group-not-created', SUMMARY_FILE, `groups cannot be created through the content API; pages placed at the top level: ${groups}`)
     }
+    return kept
   }
 
   /**
@@ -121,24 +122,32 @@ class PushPlanner {
    * open change request). That is a tree whose SUMMARY.md decides which files are pages, as Git Sync
    * reads it: its LICENSE.md or notes are not pages. A writer who did not touch SUMMARY.md (or whose
    * edit lists no new page) gets every new file as a page, the folder deciding where. Reported once.
-   * Known limit: nothing remembers a file held here, so once the change request is merged and sync down
-   * writes the space's SUMMARY.md over the writer's, the next push sends it as a page (a "kept local"
-   * state in the outbox or journal would keep it out).
+   * A file kept by an earlier push (`input.keptLocal`) stays kept while SUMMARY.md does not list it,
+   * also once the change request is merged and the space's SUMMARY.md replaced the writer's: listed
+   * there (by the writer, or by main's SUMMARY.md), it becomes a page.
    */
   private keptLocal(): Set<string> {
     const s = this.s
-    const summaryFile = s.input.local.get(SUMMARY_FILE)
-    if (!summaryFile || s.summary.size === 0) return new Set()
-    const base = s.input.journal.find((j) => j.kind === 'summary')
-    if (base !== undefined && base.baseHash === summaryFile.hash) return new Set()
-    const insertedBefore = [...s.known.values()].some((k) => k.pushed && !k.journal && k.now !== undefined && s.summary.has(k.now))
-    if (!insertedBefore && !s.newFiles.some((p) => s.summary.has(p))) return new Set()
-    const kept = new Set(s.newFiles.filter((p) => !s.summary.has(p) && p !== README))
+    const unlisted = (p: string) => !s.summary.has(p) && p !== README
+    const before = s.newFiles.filter((p) => s.input.keptLocal?.has(p) && unlisted(p))
+    const kept = new Set([...before, ...this.unlistedBySummaryEdit()].filter(unlisted))
     if (kept.size > 0) {
       const names = [...kept].sort()
       s.report('not-in-summary', SUMMARY_FILE, `not in SUMMARY.md: not sent: ${names.join(', ')} (SUMMARY.md lists the new pages; list ${names.length === 1 ? 'it' : 'them'} there to send ${names.length === 1 ? 'it' : 'them'})`)
     }
     return kept
+  }
+
+  /** New files the writer's SUMMARY.md edit leaves out, when that edit lists new pages (see keptLocal). */
+  private unlistedBySummaryEdit(): string[] {
+    const s = this.s
+    const summaryFile = s.input.local.get(SUMMARY_FILE)
+    if (!summaryFile || s.summary.size === 0) return []
+    const base = s.input.journal.find((j) => j.kind === 'summary')
+    if (base !== undefined && base.baseHash === summaryFile.hash) return []
+    const insertedBefore = [...s.known.values()].some((k) => k.pushed && !k.journal && k.now !== undefined && s.summary.has(k.now))
+    if (!insertedBefore && !s.newFiles.some((p) => s.summary.has(p))) return []
+    return s.newFiles
   }
 
   /**

@@ -63,6 +63,8 @@ export interface PushInput {
    * writer edited again: the carried text and the change request's version (oid), to merge with.
    */
   changeRequestTexts?: ReadonlyMap<string, { carried?: string; text: string; oid: string }>
+  /** New files an earlier push kept local (SUMMARY.md did not list them): kept while it still does not (hold.ts). */
+  keptLocal?: ReadonlySet<string>
 }
 
 export interface PlannedChange {
@@ -140,6 +142,8 @@ export interface PushPlan {
   /** Unedited files renamed locally whose page the service deleted: the journal follows them (sync down then removes them). */
   relocations: Array<{ pageId: string; from: string; to: string; hash: string }>
   reports: PushReport[]
+  /** New files this plan keeps local (SUMMARY.md does not list them), remembered for the next plans. */
+  keptLocal?: string[]
 }
 
 /** `name (conflicted copy 2026-01-31 093612).md`: Nextcloud's naming, recognizable by people and by Quire. */

@@ -1,6 +1,7 @@
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
 import type { OutboxOp } from '../outbox/outbox-types'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
+import { keptLocalFiles, rememberKeptLocal } from './hold'
 import { LocalScanner } from './local-scan'
 import { changeRequestTexts, mergeTexts, refreshMain } from './main-view'
 import { removeMarkers, removePostedMarkers } from './marker-removal'
@@ -74,6 +75,7 @@ export class SpacePusher {
     const plan = await this.plan()
     result.reports.push(...plan.reports)
     result.planned = await enqueuePlan(this.o, plan)
+    rememberKeptLocal(this.o.cache, spaceId, plan.keptLocal ?? [])
     await applyRewrites(this.o, plan.rewrites)
     await removePostedMarkers(this.o, plan.markers.filter((m) => !m.post && this.o.outbox.byKey(m.key)?.state === 'done'))
     await keepOrphans(this.o, plan.orphans)
@@ -133,6 +135,7 @@ export class SpacePusher {
       posted: outbox.markerKeys(spaceId),
       refused: outbox.refusedKeys(spaceId),
       stamp: stampOf(nowOf(this.o)),
+      keptLocal: keptLocalFiles(cache, spaceId),
     })
   }
 
