@@ -44,3 +44,19 @@ export function writeTree(dir: string, files: Map<string, Buffer>): void {
     fs.writeFileSync(target, bytes)
   }
 }
+
+/**
+ * The corpus's SUMMARY.md entries whose text is not their page's H1, [as written, the H1]: the page keeps
+ * its H1 as title, so SUMMARY.md comes back listing it by its H1 (the import notes each).
+ */
+export const SUMMARY_TEXT_NOT_H1: Record<string, Array<[string, string]>> = {
+  'gitbook-docs': [
+    ['Document an API', 'OpenAPI'],
+    ['Free trials', 'Free trial'],
+  ],
+}
+
+/** SUMMARY.md as it comes back: the entries of `titles` retitled by their page's H1. */
+export function retitled(summary: string, titles: Array<[string, string]>): string {
+  return titles.reduce((text, [written, h1]) => text.replace(`[${written}](`, `[${h1}](`), summary)
+}
