@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import readline from 'node:readline'
+import { load, median, startService, verdict } from './support/run'
 
 const SPACES = Number(process.env.BENCH_SPACES ?? 100)
 const PAGES = Number(process.env.BENCH_PAGES ?? 100)
@@ -34,9 +34,6 @@ interface Seeded {
   spaces: Array<{ id: string; pageIds: string[] }>
 }
 
-const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]
-const load = () => os.loadavg().map((n) => n.toFixed(2)).join(' ')
-const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
 
 /** Counts the requests made through `fetch`, as `METHOD path` (under /v1) with their URLs for replay. */
 function countingFetch(inner: typeof fetch = fetch) {
@@ -115,16 +112,6 @@ function runSeed(job: { dataDir: string; token: string; spaces: number; pages: n
   return new Promise((resolve, reject) =>
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as Seeded) : reject(new Error(`seeding failed (exit ${code})`)))),
   )
-}
-
-async function startService(dataDir: string, token: string) {
-  const child = spawn(process.execPath, [path.resolve('bin/quire.mjs'), 'service', '--port', '0', '--data', dataDir, '--token', token], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const first = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the service exited (${code})`)))
-    readline.createInterface({ input: child.stdout }).once('line', resolve)
-  })
-  const [baseUrl] = first.split(' token=')
-  return { baseUrl, origin: baseUrl.replace(/\/v1$/, ''), stop: () => child.kill('SIGTERM') }
 }
 
 /* ---------- floors ---------- */

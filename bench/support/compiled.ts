@@ -1,0 +1,60 @@
+/**
+ * Bench children run as compiled JavaScript, as `quire` itself runs (bin/quire.mjs runs an esbuild
+ * bundle, scripts/build-cli.mjs): under tsx a process also holds tsx's loader thread, its own V8 isolate
+ * (~40 MB that no user's `quire sync` has). The bench script is bundled with the CLI build's settings
+ * (split chunks loaded on demand, native addons and tools external, each module's import.meta naming its
+ * source file) into node_modules/.cache/quire-bench/, where Node finds the external packages.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Plugin } from 'esbuild'
+
+const OUT_ROOT = path.resolve('node_modules', '.cache', 'quire-bench')
+/** As scripts/build-cli.mjs leaves them to Node. */
+const EXTERNAL = ['better-sqlite3', '@parcel/watcher', 'electron', 'vite', 'esbuild', 'tsx']
+
+/**
+ * A `require` for the Node built-ins bundled CommonJS packages ask for. Spelled in two pieces: this file
+ * is bundled too, and the plugin below would rewrite the whole expression inside the string.
+ */
+const BANNER = `import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import${'.meta.url'});`
+
+/** The same rewrite as build-cli.mjs's plugin: paths computed from import.meta resolve as under tsx. */
+const sourceLocation: Plugin = {
+  name: 'bench-source-location',
+  setup(build) {
+    build.onLoad({ filter: /\.[cm]?tsx?$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, 'utf8')
+      const contents = source
+        .replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href))
+        .replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(path.dirname(args.path)))
+        .replace(/\bimport\.meta\.filename\b/g, JSON.stringify(args.path))
+      return { contents, loader: args.path.endsWith('x') ? 'tsx' : 'ts' }
+    })
+  },
+}
+
+/** Bundles `script` (a bench file) and returns the entry module to run with plain `node`. */
+export async function compileBench(script: string): Promise<string> {
+  const { build } = await import('esbuild')
+  const name = path.basename(script).replace(/\.ts$/, '')
+  const outdir = path.join(OUT_ROOT, name)
+  fs.rmSync(outdir, { recursive: true, force: true })
+  await build({
+    entryPoints: [path.resolve(script)],
+    outdir,
+    entryNames: '[name]',
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    banner: { js: BANNER },
+    logLevel: 'silent',
+    plugins: [sourceLocation],
+  })
+  return path.join(outdir, `${name}.mjs`)
+}

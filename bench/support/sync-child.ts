@@ -1,0 +1,182 @@
+/**
+ * The client side of the mirroring benchmarks: a child process that runs what
+ * `quire sync --once --space ID --workspace DIR` runs, counting its requests, and reports one JSON line.
+ */
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+
+export interface ChildReport {
+  workMs: number
+  /** CPU time of the process during the work (user + system, all threads). */
+  cpuMs: number
+  maxRssKb: number
+  requests: Record<string, number>
+  pages: number
+  bytes: number
+  /** Response bytes (Content-Length) of every request. */
+  received: number
+}
+
+export interface SyncJob {
+  home: string
+  workspace: string
+  spaceId: string
+}
+
+/** Counts every request the process makes by method, path and query. */
+export function countRequests(): { counts: Record<string, number>; received: () => number } {
+  const counts: Record<string, number> = {}
+  let received = 0
+  const original = globalThis.fetch
+  globalThis.fetch = async (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
+    const key = `${method} ${url.pathname}${url.search}`
+    counts[key] = (counts[key] ?? 0) + 1
+    const response = await original(input, init)
+    received += Number(response.headers.get('content-length') ?? 0)
+    return response
+  }
+  return { counts, received: () => received }
+}
+
+export function cpuMsSince(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since)
+  return (used.user + used.system) / 1000
+}
+
+export function report(result: ChildReport) {
+  process.stdout.write(`${JSON.stringify(result)}\n`)
+}
+
+/**
+ * What `quire sync --once --space ID --workspace DIR` does (syncCommand in src/main/cli/sync-command.ts,
+ * step for step), with the gateway's politeness cap lifted so the figure is the engine's cost.
+ */
+export async function syncChild(job: SyncJob) {
+  process.env.QUIRE_HOME = job.home
+  const requests = countRequests()
+  const sampling = sampleMemory()
+  // Everything `quire` loads (bin/quire.mjs imports the CLI's main module, every command with it), so
+  // the process holds what a user's does.
+  await import('../../src/main/cli/main')
+  const { quirePaths, signedIn } = await import('../../src/main/engine/account/account')
+  const { CacheRepository } = await import('../../src/main/engine/cache/cache-repository')
+  const { openCacheDatabase } = await import('../../src/main/engine/cache/open-cache')
+  const { OutboxRepository } = await import('../../src/main/engine/outbox/outbox-repository')
+  const { workspaceHold } = await import('../../src/main/engine/push/hold')
+  const { workspaceFolder } = await import('../../src/main/cli/sync-command')
+  const { createProgress } = await import('../../src/main/cli/progress')
+  const { SyncEngine } = await import('../../src/main/engine/sync/sync-engine')
+
+  const started = performance.now()
+  const cpu = process.cpuUsage()
+  const paths = quirePaths()
+  const db = openCacheDatabase(paths.cacheFile)
+  const cache = new CacheRepository(db)
+  let inSync = false
+  try {
+    const { account, gateway } = await signedIn(cache, paths, { intervalCap: 1_000_000 })
+    const workspace = workspaceFolder(cache, job.workspace)
+    // As the CLI's: what resolving the space fetched stands in for the pass's own space list.
+    const engine = new SyncEngine({
+      cache,
+      account,
+      gateway,
+      workspace,
+      handOverLists: true,
+      hold: workspaceHold(cache, new OutboxRepository(db), workspace),
+      onProgress: createProgress({ isTTY: false, write: (text) => process.stderr.write(text), line: (text) => process.stderr.write(`${text}\n`) }),
+    })
+    await engine.resolveSpaces([job.spaceId])
+    cache.setSelection({ spaces: [job.spaceId] })
+    const pass = await engine.pass()
+    inSync = pass.inSync
+    if (!inSync) process.stderr.write(`${JSON.stringify(pass)}\n`)
+  } finally {
+    cache.close()
+  }
+  const workMs = performance.now() - started
+  sampling?.stop()
+  if (!inSync) process.exit(1)
+  report({ workMs, cpuMs: cpuMsSince(cpu), maxRssKb: process.resourceUsage().maxRSS, requests: requests.counts, received: requests.received(), pages: 0, bytes: 0 })
+}
+
+/**
+ * BENCH_MEMORY_SAMPLE=MS: process.memoryUsage() every MS milliseconds on stderr (rss, heap, external,
+ * array buffers, in MB), and the sample at the highest RSS when the work ends.
+ */
+function sampleMemory(): { stop(): void } | undefined {
+  const every = Number(process.env.BENCH_MEMORY_SAMPLE ?? 0)
+  if (!(every > 0)) return undefined
+  const started = performance.now()
+  let peak: NodeJS.MemoryUsage | undefined
+  const line = (label: string, m: NodeJS.MemoryUsage) =>
+    `${label} rss ${(m.rss / 2 ** 20).toFixed(0)} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)} external ${(m.external / 2 ** 20).toFixed(0)} arrayBuffers ${(m.arrayBuffers / 2 ** 20).toFixed(0)}\n`
+  const timer = setInterval(() => {
+    const m = process.memoryUsage()
+    if (!peak || m.rss > peak.rss) peak = m
+    process.stderr.write(line(`memory ${(performance.now() - started).toFixed(0)} ms`, m))
+  }, every)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      if (peak) process.stderr.write(line('memory at peak', peak))
+    },
+  }
+}
+
+export interface Run extends ChildReport {
+  processMs: number
+}
+
+/**
+ * Runs `script role job` in a child and reads its report: `script` is a bench file (run under tsx) or
+ * its compiled entry (compiled.ts: run by plain node, as `quire` runs). BENCH_CPU_PROF=DIR: a CPU
+ * profile of every child (node --cpu-prof), BENCH_HEAP_PROF=DIR: a heap profile, to see where time and
+ * memory go.
+ */
+export function runChild(script: string, role: string, job: unknown, token: string): Promise<Run> {
+  const started = performance.now()
+  const stamp = `${role}-${Date.now()}`
+  const profile = [
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`, `--cpu-prof-name=${stamp}.cpuprofile`] : []),
+    ...(process.env.BENCH_HEAP_PROF ? ['--heap-prof', `--heap-prof-dir=${path.resolve(process.env.BENCH_HEAP_PROF)}`, `--heap-prof-name=${stamp}.heapprofile`] : []),
+  ]
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
+  const child = spawn(process.execPath, [...profile, ...loader, path.resolve(script), role, JSON.stringify(job)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, BENCH_TOKEN: token },
+  })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => {
+    const text = chunk.toString()
+    err += text
+    // The memory samples asked for (BENCH_MEMORY_SAMPLE) are shown as they come.
+    if (process.env.BENCH_MEMORY_SAMPLE) for (const line of text.split('\n')) if (line.startsWith('memory ')) process.stdout.write(`  ${role}: ${line}\n`)
+  })
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => {
+      const processMs = performance.now() - started
+      const line = out.trim().split('\n').pop() ?? ''
+      if (code !== 0 || !line.startsWith('{')) reject(new Error(`${role} child failed (exit ${code}):\n${err.slice(-4000)}\n${out.slice(-2000)}`))
+      else resolve({ ...(JSON.parse(line) as ChildReport), processMs })
+    })
+  })
+}
+
+/** A signed-in QUIRE_HOME for a sync child (a file token store, as the CLI's `login` writes it). */
+export async function signedInHome(home: string, origin: string, token: string): Promise<void> {
+  const { login, quirePaths } = await import('../../src/main/engine/account/account')
+  const { CacheRepository } = await import('../../src/main/engine/cache/cache-repository')
+  const { openCacheDatabase } = await import('../../src/main/engine/cache/open-cache')
+  const paths = quirePaths({ QUIRE_HOME: home })
+  const cache = new CacheRepository(openCacheDatabase(paths.cacheFile))
+  try {
+    await login(cache, paths, { endpoint: origin, token, tokenStore: 'file' })
+  } finally {
+    cache.close()
+  }
+}
