@@ -114,12 +114,12 @@ export async function importCommand(args: string[], io: CliIo, strategies: reado
       return 1
     }
 
-    // An import that was stopped goes on; any other unsent work in the folder refuses the import.
+    // An import stopped (or finished) whose change request is still open goes on: the folder's unsent
+    // work is its own. Any other unsent work in the folder refuses the import.
     const recordKey = `import:${space.id}`
-    const record = ctx.cache.setting(recordKey)
-    const started = record ? (JSON.parse(record) as { source: string }) : undefined
+    const started = await liveImport(ctx, gateway, space.id, recordKey)
     if (started && started.source !== tree.root) {
-      io.err(`quire import: an import of ${started.source} into this space is unfinished; run it again to finish it before importing another tree`)
+      io.err(`quire import: an import of ${started.source} into this space is not merged yet (its change request is open); finish it before importing another tree`)
       return 1
     }
     if (!started) {
@@ -130,7 +130,7 @@ export async function importCommand(args: string[], io: CliIo, strategies: reado
         io.err(`quire import: ${folder} holds work not sent to the service yet; send it (quire watch --once) or move it away first, so nothing of it is lost or mixed into the import:\n${shown.join('\n')}`)
         return 1
       }
-      ctx.cache.setSetting(recordKey, JSON.stringify({ source: tree.root, startedAt: new Date().toISOString() }))
+      ctx.cache.setSetting(recordKey, JSON.stringify({ source: tree.root, startedAt: new Date().toISOString() } satisfies ImportRecord))
     }
 
     const importContext: ImportContext = { tree, space, folder, session, cache: ctx.cache, outbox: ctx.outbox, gateway, progress: importProgress(io, printEvent, space.id) }
@@ -139,7 +139,8 @@ export async function importCommand(args: string[], io: CliIo, strategies: reado
     if (!strategy) throw new Error('no import strategy applies')
     const outcome = await strategy.run(importContext)
     await session.stop()
-    if (outcome.complete) ctx.cache.setSetting(recordKey, '')
+    // Kept with its change request: the same command run again finds its own work, not a writer's edits.
+    if (outcome.changeRequest) ctx.cache.setSetting(recordKey, JSON.stringify({ ...(started ?? { source: tree.root, startedAt: new Date().toISOString() }), changeRequestId: outcome.changeRequest.id } satisfies ImportRecord))
     if (values.json) io.out(JSON.stringify({ space: { id: space.id, title: space.title }, folder, ...outcome }, null, 2))
     else for (const line of reportLines(outcome)) io.out(line)
     if (!outcome.complete) {
@@ -175,6 +176,29 @@ async function targetSpace(ctx: SyncUpContext, account: AccountRow, gateway: Api
     throw error
   }
   return ctx.cache.space(id)!
+}
+
+/** An import into a space, kept in the cache's settings while its change request is open. */
+interface ImportRecord {
+  source: string
+  startedAt: string
+  changeRequestId?: string
+}
+
+/** The import recorded for the space, unless its change request was merged or closed since (then the record goes). */
+async function liveImport(ctx: SyncUpContext, gateway: ApiGateway, spaceId: string, key: string): Promise<ImportRecord | undefined> {
+  const text = ctx.cache.setting(key)
+  if (!text) return undefined
+  const record = JSON.parse(text) as ImportRecord
+  if (!record.changeRequestId) return record
+  try {
+    const { status } = (await gateway.client.spaces.getChangeRequestById(spaceId, record.changeRequestId)).data
+    if (status === 'open' || status === 'draft') return record
+  } catch (error) {
+    if (!(error instanceof GitBookAPIError && error.code === 404)) throw error
+  }
+  ctx.cache.setSetting(key, '')
+  return undefined
 }
 
 /** Adds the space to the remembered selection (the others stay selected). */

@@ -65,6 +65,7 @@ export function planImport(input: ImportPlanInput): ImportPlan {
     if (to !== file.path && byPath.has(to)) {
       notes.push({ kind: 'not-content', path: to, reason: `.gitbook.yaml names ${file.path} as ${to === README_FILE ? 'the home page' : 'the table of contents'}, so ${to} is not one; not imported` })
     }
+    if (to !== file.path) notes.push({ kind: 'moved', path: file.path, reason: `copied as ${to}, the space folder's name for ${to === README_FILE ? 'the home page' : 'the table of contents'} (.gitbook.yaml's structure is not kept)` })
     if (file.path === config.summary) {
       add(file, SUMMARY_FILE)
       continue

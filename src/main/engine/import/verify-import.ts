@@ -83,7 +83,7 @@ export async function verifyImport(o: { gateway: ApiGateway; cache: CacheReposit
       notes.push({
         kind: 'differs',
         path: summaryStep.from,
-        reason: `rendered back from the page tree: ${removed} line${removed === 1 ? '' : 's'} of the tree's are not in it, ${added} are new (the groups, separators, entries and paths noted above)`,
+        reason: `rendered back from the page tree: ${removed} line${removed === 1 ? '' : 's'} of the tree's are not in it, ${added} are new (see the notes on groups, separators, entries and paths)`,
       })
     }
   }
