@@ -131,6 +131,14 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     // Grace's demo change request is among the space's.
     await page.getByRole('button', { name: 'All in my spaces' }).click()
     await page.locator('li.cr', { hasText: 'Simplify the quick start' }).waitFor()
+    // Open in browser is offered on the demo service too: the local service serves the change request's page.
+    await page.locator('li.cr', { hasText: 'Simplify the quick start' }).getByRole('button', { name: 'Open in browser' }).waitFor()
+    const live = [...(await api.call('listChangeRequestsForSpace', { params: { spaceId: guide.id }, query: { status: 'open' } })).body.items, ...(await api.call('listChangeRequestsForSpace', { params: { spaceId: guide.id }, query: { status: 'draft' } })).body.items]
+    const graces = live.find((c: { subject: string }) => c.subject === 'Simplify the quick start') as { urls: { app: string } }
+    const appPage = await fetch(graces.urls.app)
+    expect(appPage.status).toBe(200)
+    expect(appPage.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(await appPage.text()).toContain('<h1>Simplify the quick start</h1>')
     await screenshotsAtSizes(page, '03-change-requests')
     expect(await axeViolations(page)).toEqual([])
 

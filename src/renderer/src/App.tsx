@@ -68,6 +68,8 @@ export function App() {
 
   const show = (id: ScreenId, focus = 'h1') => {
     setScreen(id)
+    // What a header button did belongs to the moment: it does not follow the writer to the next screen.
+    action.clear()
     // Moving focus to the new screen's heading tells keyboard and screen reader users where they are.
     requestAnimationFrame(() => mainRef.current?.querySelector<HTMLElement>(focus)?.focus())
   }

@@ -9,8 +9,20 @@ export interface Loaded<T> {
 
 export function errorText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error)
-  // Electron wraps errors thrown in the main process; the user needs only the last part.
-  return message.replace(/^Error invoking remote method '[^']+': (Error: )?/, '')
+  // Electron wraps errors thrown in the main process, and `quire serve` names the channel ("openExternal
+  // failed: ..."): the user needs only the last part.
+  return message.replace(/^Error invoking remote method '[^']+': (Error: )?/, '').replace(/^[a-z][A-Za-z]+ failed: /, '')
+}
+
+/** Runs `action`; its failure reads "<what>: <reason>", so an error shown alone still says what did not happen. */
+export function saying<T>(what: string, action: () => Promise<T>): () => Promise<T> {
+  return async () => {
+    try {
+      return await action()
+    } catch (error) {
+      throw new Error(`${what}: ${errorText(error)}`)
+    }
+  }
 }
 
 /** Loads `load()` on mount and whenever one of `deps` changes; the last answer wins. */

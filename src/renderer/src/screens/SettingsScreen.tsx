@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react'
 import type { SessionInfo, Settings } from '../../../shared/contract'
 import { useBridge } from '../bridge'
 import { ActionFeedback, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
-import { useAction, useLoad } from '../hooks'
+import { saying, useAction, useLoad } from '../hooks'
 
 /** The fields the writer changed since the settings were read: Save sends only those, never a stale copy of the rest. */
 function changedFields(base: Settings, form: Settings): Partial<Settings> {
@@ -87,7 +87,7 @@ export function SettingsScreen({ session, onSession, paused }: { session: Sessio
             <button type="submit" className="primary" disabled={action.busy !== undefined}>
               {action.busy === 'save' ? 'Saving…' : 'Save settings'}
             </button>
-            <button type="button" disabled={action.busy !== undefined} onClick={() => void action.run('folder', () => bridge.openWorkspaceFolder(), 'Opened the workspace folder in your file manager.')}>
+            <button type="button" disabled={action.busy !== undefined} onClick={() => void action.run('folder', saying('Could not open the workspace folder', () => bridge.openWorkspaceFolder()), 'Opened the workspace folder in your file manager.')}>
               {action.busy === 'folder' ? 'Opening…' : 'Open workspace folder'}
             </button>
             {saved ? (
