@@ -110,8 +110,10 @@ describe('Git import (importGitRepository) mirrored by quire sync', () => {
     const result = await importGitTree(gateway, { spaceId, folder: repo })
     expect(result).toMatchObject({ status: 'imported', notes: [], uncommitted: [] })
 
-    const space = (await t.api.call('getSpaceById', { params: { spaceId } })).body as { revision: string }
+    const space = (await t.api.call('getSpaceById', { params: { spaceId } })).body as { revision: string; gitSync: unknown }
     expect(result !== 'unsupported' && result.revisionId).toBe(space.revision)
+    // The space carries its Git Sync state (spec Space.gitSync) as git/info answers it.
+    expect(space.gitSync).toEqual((await t.api.call('getSpaceGitInfo', { params: { spaceId } })).body)
     const revision = (await t.api.call('getRevisionById', { params: { spaceId, revisionId: space.revision } })).body as { pages: Array<{ type: string; title: string }>; files: unknown[] }
     expect(revision.pages.filter((p) => p.type === 'group').map((p) => p.title)).toEqual(['GET STARTED', 'TOKENS', 'protocol', 'for-developers', 'Legal Disclaimer'])
     expect(revision.files).toHaveLength(98)

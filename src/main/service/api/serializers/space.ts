@@ -4,6 +4,7 @@ import { changeRequestCounters } from '../../store/change-requests'
 import { openCommentCount } from '../../store/comments'
 import type { ServiceStore } from '../../store/service-store'
 import type { Space } from '../../store/spaces'
+import { gitSyncStateJson } from '../../git/git-sync-state'
 import { apiUrl, appUrl, publishedUrl } from '../urls'
 
 export interface SpacePermissions {
@@ -69,6 +70,7 @@ export function spaceJson(store: ServiceStore, space: Space, userId: string, ori
     organization: space.orgId,
     ...(space.collectionId ? { parent: space.collectionId } : {}),
     ...(space.data.language ? { language: space.data.language } : {}),
+    ...(space.data.gitSync ? { gitSync: gitSyncStateJson(space.id, space.data.gitSync) } : {}),
     revision: space.revisionId ?? '',
     defaultLevel: space.data.defaultLevel === undefined ? 'inherit' : space.data.defaultLevel,
     comments: openCommentCount(store, { spaceId: space.id }),
