@@ -30,8 +30,8 @@ const REPORTED_CREATE_TTL_MS = 10_000
 /**
  * `@parcel/watcher` (VS Code's watcher) over the space folders: native, one inotify watch per folder on
  * Linux (FSEvents on macOS, ReadDirectoryChangesW on Windows) and its tree held in native code, so the
- * JavaScript heap holds nothing per file (bench/watch.ts: ~35 MB at 100,000 files where chokidar, with a
- * handle per file, holds ~850 MB).
+ * JavaScript heap holds nothing per file (bench/watch.ts, 100,000 files: RSS +35 MB, ready in 2.5 s;
+ * chokidar, with an fs.watch handle per file, +657 MB and 36 s).
  *
  * Its Linux backend has a hole this source fills (parcel-bundler/watcher#97, #243): when a folder appears
  * (`mkdir -p`, a copy, an unzip, a folder moved in), it adds a watch on that folder only, when it reads
