@@ -17,8 +17,9 @@ const MAX_CHANGE_FILE_BYTES = MAX_BATCH_BYTES / 4
 
 /**
  * Images of a push: a new file under `.gitbook/assets/` that a page sent now links to is uploaded with
- * `insert_files` and linked through its `ref`; one over the size limit, or one changed after it was
- * uploaded (the service cannot replace a file's bytes), is reported.
+ * `insert_files` and linked through its `ref`, and every other new file there is uploaded too; one over
+ * the size limit, or one changed after it was uploaded (the service cannot replace a file's bytes), is
+ * reported.
  */
 export class AssetUploads {
   private readonly journaled = new Map<string, JournalEntry>()
@@ -63,10 +64,21 @@ export class AssetUploads {
     return rewriteLinks(markdown, (link) => refs.get(link.target))
   }
 
-  private uploadFor(assetPath: string, pagePath: string): { ref: string } | undefined {
+  /**
+   * Every other new file under `.gitbook/assets/` goes up too, linked or not (Git Sync keeps every file
+   * there: a `cover:` image, a download not linked yet); one over the limit is reported. A file the
+   * folder got from main, or sent before, is not new.
+   */
+  uploadUnlinked(): void {
+    for (const [path, file] of this.s.input.local) {
+      if (!path.startsWith(ASSETS_PREFIX) || this.uploads.has(path) || this.journaled.has(path) || this.pushed.has(path)) continue
+      this.uploadFor(path, undefined, file)
+    }
+  }
+
+  private uploadFor(assetPath: string, pagePath: string | undefined, file = this.s.input.local.get(assetPath)): { ref: string } | undefined {
     const existing = this.uploads.get(assetPath)
     if (existing) return existing
-    const file = this.s.input.local.get(assetPath)
     if (!file) return undefined
     const journaled = this.journaled.get(assetPath)
     if (journaled) {
@@ -80,7 +92,8 @@ export class AssetUploads {
     }
     const limit = this.s.input.maxFileBytes ?? MAX_FILE_BYTES
     if (file.size > limit) {
-      this.s.report('too-large', assetPath, `${assetPath} is ${file.size} bytes, over the ${limit}-byte upload limit; ${pagePath} links to it but it was not uploaded`)
+      const linked = pagePath === undefined ? 'it was not uploaded' : `${pagePath} links to it but it was not uploaded`
+      if (!this.s.reports.some((r) => r.kind === 'too-large' && r.path === assetPath)) this.s.report('too-large', assetPath, `${assetPath} is ${file.size} bytes, over the ${limit}-byte upload limit; ${linked}`)
       return undefined
     }
     const upload = { ref: `quire-f${shortHash(`file:${assetPath}:${file.hash}`)}`, name: baseName(assetPath), hash: file.hash, size: file.size }

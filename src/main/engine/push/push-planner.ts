@@ -58,6 +58,7 @@ class PushPlanner {
     const kept = this.planInserts()
     new KnownPagePlanner(s, this.placement, this.uploads).planAll()
     this.planDeletions()
+    this.uploads.uploadUnlinked()
     const uploads = this.uploads.planUploads()
     return { changes: [...uploads, ...s.changes], bookkeeping: s.bookkeeping, markers: s.markers, conflicts: s.conflicts, rewrites: s.rewrites, orphans: s.orphans, relocations: s.relocations, reports: s.reports, keptLocal: [...kept].sort() }
   }
