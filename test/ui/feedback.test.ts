@@ -72,6 +72,14 @@ describe.skipIf(!hasChromium)('every button gives feedback; the layout and the w
       body: { changes: [{ operation: 'update_page', page: install, document: { markdown: '# Install\n\nRun the installer, then restart.\n' } }] },
     })
     crNumber = cr.number
+    // A broken link on main, for the link report's Open.
+    const faq = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    const broken = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Link the old page' } })).body as { id: string }
+    await t.api.call('updateChangeRequestContent', {
+      params: { spaceId: seeded.spaceId, changeRequestId: broken.id },
+      body: { changes: [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nSee [the old page](./missing-page.md).\n' } }] },
+    })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: broken.id } })).body.result).toBe('merge')
     // A resolved comment, for the light-mode contrast of resolved threads.
     const comment = (await t.api.call('postCommentInSpace', { params: { spaceId: seeded.spaceId }, body: { body: { markdown: 'Is the **installer** signed?' }, page: install } })).body as { id: string }
     await t.api.call('updateCommentInSpace', { params: { spaceId: seeded.spaceId, commentId: comment.id }, body: { resolved: true } })
@@ -220,6 +228,31 @@ describe.skipIf(!hasChromium)('every button gives feedback; the layout and the w
     desktop.failWith = undefined
     // The busy labels were on screen (the observer saw them), not only in the code.
     expect(await buttonTexts()).toEqual(expect.arrayContaining(['Starting…', 'Making the PDF…', 'Opening…']))
+  }, 60_000)
+
+  it("the link report's Open: the outcome in a toast over the bottom of the window (the link may be far down), a failure kept until dismissed", async () => {
+    await nav('Link report')
+    const link = page.getByRole('button', { name: /missing-page\.md/ })
+    await link.waitFor({ timeout: 30_000 })
+    await link.click()
+    const done = page.locator('.toast-fixed[role="status"]')
+    await expect.poll(() => done.textContent(), { timeout: 20_000 }).toMatch(/^Asked your editor to open faq\.md:3\./)
+    expect(desktop.opened.at(-1)).toMatchObject({ kind: 'file', line: 3 })
+    expect(desktop.opened.at(-1)!.target.endsWith(path.join('Acme', 'Docs', 'faq.md'))).toBe(true)
+
+    desktop.failWith = 'no application knows how to open faq.md'
+    await link.click()
+    const failed = page.locator('.toast-fixed[role="alert"]')
+    await expect.poll(() => failed.textContent(), { timeout: 20_000 }).toMatch(/^Could not open faq\.md:3: no application knows how to open faq\.md/)
+    const box = (await failed.boundingBox())!
+    expect(800 - (box.y + box.height)).toBeLessThan(40) // at the bottom of the 800 px window...
+    await screenshotsAtSizes(page, 'feedback-06-link-open-failed', { width: 1280, height: 800 })
+    await page.setViewportSize({ width: 1280, height: 800 })
+    expect(await axeViolations(page)).toEqual([])
+    await failed.getByRole('button', { name: 'Dismiss' }).click()
+    await expect.poll(() => page.locator('.toast-fixed').count()).toBe(0)
+    desktop.failWith = undefined
+    await page.setViewportSize({ width: 1200, height: 860 })
   }, 60_000)
 
   it('defect 9: at 640 px the sections bar is a short strip and the screen starts right under it (no large empty block); at 1280 px it is a side column', async () => {

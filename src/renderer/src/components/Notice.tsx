@@ -50,3 +50,24 @@ export function ActionFeedback({ done, error }: { done: string | undefined; erro
     </p>
   )
 }
+
+/**
+ * An action's outcome over the screen's bottom corner, where it is seen however far the list was scrolled
+ * (the button that started it may be anywhere in a long list). A failure stays until dismissed.
+ */
+export function Toast({ done, error, onDismiss }: { done: string | undefined; error: string | undefined; onDismiss: () => void }) {
+  const message = error ?? done
+  return (
+    <div className={message ? `notice toast-fixed ${error ? 'notice-error' : 'notice-ok'}` : 'sr-only'} role={error ? 'alert' : 'status'}>
+      {message ?? ''}
+      {message ? (
+        <>
+          {' '}
+          <button type="button" className="link-button" onClick={onDismiss}>
+            Dismiss
+          </button>
+        </>
+      ) : null}
+    </div>
+  )
+}

@@ -1,7 +1,7 @@
 import type { BrokenLink } from '../../../shared/contract'
 import { useBridge } from '../bridge'
-import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
-import { useAction, useLoad } from '../hooks'
+import { AsOfNotice, DoneNotice, ErrorNotice, Loading, Toast } from '../components/Notice'
+import { saying, useAction, useLoad } from '../hooks'
 
 /** The file's whole path inside its space folder, with the line: `integrations/git-sync/troubleshooting.md:7`. */
 function fileLabel(link: BrokenLink): string {
@@ -15,6 +15,8 @@ export function LinksScreen({ passes, offlineAsOf }: { passes: number; offlineAs
   const links = useLoad(() => bridge.listBrokenLinks(), [passes])
   const action = useAction()
 
+  /** Opening a link's file tells how it went in a toast: the link may be far down the report. */
+  const opening = action.last === 'open'
   const groups = new Map<string, { space: string; page: string; links: BrokenLink[] }>()
   for (const link of links.data ?? []) {
     const key = `${link.spaceId}\u0000${link.pageId ?? link.pageTitle}`
@@ -35,8 +37,8 @@ export function LinksScreen({ passes, offlineAsOf }: { passes: number; offlineAs
       </div>
       <p className="muted">Broken links in the spaces you sync, by page. Choose one to open its file at the line in your editor.</p>
       <AsOfNotice asOf={offlineAsOf} />
-      <ErrorNotice message={links.error ?? action.error} />
-      <DoneNotice message={action.done} />
+      <ErrorNotice message={links.error ?? (opening ? undefined : action.error)} />
+      <DoneNotice message={opening ? undefined : action.done} />
       {links.loading && !links.data ? <Loading what="the link report" /> : null}
       {links.data?.length === 0 ? <p>No broken links. Well done.</p> : null}
       {[...groups.entries()].map(([key, group]) => (
@@ -48,7 +50,7 @@ export function LinksScreen({ passes, offlineAsOf }: { passes: number; offlineAs
             {group.links.map((link, index) => (
               <li key={`${link.target}-${link.line ?? index}`}>
                 {link.file ? (
-                  <button type="button" className="link-button" onClick={() => void action.run('open', () => bridge.openLocalFile({ file: link.file!, ...(link.line ? { line: link.line } : {}) }), `Asked your editor to open ${fileLabel(link)}.`)}>
+                  <button type="button" className="link-button" onClick={() => void action.run('open', saying(`Could not open ${fileLabel(link)}`, () => bridge.openLocalFile({ file: link.file!, ...(link.line ? { line: link.line } : {}) })), `Asked your editor to open ${fileLabel(link)}.`)}>
                     <code>{link.target}</code> <span className="muted">in {fileLabel(link)}</span>
                   </button>
                 ) : (
@@ -61,6 +63,7 @@ export function LinksScreen({ passes, offlineAsOf }: { passes: number; offlineAs
           </ul>
         </section>
       ))}
+      <Toast done={opening ? action.done : undefined} error={opening ? action.error : undefined} onDismiss={action.clear} />
     </section>
   )
 }
