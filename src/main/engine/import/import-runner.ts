@@ -94,7 +94,12 @@ export const contentApiImport: ImportStrategy = {
     progress.phase('sending to the change request')
     const pushed = await pushUntilSettled(session, outbox, space.id, progress)
     const reports = dedupe(pushed.reports)
-    for (const r of reports) if (r.kind !== 'group-not-created' && r.kind !== 'not-in-summary') notes.push({ kind: 'push', path: r.path, reason: r.message })
+    // Groups and files SUMMARY.md does not list are noted by the plan already, and so are files over the limit.
+    const tooLarge = new Set(plan.notes.filter((n) => n.kind === 'too-large').map((n) => n.path))
+    for (const r of reports) {
+      if (r.kind === 'group-not-created' || r.kind === 'not-in-summary' || (r.kind === 'too-large' && tooLarge.has(r.path))) continue
+      notes.push({ kind: 'push', path: r.path, reason: r.message })
+    }
     for (const f of pushed.failures) notes.push({ kind: 'push', path: '', reason: `refused: ${f}` })
     const changeRequest = pushed.changeRequest
     if (pushed.waiting) return { strategy: this.name, complete: false, waiting: pushed.waiting, changeRequest, copied, alreadyThere: copies.length - copied, notes }

@@ -1,0 +1,94 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, expect } from 'vitest'
+import type { ImportNote } from '../../../src/main/engine/import/import-notes'
+import { summaryPages } from '../../../src/main/engine/import/summary-structure'
+import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
+import { startTestService, type TestService } from '../../support/service'
+import { makeTree, quire } from './import-tree'
+
+export interface ImportJson {
+  space: { id: string }
+  folder: string
+  complete: boolean
+  changeRequest?: { id: string }
+  notes: ImportNote[]
+  verification: { identical: number; total: number; uploaded: number; assets: number }
+}
+
+/**
+ * A corpus tree through `quire import` against the real local service, for the tests of one file: the
+ * tree goes into one change request of a new space, the change request is merged, a fresh Quire home
+ * mirrors the space with `quire sync --once`, and every page SUMMARY.md lists (and the home page) and
+ * SUMMARY.md itself are compared with the mirror's: byte-identical at the same path, or named by the
+ * import's report. Prints `N/M files identical`.
+ */
+export function corpusRoundTrip() {
+  let t: TestService
+  let base: string
+  let orgId: string
+  beforeAll(async () => {
+    t = await startTestService()
+    base = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-import-'))
+    process.env.QUIRE_TOKEN_STORE = 'file'
+    orgId = t.service.store.repo(OrganizationsRepository).create({ title: 'Acme', owner: t.service.ownerId }).id
+  })
+  afterAll(async () => {
+    await t.close()
+    fs.rmSync(base, { recursive: true, force: true })
+    delete process.env.QUIRE_HOME
+    delete process.env.QUIRE_TOKEN_STORE
+  })
+
+  /** A signed-in Quire home of its own (cache, tokens) under the test's folder. */
+  const home = async (name: string): Promise<string> => {
+    const dir = path.join(base, name)
+    fs.mkdirSync(dir, { recursive: true })
+    process.env.QUIRE_HOME = dir
+    const login = await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)
+    expect(login.code, login.err).toBe(0)
+    return dir
+  }
+
+  return async function importCorpus(name: string, prepare?: (tree: string) => void): Promise<{ result: ImportJson; tree: string; mirror: string }> {
+    const tree = path.join(base, `tree-${name}`)
+    makeTree(name, tree)
+    prepare?.(tree)
+    const writer = await home(`writer-${name}`)
+    const started = Date.now()
+    const run = await quire('import', tree, '--org', orgId, '--title', name, '--workspace', path.join(writer, 'ws'), '--json')
+    expect(run.code, run.err).toBe(0)
+    const seconds = (Date.now() - started) / 1000
+    const result = JSON.parse(run.out.slice(run.out.indexOf('\n{') + 1)) as ImportJson
+    expect(result.complete).toBe(true)
+
+    const merged = await t.api.call('mergeChangeRequest', { params: { spaceId: result.space.id, changeRequestId: result.changeRequest!.id } })
+    expect(merged.status).toBe(200)
+    const reader = await home(`reader-${name}`)
+    const sync = await quire('sync', '--once', '--space', result.space.id, '--workspace', path.join(reader, 'ws'))
+    expect(sync.code, sync.err).toBe(0)
+    const mirror = path.join(reader, 'ws', 'Acme', name)
+
+    const summary = fs.readFileSync(path.join(tree, 'SUMMARY.md'), 'utf8')
+    const compared = [...new Set(['README.md', ...summaryPages(summary).filter((p) => fs.existsSync(path.join(tree, p))), 'SUMMARY.md'])]
+    const noted = new Set(result.notes.map((n) => n.path))
+    const unexplained: string[] = []
+    let identical = 0
+    for (const rel of compared) {
+      const mirrored = path.join(mirror, ...rel.split('/'))
+      if (fs.existsSync(mirrored) && fs.readFileSync(mirrored).equals(fs.readFileSync(path.join(tree, ...rel.split('/'))))) identical++
+      else if (!noted.has(rel)) unexplained.push(rel)
+    }
+    const v = result.verification
+    console.log(
+      `${name}: ${identical}/${compared.length} files identical (pages and SUMMARY.md); the import predicted ${v.identical}/${v.total}; assets uploaded ${v.uploaded}/${v.assets}; import took ${seconds.toFixed(1)} s`,
+    )
+    console.log(`${name}: report:\n${result.notes.map((n) => `  ${n.kind}: ${n.path}: ${n.reason}`).join('\n')}`)
+    // Every difference is named by the report, and the report's count is the mirror's.
+    expect(unexplained).toEqual([])
+    expect(v.identical).toBe(identical)
+    expect(v.total).toBe(compared.length)
+    return { result, tree, mirror }
+  }
+}
