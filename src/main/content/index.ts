@@ -23,6 +23,8 @@ export { slugify, uniqueSlug, MAX_SLUG_LENGTH } from './gitsync/slug'
 export { ASSETS_FOLDER, README_FILE, SUMMARY_FILE, assetPaths, computeGitPaths, findHomePage } from './gitsync/paths'
 export { parseSummary, renderSummary, type SummaryEntry } from './gitsync/summary'
 export { relativePath, resolveRelativePath } from './gitsync/relative-path'
+export { DEFAULT_GITSYNC_CONFIG, GITBOOK_CONFIG_FILE, parseGitSyncConfig, type GitSyncConfig } from './gitsync/config'
+export { revisionFromGitSync, type GitSyncImport, type GitSyncImportEnv } from './gitsync/import-tree'
 
 export { applyContentChanges, MAX_CHANGES_PER_BATCH } from './revision/apply'
 export { MAX_FILE_BYTES, MAX_FILES_PER_CHANGE } from './revision/file-changes'

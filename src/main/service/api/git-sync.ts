@@ -8,9 +8,8 @@
  * before the 204 and answered 400 with the reason; only storing the revision (import) and committing and
  * pushing (export) happen after it.
  */
-import { ContentError, computeGitPaths, renderSummary, SUMMARY_FILE, type RevisionTree, type TreePage } from '../../content'
-import { GITBOOK_CONFIG_FILE, parseGitSyncConfig, treePath } from '../../content/gitsync/config'
-import { revisionFromGitSync } from '../../content/gitsync/import-tree'
+import { ContentError, computeGitPaths, GITBOOK_CONFIG_FILE, parseGitSyncConfig, renderSummary, revisionFromGitSync, SUMMARY_FILE, type RevisionTree, type TreePage } from '../../content'
+import { treePath } from '../../content/gitsync/config'
 import { checkSource, displayUrl, GitInputError, ScratchRepository, type GitSource } from '../git/git-repository'
 import { gitSyncStateJson, readGitSync, updateOperation, writeGitSync, type GitSyncOperationRecord } from '../git/git-sync-state'
 import { noContent, ok, type RequestContext, type Route } from '../http/context'
