@@ -3,6 +3,7 @@ import { ASSETS_FOLDER, gitBlobOid, renderSummary, SUMMARY_FILE, type TreePage }
 import { SUMMARY_ENTRY_ID, type RemoteFileRow, type RemotePageRow } from '../cache/cache-repository'
 import { ASSETS_PREFIX, ContentNameRegistry, contentKind } from '../workspace/content-names'
 import type { RemoteEntry, RemoteSnapshot } from './plan-types'
+import { tagsEntry } from './tags-file'
 
 /**
  * Turns a revision as the service gives it into the files a space folder should hold. Every path from
@@ -11,15 +12,19 @@ import type { RemoteEntry, RemoteSnapshot } from './plan-types'
  * space folder may receive), so the planner and executor only ever see confined content paths.
  * SUMMARY.md is rendered from the tree with those same local paths.
  */
-export function buildRemoteSnapshot(revision: Pick<Revision, 'id' | 'pages' | 'files'>, options: LayoutOptions = {}): RemoteSnapshot {
+export function buildRemoteSnapshot(revision: PlacedRevision, options: LayoutOptions = {}): RemoteSnapshot {
   return withSummary(placeRemoteTree(revision, options))
 }
+
+/** What a revision gives the folder: its pages, files and (where the service has any) tags. */
+export type PlacedRevision = Pick<Revision, 'id' | 'pages' | 'files'> & { tags?: Revision['tags'] }
 
 export interface LayoutOptions {
   /**
    * Whether the space folder's disk takes names differing only by case for one file (`foldsCase`;
-   * default true). Where it does not, server names are kept as they are, case-only clashes included
-   * (`Image.png` beside `image.png`, as Git Sync writes them), so page links name the right file.
+   * default true). Where it does not, file names under `.gitbook/` are kept as they are, case-only
+   * clashes included (`Image.png` beside `image.png`, as Git Sync writes them), so page links name the
+   * right file. Page files never differ only by case (the service gives none that do).
    */
   foldCase?: boolean
 }
@@ -39,7 +44,7 @@ export interface PlacedTree {
  * caller can let the response go before the summary is rendered (a large space's response is tens of
  * megabytes once parsed).
  */
-export function placeRemoteTree(revision: Pick<Revision, 'id' | 'pages' | 'files'>, options: LayoutOptions = {}): PlacedTree {
+export function placeRemoteTree(revision: PlacedRevision, options: LayoutOptions = {}): PlacedTree {
   const layout = new LocalLayout(options.foldCase ?? true)
   const entries: RemoteEntry[] = []
   const localPaths = new Map<string, string>()
@@ -64,6 +69,9 @@ export function placeRemoteTree(revision: Pick<Revision, 'id' | 'pages' | 'files
   }
   // Which pages link to them is known only from their text: each page is written through the map.
   if (renamedFiles.size > 0) for (const { entry, serverPath } of pages) entry.links = { page: serverPath, files: renamedFiles }
+  // `.gitbook/tags.yaml`, Git Sync's list of the space's tags, where the service has any.
+  const tags = tagsEntry(revision.tags)
+  if (tags) entries.push(tags)
   return { revision: revision.id, entries, outline: revision.pages.map(treePage), localPaths, replaced: layout.replaced }
 }
 
@@ -222,7 +230,9 @@ class LocalLayout {
 
   private registry(folder: string): ContentNameRegistry {
     let registry = this.registries.get(folder)
-    if (!registry) this.registries.set(folder, (registry = new ContentNameRegistry(this.foldCase)))
+    // Only files keep case-only clashes (Git Sync's assets): page files stay distinct whatever the case,
+    // so a folder of pages is safe on every OS even where this disk would hold both.
+    if (!registry) this.registries.set(folder, (registry = new ContentNameRegistry(folder.startsWith('.gitbook/') ? this.foldCase : true)))
     return registry
   }
 }
