@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { startTestService, type TestService } from '../support/service'
@@ -43,22 +44,49 @@ async function signedInHome(name: string): Promise<string> {
   return dir
 }
 
-/** `quire import` in a child process, SIGKILLed once a line matching `killAt` is printed; answers whether the kill landed. */
-function importKilled(home: string, args: string[], killAt: RegExp): Promise<{ killed: boolean; output: string }> {
+/**
+ * `quire import` in a child process, SIGKILLed as soon as `killWhen` says so (it is asked at every line
+ * printed and every 50 ms); answers whether the kill landed before the child ended on its own.
+ */
+function importKilled(home: string, args: string[], killWhen: (line: string | undefined) => boolean): Promise<{ killed: boolean; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, 'import', ...args], {
       env: { ...process.env, QUIRE_HOME: home, QUIRE_TOKEN_STORE: 'file', QUIRE_CLI_TSX: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     const output: string[] = []
+    const check = (line?: string) => {
+      if (child.exitCode === null && child.signalCode === null && killWhen(line)) child.kill('SIGKILL')
+    }
     for (const stream of [child.stdout, child.stderr]) {
       readline.createInterface({ input: stream }).on('line', (line) => {
         output.push(line)
-        if (killAt.test(line)) child.kill('SIGKILL')
+        check(line)
       })
     }
-    child.once('exit', (_code, signal) => resolve({ killed: signal === 'SIGKILL', output: output.join('\n') }))
+    const poll = setInterval(() => check(), 50)
+    child.once('exit', (_code, signal) => {
+      clearInterval(poll)
+      resolve({ killed: signal === 'SIGKILL', output: output.join('\n') })
+    })
   })
+}
+
+/** Content operations of the child's outbox sent and not yet sent (read from its cache file, as it writes it). */
+function outboxProgress(home: string): { done: number; waiting: number } {
+  const file = path.join(home, 'cache.db')
+  if (!fs.existsSync(file)) return { done: 0, waiting: 0 }
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    db.pragma('busy_timeout = 1000')
+    const rows = db.prepare("SELECT state, COUNT(*) AS n FROM outbox WHERE kind = 'content' GROUP BY state").all() as Array<{ state: string; n: number }>
+    const count = (pick: (state: string) => boolean) => rows.filter((r) => pick(r.state)).reduce((n, r) => n + r.n, 0)
+    return { done: count((s) => s === 'done'), waiting: count((s) => s !== 'done' && s !== 'failed') }
+  } catch {
+    return { done: 0, waiting: 0 } // the schema is being made, or the file is busy: ask again
+  } finally {
+    db.close()
+  }
 }
 
 interface RevisionPage {
@@ -78,10 +106,17 @@ describe('quire import killed and run again', () => {
     const args = [tree, '--org', orgId, '--title', 'Resumed', '--workspace', path.join(home, 'ws')]
 
     // Killed while copying, then while sending (the outbox holds what was queued).
-    const copying = await importKilled(home, args, /^copying: \d+\/\d+/)
-    const sending = await importKilled(home, args, /changes? queued/)
-    console.log(`kills landed: while copying ${copying.killed}, while sending ${sending.killed}`)
-    expect(copying.killed || sending.killed, `${copying.output}\n${sending.output}`).toBe(true)
+    const copying = await importKilled(home, args, (line) => line !== undefined && /^copying: \d+\/\d+/.test(line))
+    let midSend = false
+    const sending = await importKilled(home, args, (line) => {
+      const { done, waiting } = outboxProgress(home)
+      midSend ||= done > 0 && waiting > 0
+      // Between two batches when the poll catches it; else once the push is over (the check was not reached yet).
+      return midSend || (line !== undefined && /reading the change request back/.test(line))
+    })
+    console.log(`kills landed: while copying ${copying.killed}, while sending ${sending.killed} (between two batches: ${midSend})`)
+    expect(copying.killed, copying.output).toBe(true)
+    expect(sending.killed, sending.output).toBe(true)
 
     const run = await quire('import', ...args, '--json')
     expect(run.code, run.err).toBe(0)
