@@ -14,6 +14,8 @@
  * - Every module keeps its source location: `import.meta.url` (and `.dirname`, `.filename`) is replaced
  *   by the URL of the .ts file it was written in, so paths computed from it (package.json, the repo root,
  *   the renderer's folder, createRequire) resolve as they do when tsx runs the sources.
+ * - Worker threads get entries of their own (WORKER_ENTRIES, e.g. the service's markdown link parser), built
+ *   first, one file each; the CLI's bundle gets each one's path as a constant (esbuild's `define`).
  * - Outputs are named by the hash of their content and each is written through a temporary file and a
  *   rename, the stamp (build.json) last: processes that start while another rebuilds never read half a
  *   file, and the chunks of the build they started on stay. Files no build has used for 10 minutes go.
@@ -35,6 +37,8 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export const CLI_BUILD_DIR = path.join(REPO_ROOT, 'node_modules', '.cache', 'quire-cli')
 const STAMP = path.join(CLI_BUILD_DIR, 'build.json')
 const ENTRY_SOURCE = 'src/main/cli/main.ts'
+/** Scripts of worker threads, bundled whole, each path given to the CLI's bundle as the constant named. */
+const WORKER_ENTRIES = { __QUIRE_LINK_WORKER__: 'src/main/service/link-workers/worker.ts' }
 /** Inputs that shape the output without being bundled: the build's own options and TypeScript's settings. */
 const BUILD_INPUTS = ['scripts/build-cli.mjs', 'tsconfig.json']
 /**
@@ -94,6 +98,10 @@ const sourceLocation = {
   },
 }
 
+function outputMeta(result, output) {
+  return result.metafile.outputs[path.relative(REPO_ROOT, output.path).split(path.sep).join('/')]
+}
+
 function writeAtomically(file, contents) {
   const temp = `${file}.${process.pid}.tmp`
   fs.writeFileSync(temp, contents)
@@ -118,16 +126,14 @@ export async function buildCli() {
   // Packages (under node_modules/, or wherever its links lead) are no build's to edit: their stats after it do.
   const statBefore = (file) => before.get(file) ?? (file.startsWith('src/') ? undefined : fs.statSync(path.join(REPO_ROOT, file), { throwIfNoEntry: false }))
   const { build } = await import('esbuild')
-  const result = await build({
+  const options = {
     absWorkingDir: REPO_ROOT,
-    entryPoints: [ENTRY_SOURCE],
     outdir: CLI_BUILD_DIR,
     entryNames: '[name]-[hash]',
     chunkNames: 'chunk-[hash]',
     // .mjs: Node decides a module's format from the nearest package.json, and that search stops at node_modules/.
     outExtension: { '.js': '.mjs' },
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -139,18 +145,28 @@ export async function buildCli() {
     write: false,
     logLevel: 'silent',
     plugins: [sourceLocation],
-  })
+  }
+  // Worker threads' scripts first, each one file: the CLI's bundle is told where they are (WORKER_ENTRIES).
+  const workers = await build({ ...options, entryPoints: Object.values(WORKER_ENTRIES) })
+  const define = {}
+  for (const [name, source] of Object.entries(WORKER_ENTRIES)) {
+    const output = workers.outputFiles.find((file) => outputMeta(workers, file)?.entryPoint === source)
+    if (!output) throw new Error(`esbuild produced no output for ${source}`)
+    define[name] = JSON.stringify(output.path)
+  }
+  const cli = await build({ ...options, entryPoints: [ENTRY_SOURCE], splitting: true, define })
   fs.mkdirSync(CLI_BUILD_DIR, { recursive: true })
   const kept = new Set()
   let entry
-  for (const output of result.outputFiles) {
-    kept.add(output.path)
-    writeAtomically(output.path, output.contents)
-    const meta = result.metafile.outputs[path.relative(REPO_ROOT, output.path).split(path.sep).join('/')]
-    if (meta?.entryPoint === ENTRY_SOURCE) entry = output.path
+  for (const result of [workers, cli]) {
+    for (const output of result.outputFiles) {
+      kept.add(output.path)
+      writeAtomically(output.path, output.contents)
+      if (outputMeta(result, output)?.entryPoint === ENTRY_SOURCE) entry = output.path
+    }
   }
   if (!entry) throw new Error(`esbuild produced no output for ${ENTRY_SOURCE}`)
-  const inputs = [...Object.keys(result.metafile.inputs), ...BUILD_INPUTS].map((file) => {
+  const inputs = [...new Set([...Object.keys(workers.metafile.inputs), ...Object.keys(cli.metafile.inputs)]), ...BUILD_INPUTS].map((file) => {
     const stat = statBefore(file)
     return [file, stat ? stat.mtimeMs : -1, stat ? stat.size : -1] // -1: created during the build, stale at once
   })

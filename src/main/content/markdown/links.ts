@@ -8,14 +8,13 @@
  * `src` / `href` attributes of `<img>` / `<a>` in HTML (GitBook's `<figure>`).
  * Text inside code is never a link.
  */
-import type { Nodes } from 'mdast'
 import { topLevelChunks } from './blocks'
-import { endOffset, LineIndex, parseMarkdownTree, startOffset, visitNodes } from './syntax-tree'
+import { decodeAttribute, matchesIn, parseChunkLinks, type ChunkLinks, type LinkSyntax } from './chunk-links'
+import { LineIndex } from './syntax-tree'
+
+export type { ChunkLinks, LinkSyntax } from './chunk-links'
 
 export type LinkKind = 'page' | 'file' | 'url' | 'anchor'
-
-/** How the target is written, which decides how a replacement must be quoted. */
-export type LinkSyntax = 'markdown' | 'autolink' | 'attribute'
 
 export interface MarkdownLink {
   kind: LinkKind
@@ -32,19 +31,18 @@ export interface MarkdownLink {
 
 // The target is the named group `value`; `d` gives its exact indices.
 const GITBOOK_LINK_TAG = /\{%\s*(?:content-ref|file|embed)\s+(?:url|src)\s*=\s*(["'])(?<value>.*?)\1/dg
-const HTML_ATTRIBUTE = /<(?:img|a)\b[^>]*?\s(?:src|href)\s*=\s*(["'])(?<value>.*?)\1/dgi
 const GITBOOK_TAG = /\{%.*?%\}/dgs
 
 /**
  * Every link in `body`, in source order. The body is parsed in runs of
  * top-level blocks (see `topLevelChunks`), each cached by its text, so the
- * cost stays linear in the size and a body parsed before (by `warmLinks`, or
- * an earlier call) is not parsed again. `mayContain`, when given, skips runs
- * of text for which it is false: a caller that only cares about some targets
- * need not parse the rest.
+ * cost stays linear in the size and a body parsed before (an earlier call, or
+ * `parseLinksAhead`, whose result `parsed` is) is not parsed again. `mayContain`,
+ * when given, skips runs of text for which it is false: a caller that only
+ * cares about some targets need not parse the rest.
  */
-export function extractLinks(body: string, mayContain?: (text: string) => boolean): MarkdownLink[] {
-  const found = linksIn(body, mayContain)
+export function extractLinks(body: string, mayContain?: (text: string) => boolean, parsed?: ParsedRuns): MarkdownLink[] {
+  const found = linksIn(body, mayContain, parsed)
   if (found.length === 0) return []
   const lines = new LineIndex(body)
   return found.map((link) => ({ kind: classifyTarget(link.target), target: link.target, ...lines.locate(link.start), start: link.start, end: link.end, syntax: link.syntax }))
@@ -59,26 +57,26 @@ interface FoundLink {
 }
 
 /** What `extractLinks` finds, without the kind and line of each (a rewrite needs neither). */
-function linksIn(body: string, mayContain?: (text: string) => boolean): FoundLink[] {
+function linksIn(body: string, mayContain?: (text: string) => boolean, parsed?: ParsedRuns): FoundLink[] {
   const found: FoundLink[] = []
   const code: Array<[number, number]> = []
   // Ruled out as a whole, no run can match: no split either.
   const runs: Array<[number, number]> = mayContain && !mayContain(body) ? [] : topLevelChunks(body, CHUNK_CHARS)
-  const parsed: Array<[number, number]> = []
+  const read: Array<[number, number]> = []
   for (const [from, to] of runs) {
     const text = body.slice(from, to)
     if (mayContain && !mayContain(text)) continue
-    parsed.push([from, to])
-    const chunk = chunkLinks(text)
+    read.push([from, to])
+    const chunk = parsed?.get(text) ?? chunkLinks(text)
     for (const link of chunk.links) found.push({ target: link.target, start: from + link.start, end: from + link.end, syntax: link.syntax })
     for (const [start, end] of chunk.code) code.push([from + start, from + end])
   }
-  if (parsed.length === 0) return found
+  if (read.length === 0) return found
 
   // GitBook tags are plain paragraph text to remark, so they are found by pattern, outside code
   // (and only in the runs parsed, the only ones whose code is known).
   const inCode = rangeLookup(code)
-  const inParsed = mayContain ? rangeLookup(parsed) : () => true
+  const inParsed = mayContain ? rangeLookup(read) : () => true
   for (const match of matchesIn(body, 0, body.length, GITBOOK_LINK_TAG)) {
     const target = decodeAttribute(match.value)
     if (target === '' || !inParsed(match.start) || inCode(match.start)) continue
@@ -93,19 +91,39 @@ function linksIn(body: string, mayContain?: (text: string) => boolean): FoundLin
   return kept.sort((a, b) => a.start - b.start)
 }
 
+/** Runs of a body parsed ahead (`parseLinksAhead`), by their text. */
+export type ParsedRuns = ReadonlyMap<string, ChunkLinks>
+
+/** Parses runs of markdown with `parseChunkLinks`, results in the order given (e.g. in worker threads). */
+export type RunParser = (texts: string[]) => Promise<ChunkLinks[]>
+
 /**
- * Parses the runs of `body` not parsed yet, awaiting `pause` between runs (a
- * server gives its event loop back there), so that a later `extractLinks` /
- * `rewriteLinks` of the same body finds them cached and takes no long turn.
+ * Parses with `parse` the runs of `body` that `extractLinks` / `rewriteLinks`
+ * with the same `mayContain` would parse, so that those, handed the result,
+ * parse nothing on their own synchronous turn: a server parses a large page in
+ * worker threads (the service's `link-workers/pool.ts`) and its event loop stays free. Runs
+ * parsed before (any body: revisions share most of their text) come from the
+ * cache; the result keeps them however the cache evicts meanwhile.
  */
-export async function warmLinks(body: string, mayContain: ((text: string) => boolean) | undefined, pause: () => Promise<void>): Promise<void> {
-  if (mayContain && !mayContain(body)) return
+export async function parseLinksAhead(body: string, mayContain: ((text: string) => boolean) | undefined, parse: RunParser): Promise<ParsedRuns> {
+  const runs = new Map<string, ChunkLinks>()
+  if (mayContain && !mayContain(body)) return runs
+  const missing = new Set<string>()
   for (const [from, to] of topLevelChunks(body, CHUNK_CHARS)) {
     const text = body.slice(from, to)
-    if ((mayContain && !mayContain(text)) || cache.has(text)) continue
-    chunkLinks(text)
-    await pause()
+    if ((mayContain && !mayContain(text)) || runs.has(text)) continue
+    const hit = cache.get(text)
+    if (hit) runs.set(text, hit)
+    else missing.add(text)
   }
+  if (missing.size === 0) return runs
+  const texts = [...missing]
+  const results = await parse(texts)
+  texts.forEach((text, i) => {
+    runs.set(text, results[i])
+    remember(text, results[i])
+  })
+  return runs
 }
 
 /* ------------------------------ parsed runs ------------------------------- */
@@ -114,11 +132,6 @@ export async function warmLinks(body: string, mayContain: ((text: string) => boo
 const CHUNK_CHARS = 8 * 1024
 /** Characters of run text kept in the cache (the least recently used go first). */
 const CACHE_CHARS = 16 * 1024 * 1024
-
-interface ChunkLinks {
-  links: Array<{ target: string; start: number; end: number; syntax: LinkSyntax }>
-  code: Array<[number, number]>
-}
 
 const cache = new Map<string, ChunkLinks>()
 let cachedChars = 0
@@ -130,46 +143,20 @@ function chunkLinks(text: string): ChunkLinks {
     cache.set(text, hit)
     return hit
   }
-  const result = parseChunk(text)
-  if (text.length <= CACHE_CHARS) {
-    cache.set(text, result)
-    cachedChars += text.length
-    for (const key of cache.keys()) {
-      if (cachedChars <= CACHE_CHARS) break
-      cache.delete(key)
-      cachedChars -= key.length
-    }
-  }
+  const result = parseChunkLinks(text)
+  remember(text, result)
   return result
 }
 
-function parseChunk(body: string): ChunkLinks {
-  const links: ChunkLinks['links'] = []
-  const code: ChunkLinks['code'] = []
-  const add = (target: string, start: number, end: number, syntax: LinkSyntax): void => {
-    if (target !== '') links.push({ target, start, end, syntax })
+function remember(text: string, result: ChunkLinks): void {
+  if (text.length > CACHE_CHARS || cache.has(text)) return
+  cache.set(text, result)
+  cachedChars += text.length
+  for (const key of cache.keys()) {
+    if (cachedChars <= CACHE_CHARS) break
+    cache.delete(key)
+    cachedChars -= key.length
   }
-  visitNodes(parseMarkdownTree(body), (node) => {
-    switch (node.type) {
-      case 'code':
-      case 'inlineCode':
-        code.push([startOffset(node), endOffset(node)])
-        return
-      case 'link':
-      case 'image':
-      case 'definition': {
-        const range = destinationRange(body, node)
-        if (range) add(node.url, range.start, range.end, range.syntax)
-        return
-      }
-      case 'html':
-        for (const match of matchesIn(body, startOffset(node), endOffset(node), HTML_ATTRIBUTE)) {
-          add(decodeAttribute(match.value), match.start, match.end, 'attribute')
-        }
-        return
-    }
-  })
-  return { links, code }
 }
 
 /** Membership test for a position among non-overlapping ranges, by binary search. */
@@ -193,13 +180,13 @@ function rangeLookup(ranges: Array<[number, number]>): (offset: number) => boole
  * or undefined to keep a link as it is; quoting (`<...>` for targets with
  * spaces) follows the link's syntax. Everything else in the body is untouched.
  */
-export function rewriteLinks(body: string, replace: (link: MarkdownLink) => string | undefined, mayContain?: (text: string) => boolean): string {
+export function rewriteLinks(body: string, replace: (link: MarkdownLink) => string | undefined, mayContain?: (text: string) => boolean, parsed?: ParsedRuns): string {
   // One pass over the pieces: splicing the whole string per link made many links quadratic.
   const pieces: string[] = []
   let cursor = 0
   // The kind and line of a link are worked out only if `replace` asks (a line index of a large body is not free).
   const lines = new LazyLines(body)
-  for (const found of linksIn(body, mayContain)) {
+  for (const found of linksIn(body, mayContain, parsed)) {
     const link = new FoundMarkdownLink(found, lines)
     const target = replace(link)
     if (target === undefined || target === link.target) continue
@@ -266,91 +253,4 @@ function quoteTarget(target: string, syntax: LinkSyntax): string {
   if (syntax === 'attribute') return target.replace(/&/g, '&amp;').replace(/"/g, '&quot;')
   if (syntax === 'autolink') return target
   return /[\s()<>]/.test(target) ? `<${target.replace(/[<>]/g, (c) => `\\${c}`)}>` : target
-}
-
-function decodeAttribute(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
-}
-
-/**
- * Matches of `pattern` (flags `d` and `g`) within `source[from, to)`: the range
- * of its `value` group, or of the whole match when it has none.
- */
-function matchesIn(source: string, from: number, to: number, pattern: RegExp): Array<{ value: string; start: number; end: number }> {
-  const out: Array<{ value: string; start: number; end: number }> = []
-  for (const match of source.slice(from, to).matchAll(pattern)) {
-    const [start, end] = match.indices?.groups?.value ?? match.indices?.[0] ?? [0, 0]
-    out.push({ value: match.groups?.value ?? match[0], start: from + start, end: from + end })
-  }
-  return out
-}
-
-/* ------------------------- locating a destination ------------------------- */
-
-/**
- * Where the destination of a link, image or definition is written. remark
- * gives the node's extent and its decoded URL but not the destination's own
- * range, so we walk the source: past the `[label]`, then `(` or `:`, then the
- * destination (`<...>` or a run without spaces and with balanced parentheses).
- */
-function destinationRange(source: string, node: Nodes): { start: number; end: number; syntax: LinkSyntax } | undefined {
-  const start = startOffset(node)
-  const end = endOffset(node)
-  const opener = source[start]
-  if (node.type === 'link' && opener === '<') return { start: start + 1, end: end - 1, syntax: 'autolink' }
-  if (node.type === 'link' && opener !== '[') return { start, end, syntax: 'autolink' } // GFM literal autolink
-  const labelEnd = closingBracket(source, node.type === 'image' ? start + 1 : start, end)
-  if (labelEnd === undefined) return undefined
-  const separator = node.type === 'definition' ? ':' : '('
-  if (source[labelEnd + 1] !== separator) return undefined // reference-style use: the definition carries the URL
-  const destination = skipWhitespace(source, labelEnd + 2, end)
-  const destinationEnd = scanDestination(source, destination, end)
-  return destinationEnd > destination ? { start: destination, end: destinationEnd, syntax: 'markdown' } : undefined
-}
-
-/** Index of the `]` matching the `[` at `open`, honouring escapes, nesting and code spans. */
-function closingBracket(source: string, open: number, limit: number): number | undefined {
-  let depth = 0
-  for (let i = open; i < limit; i++) {
-    const char = source[i]
-    if (char === '\\') i++
-    else if (char === '`') i = skipCodeSpan(source, i, limit)
-    else if (char === '[') depth++
-    else if (char === ']' && --depth === 0) return i
-  }
-  return undefined
-}
-
-function skipCodeSpan(source: string, open: number, limit: number): number {
-  let ticks = 0
-  while (source[open + ticks] === '`') ticks++
-  const fence = '`'.repeat(ticks)
-  const close = source.indexOf(fence, open + ticks)
-  return close === -1 || close >= limit ? open + ticks - 1 : close + ticks - 1
-}
-
-function skipWhitespace(source: string, from: number, limit: number): number {
-  let i = from
-  while (i < limit && /[ \t\r\n]/.test(source[i])) i++
-  return i
-}
-
-function scanDestination(source: string, from: number, limit: number): number {
-  if (source[from] === '<') {
-    for (let i = from + 1; i < limit; i++) {
-      if (source[i] === '\\') i++
-      else if (source[i] === '>') return i + 1
-    }
-    return from
-  }
-  let depth = 0
-  let i = from
-  for (; i < limit; i++) {
-    const char = source[i]
-    if (char === '\\') i++
-    else if (/\s/.test(char)) break
-    else if (char === '(') depth++
-    else if (char === ')' && depth-- === 0) break
-  }
-  return i
 }

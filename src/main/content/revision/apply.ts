@@ -11,6 +11,7 @@
 import { ContentError } from '../errors'
 import { computeGitPaths } from '../gitsync/paths'
 import { gitBlobOid, toBytes } from '../markdown/blob-oid'
+import type { ParsedRuns } from '../markdown/links'
 import type { ApplyEnv, ApplyResult, ChangedPage, ContentChange, RevisionTree, TreeFile } from '../types'
 import type { Batch } from './batch'
 import { batchLinkTargets, resolveBatchLinks } from './batch-links'
@@ -21,7 +22,16 @@ import { cloneTree, indexPages } from './tree'
 
 export const MAX_CHANGES_PER_BATCH = 50
 
-export function applyContentChanges(tree: RevisionTree, changes: ContentChange[], env: ApplyEnv): ApplyResult {
+export interface ApplyOptions extends ApplyEnv {
+  /**
+   * Runs of the batch's bodies already parsed for their links (`parseLinksAhead` with `batchLinkHint`
+   * of the batch's refs): a server parses large pages off its event loop first, and the apply then
+   * parses nothing itself.
+   */
+  parsedLinks?: ParsedRuns
+}
+
+export function applyContentChanges(tree: RevisionTree, changes: ContentChange[], env: ApplyOptions): ApplyResult {
   if (!Array.isArray(changes) || changes.length === 0 || changes.length > MAX_CHANGES_PER_BATCH) {
     const count = Array.isArray(changes) ? changes.length : 0
     throw new ContentError(`a batch must have 1 to ${MAX_CHANGES_PER_BATCH} changes, got ${count}`)
@@ -57,7 +67,7 @@ export function applyContentChanges(tree: RevisionTree, changes: ContentChange[]
     }
   })
 
-  const blobs = storeBodies(batch)
+  const blobs = storeBodies(batch, env.parsedLinks)
   for (const [oid, bytes] of batch.fileBlobs) blobs.set(oid, bytes)
   return { tree: batch.tree, blobs, changedPages: changedPages(tree, batch), insertedFiles }
 }
@@ -90,7 +100,7 @@ function checkRefs(tree: RevisionTree, changes: ContentChange[]): void {
 }
 
 /** Resolves batch-time links in the bodies this batch wrote, then stores them content-addressed. */
-function storeBodies(batch: Batch): Map<string, Uint8Array> {
+function storeBodies(batch: Batch, parsedLinks: ParsedRuns | undefined): Map<string, Uint8Array> {
   const blobs = new Map<string, Uint8Array>()
   const paths = computeGitPaths(batch.tree)
   const targets = batchLinkTargets(batch.tree, paths, batch.pageRefs, batch.fileRefs)
@@ -99,7 +109,7 @@ function storeBodies(batch: Batch): Map<string, Uint8Array> {
     const page = pages.get(id)?.page
     if (!page) continue
     const path = paths.get(id)
-    const bytes = toBytes(path === undefined ? body : resolveBatchLinks(body, path, targets))
+    const bytes = toBytes(path === undefined ? body : resolveBatchLinks(body, path, targets, parsedLinks))
     page.bodyOid = gitBlobOid(bytes)
     blobs.set(page.bodyOid, bytes)
   }

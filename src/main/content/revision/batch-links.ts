@@ -12,7 +12,7 @@
  * (`#section`) are kept. Links that match nothing are left as written.
  */
 import { relativePath } from '../gitsync/relative-path'
-import { rewriteLinks } from '../markdown/links'
+import { rewriteLinks, type ParsedRuns } from '../markdown/links'
 import type { RevisionTree } from '../types'
 import { walkPages } from './tree'
 
@@ -78,8 +78,8 @@ const NONE = -2
 /** Characters after `./` in which an escape or character reference makes a link a possible ref. */
 const HINT_WINDOW = 256
 
-/** `body` of the page at `pagePath` with its batch-time links made relative. */
-export function resolveBatchLinks(body: string, pagePath: string, targets: BatchLinkTargets): string {
+/** `body` of the page at `pagePath` with its batch-time links made relative (`parsed`: see `ApplyOptions`). */
+export function resolveBatchLinks(body: string, pagePath: string, targets: BatchLinkTargets, parsed?: ParsedRuns): string {
   // A large page links to the same few targets thousands of times.
   const relative = new Map<string, string>()
   return rewriteLinks(body, (link) => {
@@ -91,7 +91,7 @@ export function resolveBatchLinks(body: string, pagePath: string, targets: Batch
     let from = relative.get(path)
     if (from === undefined) relative.set(path, (from = relativePath(pagePath, path)))
     return from + anchor
-  }, targets.hint)
+  }, targets.hint, parsed)
 }
 
 function targetId(target: string, targets: BatchLinkTargets): string | undefined {

@@ -1,6 +1,7 @@
 import { ContentError, MAX_FILE_BYTES, applyContentChanges, type ApplyResult, type ChangedPage, type ContentChange, type InsertFileInput, type RevisionTree } from '../../content'
 import { splitPageMarkdown } from '../../content/markdown/page-file'
-import { warmLinks } from '../../content/markdown/links'
+import { parseLinksAhead, type ChunkLinks, type ParsedRuns } from '../../content/markdown/links'
+import { parseRunsOffThread } from '../link-workers/pool'
 import { batchLinkHint } from '../../content/revision/batch-links'
 import { ok, type RequestContext, type Route } from '../http/context'
 import { badRequest } from '../http/errors'
@@ -114,12 +115,12 @@ export interface ContentWrite {
  * Applies a batch to the change request's head as one new revision (parent: the old head). Nothing is
  * stored when any change is invalid.
  */
-export function writeChangeRequestContent(ctx: RequestContext, space: Space, cr: ChangeRequest, changes: ContentChange[], message?: string): ContentWrite {
+export function writeChangeRequestContent(ctx: RequestContext, space: Space, cr: ChangeRequest, changes: ContentChange[], message?: string, parsedLinks?: ParsedRuns): ContentWrite {
   requireEditable(cr, 'editing its content')
   const head = changeRequestRevision(ctx, cr)
   let result: ApplyResult
   try {
-    result = applyContentChanges(head.tree, changes, { newId: () => newId(), now: ctx.store.now(), base: revertBase(ctx, space, cr, changes) })
+    result = applyContentChanges(head.tree, changes, { newId: () => newId(), now: ctx.store.now(), base: revertBase(ctx, space, cr, changes), parsedLinks })
   } catch (error) {
     if (error instanceof ContentError) throw badRequest(error.message)
     throw error
@@ -159,44 +160,47 @@ function changeJson(ctx: RequestContext, cr: ChangeRequest, change: ChangedPage)
   }
 }
 
-/** Below this many characters a page body is parsed in one go: a few milliseconds. */
-const WARM_ABOVE_CHARS = 32 * 1024
+/** Below this many characters of markdown in all, a batch's links are parsed on the request's turn: a few milliseconds. */
+const PARSE_AHEAD_ABOVE_CHARS = 32 * 1024
 
 /**
- * Parses the links of the batch's large bodies ahead of the batch, a run of blocks at a time with
- * the event loop given back in between, so the synchronous apply finds them cached: one big page
- * must not stall every other request for the seconds remark takes over it. Malformed input is left
- * for the apply to refuse with its own message.
+ * Parses the links of the batch's bodies before the batch, in worker threads (`link-workers/pool.ts`),
+ * so that the synchronous apply parses nothing: one big page (or fifty middling ones) must not stall
+ * every other request for the seconds remark takes over them. Only the runs batch-link resolution
+ * reads are parsed (those `batchLinkHint` lets through). Malformed input is left for the apply to
+ * refuse with its own message.
  */
-async function warmBatchLinks(changes: unknown): Promise<void> {
-  if (!Array.isArray(changes)) return
+async function parseBatchLinksAhead(changes: unknown): Promise<ParsedRuns | undefined> {
+  if (!Array.isArray(changes)) return undefined
   const refs: string[] = []
+  const bodies: string[] = []
   for (const change of changes as ContentChange[]) {
     if (change?.operation === 'insert_page' && typeof change.ref === 'string') refs.push(change.ref)
     if (change?.operation === 'insert_files' && Array.isArray(change.files)) for (const file of change.files) if (typeof file?.ref === 'string') refs.push(file.ref)
-  }
-  const hint = batchLinkHint(refs)
-  for (const change of changes as ContentChange[]) {
     if (change?.operation !== 'insert_page' && change?.operation !== 'update_page') continue
     const markdown: unknown = (change.document as { markdown?: unknown } | undefined)?.markdown
-    if (typeof markdown !== 'string' || markdown.length < WARM_ABOVE_CHARS) continue
-    let body: string
+    if (typeof markdown !== 'string') continue
     try {
-      body = splitPageMarkdown(markdown).body
+      bodies.push(splitPageMarkdown(markdown).body)
     } catch {
       continue
     }
-    await warmLinks(body, hint, () => new Promise<void>((resolve) => setImmediate(resolve)))
   }
+  if (bodies.reduce((sum, body) => sum + body.length, 0) < PARSE_AHEAD_ABOVE_CHARS) return undefined
+  const hint = batchLinkHint(refs)
+  // All at once, so that every worker has a share even of many small bodies.
+  const parsed = new Map<string, ChunkLinks>()
+  for (const runs of await Promise.all(bodies.map((body) => parseLinksAhead(body, hint, parseRunsOffThread)))) for (const [text, links] of runs) parsed.set(text, links)
+  return parsed
 }
 
 async function updateChangeRequestContent(ctx: RequestContext) {
   // Access is checked before any URL is fetched, and again with fresh state once the bytes are in.
   requireChangeRequest(ctx, requireSpace(ctx, 'edit').space)
   const changes = await withFetchedFiles((ctx.body as { changes: ContentChange[] }).changes)
-  await warmBatchLinks(changes)
+  const parsedLinks = await parseBatchLinksAhead(changes)
   const { space } = requireSpace(ctx, 'edit')
-  const write = writeChangeRequestContent(ctx, space, requireChangeRequest(ctx, space), changes)
+  const write = writeChangeRequestContent(ctx, space, requireChangeRequest(ctx, space), changes, undefined, parsedLinks)
   const changeRequest = changeRequestJson(ctx.store, write.changeRequest, ctx.origin)
   if (ctx.query.compat !== false) return ok(changeRequest)
   const view = new RevisionView(ctx.store, write.revision, { origin: ctx.origin, metadata: true })

@@ -8,7 +8,9 @@
  * For one page's report only that page's links are compared; for a report inside a change request,
  * only that change request counts. A target broken in main is therefore never counted twice.
  */
-import { findPage } from '../../content/revision/tree'
+import { parseLinksAhead, type ChunkLinks } from '../../content/markdown/links'
+import { parseRunsOffThread } from '../link-workers/pool'
+import { findPage, walkPages } from '../../content/revision/tree'
 import type { Route, RequestContext } from '../http/context'
 import { ok } from '../http/context'
 import { notFound } from '../http/errors'
@@ -20,17 +22,36 @@ import type { ServiceStore } from '../store/service-store'
 import type { Space } from '../store/spaces'
 import { changeRequestRevision, requireChangeRequest, requireSpace } from './content-access'
 
-const caches = new WeakMap<ServiceStore, RevisionCache<RevisionLinks>>()
+const caches = new WeakMap<ServiceStore, RevisionCache<Promise<RevisionLinks>>>()
 
-/** The resolved links of a revision, computed on first use. */
-function revisionLinks(ctx: RequestContext, revision: Revision): RevisionLinks {
+/** Below this many characters of page bodies in all, a revision's links are parsed on the request's turn. */
+const PARSE_AHEAD_ABOVE_CHARS = 32 * 1024
+
+/**
+ * The resolved links of a revision, computed on first use; requests for the same revision meanwhile
+ * share the computation. Page bodies are parsed in worker threads first (remark takes seconds over a
+ * large page, and the event loop must keep answering), then the report is built from those parses.
+ */
+function revisionLinks(ctx: RequestContext, revision: Revision): Promise<RevisionLinks> {
   let cache = caches.get(ctx.store)
-  if (!cache) caches.set(ctx.store, (cache = new RevisionCache<RevisionLinks>()))
+  if (!cache) caches.set(ctx.store, (cache = new RevisionCache<Promise<RevisionLinks>>()))
   const revisions = ctx.store.repo(RevisionsRepository)
+  const origin = ctx.origin
   // In-app detection depends on the origin, so it is part of the key.
-  return cache.get(`${ctx.origin} ${revision.id}`, () => {
-    const source = { tree: revision.tree, readBlob: (oid: string) => revisions.blob(oid)?.toString('utf8') }
-    return new RevisionLinks(source, ctx.origin)
+  return cache.get(`${origin} ${revision.id}`, async () => {
+    const bodies = new Map<string, string>()
+    walkPages(revision.tree, ({ page }) => {
+      if (page.bodyOid === undefined || bodies.has(page.bodyOid)) return
+      const body = revisions.blob(page.bodyOid)?.toString('utf8')
+      if (body !== undefined) bodies.set(page.bodyOid, body)
+    })
+    let parsedLinks: Map<string, ChunkLinks> | undefined
+    if ([...bodies.values()].reduce((sum, body) => sum + body.length, 0) >= PARSE_AHEAD_ABOVE_CHARS) {
+      parsedLinks = new Map()
+      const parses = await Promise.all([...bodies.values()].map((body) => parseLinksAhead(body, undefined, parseRunsOffThread)))
+      for (const runs of parses) for (const [text, links] of runs) parsedLinks.set(text, links)
+    }
+    return new RevisionLinks({ tree: revision.tree, readBlob: (oid) => bodies.get(oid), parsedLinks }, origin)
   })
 }
 
@@ -56,12 +77,13 @@ interface ReportScope {
   baseline: Revision | undefined
 }
 
-function linkReport(ctx: RequestContext, scope: ReportScope) {
-  const entriesOf = (revision: Revision | undefined): LinkReportEntry[] =>
-    revision ? revisionLinks(ctx, revision).entries(scope.pageId) : []
-  const entries = entriesOf(scope.revision)
-  const baseline = scope.baseline === scope.revision ? entries : entriesOf(scope.baseline)
-  const changeRequest = scope.changeRequestHeads.reduce((sum, head) => sum + newlyBroken(entriesOf(head), baseline), 0)
+async function linkReport(ctx: RequestContext, scope: ReportScope) {
+  const entriesOf = async (revision: Revision | undefined): Promise<LinkReportEntry[]> =>
+    revision ? (await revisionLinks(ctx, revision)).entries(scope.pageId) : []
+  const entries = await entriesOf(scope.revision)
+  const baseline = scope.baseline === scope.revision ? entries : await entriesOf(scope.baseline)
+  const heads = await Promise.all(scope.changeRequestHeads.map(entriesOf))
+  const changeRequest = heads.reduce((sum, head) => sum + newlyBroken(head, baseline), 0)
   const stats = linkStats(entries)
   const status = typeof ctx.query.status === 'string' ? ctx.query.status : undefined
   const shown = status ? entries.filter((entry) => entry.status === status) : entries
@@ -87,9 +109,9 @@ function requirePage(revision: Revision | undefined, pageId: string, where: stri
   if (!revision || !findPage(revision.tree, pageId)) throw notFound(`Page ${pageId} could not be found in ${where}`)
 }
 
-function backlinks(ctx: RequestContext, space: Space, revision: Revision | undefined, fileId: string, where: string) {
+async function backlinks(ctx: RequestContext, space: Space, revision: Revision | undefined, fileId: string, where: string) {
   if (!revision || !revision.tree.files.some((file) => file.id === fileId)) throw notFound(`File ${fileId} could not be found in ${where}`)
-  const pages = revisionLinks(ctx, revision).fileBacklinks(fileId)
+  const pages = (await revisionLinks(ctx, revision)).fileBacklinks(fileId)
   return paginate(pages, ctx.query, (page) => ({
     kind: 'page',
     organization: space.orgId,
@@ -103,46 +125,46 @@ function backlinks(ctx: RequestContext, space: Space, revision: Revision | undef
 export const linkRoutes: Route[] = [
   {
     operationId: 'listSpaceLinks',
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { space } = requireSpace(ctx, 'view')
       const revision = spaceHead(ctx, space)
-      return ok(linkReport(ctx, { space, revision, changeRequestHeads: unmergedChangeRequestHeads(ctx, space), baseline: revision }))
+      return ok(await linkReport(ctx, { space, revision, changeRequestHeads: unmergedChangeRequestHeads(ctx, space), baseline: revision }))
     },
   },
   {
     operationId: 'listPageLinks',
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { space } = requireSpace(ctx, 'view')
       const revision = spaceHead(ctx, space)
       const pageId = ctx.params.pageId
       requirePage(revision, pageId, `space ${space.id}`)
-      return ok(linkReport(ctx, { space, revision, pageId, changeRequestHeads: unmergedChangeRequestHeads(ctx, space), baseline: revision }))
+      return ok(await linkReport(ctx, { space, revision, pageId, changeRequestHeads: unmergedChangeRequestHeads(ctx, space), baseline: revision }))
     },
   },
   {
     operationId: 'listPageLinksInChangeRequest',
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { space } = requireSpace(ctx, 'view')
       const cr = requireChangeRequest(ctx, space)
       const revision = changeRequestRevision(ctx, cr)
       const pageId = ctx.params.pageId
       requirePage(revision, pageId, `change request #${cr.number}`)
-      return ok(linkReport(ctx, { space, revision, pageId, changeRequestHeads: [revision], baseline: spaceHead(ctx, space) }))
+      return ok(await linkReport(ctx, { space, revision, pageId, changeRequestHeads: [revision], baseline: spaceHead(ctx, space) }))
     },
   },
   {
     operationId: 'listFileBacklinks',
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { space } = requireSpace(ctx, 'view')
-      return ok(backlinks(ctx, space, spaceHead(ctx, space), ctx.params.fileId, `space ${space.id}`))
+      return ok(await backlinks(ctx, space, spaceHead(ctx, space), ctx.params.fileId, `space ${space.id}`))
     },
   },
   {
     operationId: 'listFileBacklinksInChangeRequest',
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const { space } = requireSpace(ctx, 'view')
       const cr = requireChangeRequest(ctx, space)
-      return ok(backlinks(ctx, space, changeRequestRevision(ctx, cr), ctx.params.fileId, `change request #${cr.number}`))
+      return ok(await backlinks(ctx, space, changeRequestRevision(ctx, cr), ctx.params.fileId, `change request #${cr.number}`))
     },
   },
 ]

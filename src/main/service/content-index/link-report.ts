@@ -6,7 +6,7 @@
  * `extractLinks` finds), from link pages' `href` and from front-matter covers (a page using an
  * asset as its cover references it as much as an inline image does).
  */
-import { extractLinks } from '../../content/markdown/links'
+import { extractLinks, type ParsedRuns } from '../../content/markdown/links'
 import type { RevisionTree } from '../../content/types'
 import { LinkResolver, type LinkStatus, type LinkTarget } from './link-resolution'
 import { RevisionMap } from './revision-map'
@@ -16,6 +16,8 @@ export interface RevisionSource {
   tree: RevisionTree
   /** UTF-8 text of a blob; undefined when the blob is not stored. */
   readBlob(oid: string): string | undefined
+  /** Runs of the bodies parsed ahead (off the event loop: see api/links.ts). */
+  parsedLinks?: ParsedRuns
 }
 
 export interface LinkOccurrence {
@@ -73,7 +75,7 @@ export class RevisionLinks {
       if (page.type === 'link' && page.href) add(page.href)
       if (page.metadata.cover) add(page.metadata.cover)
       const body = page.bodyOid === undefined ? undefined : source.readBlob(page.bodyOid)
-      if (body) for (const link of extractLinks(body)) add(link.target, { line: link.line, column: link.column })
+      if (body) for (const link of extractLinks(body, undefined, source.parsedLinks)) add(link.target, { line: link.line, column: link.column })
     }
   }
 
