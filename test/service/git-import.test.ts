@@ -8,6 +8,8 @@ import { main } from '../../src/main/cli/main'
 import { importGitTree } from '../../src/main/engine/import/git-import'
 import { ApiGateway } from '../../src/main/engine/gateway/api-gateway'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
+import { SpacesRepository } from '../../src/main/service/store/spaces'
+import { UsersRepository } from '../../src/main/service/store/users'
 import { serveGitOverHttp } from '../support/git-http'
 import { corpusTree, retitled, SUMMARY_TEXT_NOT_H1, writeTree } from '../support/gitsync-corpus'
 import { startTestService, type TestService } from '../support/service'
@@ -209,6 +211,13 @@ describe('Git import: standalone, info, bad input', () => {
       expect(answer.status, JSON.stringify(body)).toBe(400)
       expect((answer.body as { error: { code: number; message: string } }).error).toMatchObject({ code: 400, message: expect.stringMatching(message) })
     }
+    // A file:// repository is on the service's own disk: an editor who is not an admin of the space may not name one.
+    const users = t.service.store.repo(UsersRepository)
+    const editor = users.create({ displayName: 'Editor', email: 'editor@example.com' })
+    t.service.store.repo(SpacesRepository).setUserRole(spaceId, editor.id, 'edit')
+    const asEditor = await t.api.as(users.issueToken(editor.id)).call('importGitRepository', { params: { spaceId }, body: { url, ref: 'refs/heads/main' } })
+    expect(asEditor.status).toBe(403)
+    expect((asEditor.body as { error: { message: string } }).error.message).toMatch(/needs the admin role/)
     // The last refusal is the space's last operation, failed with the same reason.
     expect((await t.api.call('getSpaceGitInfo', { params: { spaceId } })).body).toMatchObject({ operation: { state: 'failure', error: expect.stringMatching(/no SUMMARY\.md/) } })
   })
@@ -222,8 +231,15 @@ describe('Git export (exportToGitRepository)', () => {
     await t.api.call('importGitRepository', { params: { spaceId }, body: { url: pathToFileURL(source).href, ref: 'refs/heads/main' } })
     expect((await settled(spaceId)).operation.state).toBe('success')
 
-    // A repository with a file of its own and an old page: the old page goes, the file stays.
-    const target = repositoryOf(new Map([['LICENSE', Buffer.from('MIT\n')], ['old-page.md', Buffer.from('# Old\n')]]))
+    // A repository with files of its own and an old page its SUMMARY.md lists: the old page goes, the others stay.
+    const target = repositoryOf(
+      new Map([
+        ['LICENSE', Buffer.from('MIT\n')],
+        ['CONTRIBUTING.md', Buffer.from('# Contributing\n')],
+        ['SUMMARY.md', Buffer.from('# Table of contents\n\n* [Old](old-page.md)\n')],
+        ['old-page.md', Buffer.from('# Old\n')],
+      ]),
+    )
     git(target, 'checkout', '--quiet', '--detach')
     const answer = await t.api.call('exportToGitRepository', { params: { spaceId }, body: { url: pathToFileURL(target).href, ref: 'refs/heads/main', commitMessage: 'Export from the test' } })
     expect(answer.status).toBe(204)
@@ -234,10 +250,11 @@ describe('Git export (exportToGitRepository)', () => {
 
     const listed = git(target, 'ls-tree', '-r', '--name-only', '-z', 'refs/heads/main').toString().split('\0').filter(Boolean)
     expect(listed).toContain('LICENSE')
+    expect(listed).toContain('CONTRIBUTING.md')
     expect(listed).not.toContain('old-page.md')
     const differ = [...tree.keys()].filter((rel) => !git(target, 'cat-file', 'blob', `refs/heads/main:${rel}`).equals(tree.get(rel)!))
     console.log(`lista exported: ${tree.size - differ.length}/${tree.size} files identical`)
     expect(differ).toEqual([])
-    expect(listed.filter((rel) => rel !== 'LICENSE').sort()).toEqual([...tree.keys()].sort())
+    expect(listed.filter((rel) => rel !== 'LICENSE' && rel !== 'CONTRIBUTING.md').sort()).toEqual([...tree.keys()].sort())
   }, 240_000)
 })

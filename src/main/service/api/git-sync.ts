@@ -8,12 +8,26 @@
  * before the 204 and answered 400 with the reason; only storing the revision (import) and committing and
  * pushing (export) happen after it.
  */
-import { ContentError, computeGitPaths, GITBOOK_CONFIG_FILE, parseGitSyncConfig, renderSummary, revisionFromGitSync, SUMMARY_FILE, type RevisionTree, type TreePage } from '../../content'
+import {
+  ContentError,
+  computeGitPaths,
+  GITBOOK_CONFIG_FILE,
+  parseGitSyncConfig,
+  parseSummary,
+  renderSummary,
+  resolveRelativePath,
+  revisionFromGitSync,
+  SUMMARY_FILE,
+  type RevisionTree,
+  type SummaryEntry,
+  type TreePage,
+} from '../../content'
 import { treePath } from '../../content/gitsync/config'
 import { checkSource, displayUrl, GitInputError, ScratchRepository, type GitSource } from '../git/git-repository'
 import { gitSyncStateJson, readGitSync, updateOperation, writeGitSync, type GitSyncOperationRecord } from '../git/git-sync-state'
 import { noContent, ok, type RequestContext, type Route } from '../http/context'
-import { badRequest, conflict, notFound } from '../http/errors'
+import { atLeast } from '../access/roles'
+import { badRequest, conflict, forbidden, notFound } from '../http/errors'
 import { newId } from '../store/ids'
 import { createSpaceRevision, RevisionsRepository } from '../store/revisions'
 import type { ServiceStore } from '../store/service-store'
@@ -41,7 +55,7 @@ function runningIn(store: ServiceStore): Set<string> {
 
 /** Checks the body, records the operation as running and returns what the handler needs. */
 function beginOperation(ctx: RequestContext, direction: 'import' | 'export') {
-  const { space } = requireSpace(ctx, 'edit')
+  const { space, role } = requireSpace(ctx, 'edit')
   const body = ctx.body as GitOperationBody
   let source: GitSource
   let folder = ''
@@ -52,6 +66,8 @@ function beginOperation(ctx: RequestContext, direction: 'import' | 'export') {
     if (error instanceof GitInputError || error instanceof ContentError) throw badRequest(error.message)
     throw error
   }
+  // A file:// repository is read (or written) with the rights of the service's own user, on its disk.
+  if (source.url.startsWith('file:') && !atLeast(role, 'admin')) throw forbidden('file:// repositories are on the service\'s own disk: importing from or exporting to one needs the admin role on the space')
   const spaces = runningIn(ctx.store)
   if (spaces.has(space.id)) throw conflict(`Space ${space.id} has a Git Sync operation running; wait for it to end (git/info)`)
   spaces.add(space.id)
@@ -137,6 +153,20 @@ function gitSyncFiles(ctx: RequestContext, space: Space, summary: string): Map<s
   return files
 }
 
+/** The files a SUMMARY.md lists as pages, by path (relative to the docs root). */
+function summaryPaths(summaryPath: string, text: string | undefined): Set<string> {
+  const paths = new Set<string>()
+  const visit = (entries: SummaryEntry[]) => {
+    for (const entry of entries) {
+      const path = entry.kind === 'page' && entry.path ? resolveRelativePath(summaryPath, entry.path.split('#')[0]) : undefined
+      if (path) paths.add(path)
+      visit(entry.children)
+    }
+  }
+  if (text !== undefined) visit(parseSummary(text))
+  return paths
+}
+
 async function exportToGitRepository(ctx: RequestContext) {
   const { space, body, source, folder, operation, release } = beginOperation(ctx, 'export')
   const scratch = await ScratchRepository.create()
@@ -149,8 +179,11 @@ async function exportToGitRepository(ctx: RequestContext) {
     const config = parseGitSyncConfig(existing.get(GITBOOK_CONFIG_FILE)?.toString('utf8'))
     const docsFolder = [folder, config.root].filter(Boolean).join('/')
     const inDocs = (p: string) => (config.root === '' ? p : p.startsWith(`${config.root}/`) ? p.slice(config.root.length + 1) : undefined)
-    // The docs the parent had (pages, SUMMARY.md, assets) give way to the space's; other files stay.
-    const removed = [...existing.keys()].map(inDocs).filter((p): p is string => p !== undefined && (/\.md$/i.test(p) || p.startsWith('.gitbook/assets/')))
+    // The docs the parent had (the pages its SUMMARY.md lists, SUMMARY.md, assets) give way to the space's;
+    // every other file stays, unlisted markdown (LICENSE.md, CONTRIBUTING.md) included.
+    const docs = new Map([...existing].flatMap(([p, b]) => (inDocs(p) === undefined ? [] : [[inDocs(p) as string, b] as const])))
+    const listed = summaryPaths(config.summary, docs.get(config.summary)?.toString('utf8'))
+    const removed = [...docs.keys()].filter((p) => p === config.summary || p.startsWith('.gitbook/assets/') || listed.has(p))
     updateOperation(ctx.store, space.id, operation.id, { stage: 'content_process' })
     const files = gitSyncFiles(ctx, space, config.summary || SUMMARY_FILE)
     deferred = true
