@@ -131,9 +131,16 @@ describe('Git import (importGitRepository) mirrored by quire sync', () => {
     const repo = repositoryOf(inRepo)
     const spaceId = await newSpace('GitBook docs')
     const url = pathToFileURL(repo).href
+    // The service runs in this process: its resident memory while it imports 594 assets (132 MB).
+    const rssBefore = process.memoryUsage().rss
+    let rssPeak = rssBefore
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 20)
+    const started = Date.now()
     const answer = await t.api.call('importGitRepository', { params: { spaceId }, body: { url, ref: 'refs/heads/main', repoProjectDirectory: 'site' } })
     expect(answer.status).toBe(204)
     const state = await settled(spaceId)
+    clearInterval(sampler)
+    console.log(`gitbook-docs import: ${Date.now() - started} ms, RSS ${Math.round(rssBefore / 2 ** 20)} MB before, peak ${Math.round(rssPeak / 2 ** 20)} MB`)
     expect(state).toMatchObject({ installationStatus: 'active', url, operation: { state: 'success', direction: 'import' } })
     console.log(`gitbook-docs notes:\n  ${state.operation.notes.join('\n  ')}`)
     expect(state.operation.notes).toHaveLength(3)

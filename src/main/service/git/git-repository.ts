@@ -161,37 +161,63 @@ export class ScratchRepository {
     const sizes = await git(this.dir, ['cat-file', '--batch-check=%(objectsize)'], Buffer.from(entries.map((e) => `${e.oid}\n`).join('')))
     const total = sizes.toString().split('\n').filter(Boolean).reduce((sum, n) => sum + Number(n), 0)
     if (total > MAX_TREE_BYTES) throw new GitInputError(`the tree holds ${total} bytes, over the ${MAX_TREE_BYTES} this service imports`)
-    const batch = await this.catBlobs(entries.map((e) => e.oid), total)
+    const batch = await this.catBlobs(entries.map((e) => e.oid))
     entries.forEach((entry, i) => files.set(entry.path, batch[i]))
     return files
   }
 
-  /** `git cat-file --batch`: each object's header line, then its bytes. */
-  private async catBlobs(oids: string[], total: number): Promise<Buffer[]> {
-    const out = await new Promise<Buffer>((resolve, reject) => {
+  /**
+   * `git cat-file --batch`: each object's header line, then its bytes and a newline. Read as it streams,
+   * each blob copied once into a buffer of its own, so the tree is held once rather than twice.
+   */
+  private catBlobs(oids: string[]): Promise<Buffer[]> {
+    return new Promise<Buffer[]>((resolve, reject) => {
       const child = spawn('git', ['-C', this.dir, 'cat-file', '--batch'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull }, timeout: GIT_TIMEOUT_MS })
-      const chunks: Buffer[] = []
-      let size = 0
+      const blobs: Buffer[] = []
+      let pending = Buffer.alloc(0)
+      let current: { bytes: Buffer; filled: number } | undefined
+      let failure: Error | undefined
       child.stdout.on('data', (chunk: Buffer) => {
-        size += chunk.length
-        if (size > total + oids.length * 64 + 1024) child.kill()
-        chunks.push(chunk)
+        let data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk
+        pending = Buffer.alloc(0)
+        while (data.length > 0 && !failure) {
+          if (current) {
+            const take = Math.min(current.bytes.length - current.filled, data.length)
+            data.copy(current.bytes, current.filled, 0, take)
+            current.filled += take
+            data = data.subarray(take)
+            if (current.filled < current.bytes.length) break
+            if (data.length === 0) {
+              pending = Buffer.alloc(0)
+              break
+            }
+            // The newline after the object's bytes.
+            data = data.subarray(1)
+            blobs.push(current.bytes)
+            current = undefined
+            continue
+          }
+          const eol = data.indexOf(10)
+          if (eol < 0) {
+            pending = Buffer.from(data)
+            break
+          }
+          const [oid, type, size] = data.subarray(0, eol).toString().split(' ')
+          if (type !== 'blob') failure = new Error(`git cat-file: ${oid} is not a blob`)
+          current = { bytes: Buffer.allocUnsafe(Number(size)), filled: 0 }
+          data = data.subarray(eol + 1)
+        }
+        if (failure) child.kill()
       })
       child.on('error', reject)
-      child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(chunks)) : reject(new Error(`git cat-file failed (${code})`))))
+      child.on('close', (code) => {
+        if (current && current.filled === current.bytes.length) blobs.push(current.bytes)
+        if (failure) reject(failure)
+        else if (code !== 0 || blobs.length !== oids.length) reject(new Error(`git cat-file ended (${code}) after ${blobs.length} of ${oids.length} objects`))
+        else resolve(blobs)
+      })
       child.stdin.end(oids.map((oid) => `${oid}\n`).join(''))
     })
-    const blobs: Buffer[] = []
-    let at = 0
-    for (let i = 0; i < oids.length; i++) {
-      const eol = out.indexOf(10, at)
-      const [, type, size] = out.subarray(at, eol).toString().split(' ')
-      if (type !== 'blob') throw new Error(`git cat-file: ${oids[i]} is not a blob`)
-      const start = eol + 1
-      blobs.push(out.subarray(start, start + Number(size)))
-      at = start + Number(size) + 1
-    }
-    return blobs
   }
 
   /**
