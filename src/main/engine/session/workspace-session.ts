@@ -26,7 +26,7 @@ export interface WorkspaceSessionOptions {
   workspace: () => string
   /** Local edits go up to change requests (sync up); on unless false. */
   syncUp?: boolean
-  /** Watch the space folders (chokidar) and push a space as its files are saved; on unless false. */
+  /** Watch the space folders (@parcel/watcher) and push a space as its files are saved; on unless false. */
   watch?: boolean
   debounceMs?: number
   renameWindowMs?: number
@@ -414,7 +414,7 @@ export class WorkspaceSession {
     return this.pushers.of(spaceId)
   }
 
-  /** (Re)starts chokidar when the set of space folders changed (a first pass gives new spaces folders). */
+  /** (Re)starts the watcher when the set of space folders changed (a first pass gives new spaces folders). */
   private async rewatch() {
     if (this.stopped || this.o.watch === false || this.o.syncUp === false) return
     const spaces = this.spaces()
