@@ -17,9 +17,13 @@ export interface BenchService {
   stop(): void
 }
 
-/** `quire service` (the compiled CLI, as a user runs it) on a free port over `dataDir`, answering `token`. */
+/**
+ * `quire service` (the compiled CLI, as a user runs it) on a free port over `dataDir`, answering `token`.
+ * BENCH_SERVICE_PROF=DIR: a CPU profile of the service (written when it stops).
+ */
 export async function startService(dataDir: string, token: string): Promise<BenchService> {
-  const child = spawn(process.execPath, [path.resolve('bin/quire.mjs'), 'service', '--port', '0', '--data', dataDir, '--token', token], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const profile = process.env.BENCH_SERVICE_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_SERVICE_PROF)}`] : []
+  const child = spawn(process.execPath, [...profile, path.resolve('bin/quire.mjs'), 'service', '--port', '0', '--data', dataDir, '--token', token], { stdio: ['ignore', 'pipe', 'pipe'] })
   // The one warning `--token` prints is expected; anything else is shown.
   readline.createInterface({ input: child.stderr }).on('line', (line) => {
     if (!line.includes('--token puts the token')) process.stderr.write(`${line}\n`)

@@ -2,6 +2,7 @@ import { GitBookAPI } from '@gitbook/api'
 import PQueue from 'p-queue'
 import { backoffDelay, isRetryable, parseRetryAfter, readRateLimit, type RateLimitState } from './retry-policy'
 import { checkTokenShape, redactSecrets, registerSecret } from './secrets'
+import { readWhole } from './whole-response'
 
 export interface GatewayOptions {
   /** API origin without `/v1`, e.g. `https://api.gitbook.com` or the local service's origin. */
@@ -44,21 +45,6 @@ export class ServiceUnreachableError extends Error {
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-/** Statuses whose responses have no body (a Response cannot be built with one). */
-const NULL_BODY_STATUS = new Set([204, 205, 304])
-
-/**
- * The response with its body read in full. Reading is part of the attempt: a body cut mid-read
- * (`TypeError: terminated`) or stalled past the timeout is a transport failure to classify and retry
- * here, not an error surfacing later from inside the API client as if the service had said something.
- */
-async function readWhole(response: Response): Promise<Response> {
-  const body = await response.arrayBuffer()
-  const whole = new Response(NULL_BODY_STATUS.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers })
-  Object.defineProperty(whole, 'url', { value: response.url })
-  return whole
-}
 
 function classifyNetworkError(error: unknown): 'refused' | 'reset' | 'timeout' {
   const e = error as { name?: string; cause?: { code?: string } }
