@@ -135,14 +135,24 @@ export async function importCommand(args: string[], io: CliIo, strategies: reado
 
     const importContext: ImportContext = { tree, space, folder, session, cache: ctx.cache, outbox: ctx.outbox, gateway, progress: importProgress(io, printEvent, space.id) }
     let strategy: ImportStrategy | undefined
-    for (const s of strategies) if (await s.applies(importContext)) strategy = strategy ?? s
+    for (const candidate of strategies) {
+      if (!(await candidate.applies(importContext))) continue
+      strategy = candidate
+      break
+    }
     if (!strategy) throw new Error('no import strategy applies')
     const outcome = await strategy.run(importContext)
     await session.stop()
     // Kept with its change request: the same command run again finds its own work, not a writer's edits.
+    // Finished with nothing to send (the space held the tree already): nothing of it is left to find.
     if (outcome.changeRequest) ctx.cache.setSetting(recordKey, JSON.stringify({ ...(started ?? { source: tree.root, startedAt: new Date().toISOString() }), changeRequestId: outcome.changeRequest.id } satisfies ImportRecord))
+    else if (outcome.complete) ctx.cache.setSetting(recordKey, '')
     if (values.json) io.out(JSON.stringify({ space: { id: space.id, title: space.title }, folder, ...outcome }, null, 2))
     else for (const line of reportLines(outcome)) io.out(line)
+    if (!outcome.complete && session.signedOutReason) {
+      io.err(`quire import: not finished: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}, then run the same command again to go on`)
+      return 1
+    }
     if (!outcome.complete) {
       io.err(`quire import: not finished: ${outcome.waiting}; run the same command again to go on (nothing is copied twice, the outbox keeps what waits)`)
       return 1
