@@ -10,6 +10,11 @@
  *   same `GET /user` with the service idle, and a small `update_page` (a few lines) into the same change
  *   request. Two bodies: "plain" links to ordinary relative paths (what a sync pushes); "batch links"
  *   links in every block to a page the same batch inserts, so every line is parsed to rewrite them.
+ *   The service parses links in worker threads (src/main/service/link-workers); its event loop only
+ *   hands them the text.
+ * - the links of that page: `GET .../change-requests/{id}/content/page/{pageId}/links` right after each
+ *   edit (the first read of that revision's links parses the whole 5 MB page, in the workers), timed,
+ *   with the same `GET /user` beside it.
  *
  *   npm run bench:service      BENCH_SECONDS=5 BENCH_EDIT_MB=5 npm run bench:service
  */
@@ -156,6 +161,15 @@ try {
     console.log(`floor   small update_page (${label.padEnd(11)})    median ${percentile(small, 50).toFixed(0)} ms`)
     console.log(`edit    ${EDIT_MB} MB update_page (${label.padEnd(11)})   ${ms.toFixed(0)} ms   target <= ${TARGET_EDIT_MS} ms   ${verdict(ms <= TARGET_EDIT_MS)}`)
     console.log(`beside  GET /user during it: ${String(waits.length).padStart(4)} answered   p99 ${p99.toFixed(0)} ms, worst ${percentile(waits, 100).toFixed(0)} ms   target p99 <= ${TARGET_P99_MS} ms   ${verdict(p99 <= TARGET_P99_MS)}`)
+
+    const linksStarted = performance.now()
+    const links = getJson(`${contentUrl}/page/${pageId}/links?limit=1`, service.token)
+    const linkWaits = await probe(userUrl, service.token, links)
+    const report = (await links) as { stats: { total: number; broken: { total: number } } }
+    const linksMs = performance.now() - linksStarted
+    const linksP99 = percentile(linkWaits, 99)
+    console.log(`links   first read of its links (${label.padEnd(11)}) ${linksMs.toFixed(0)} ms   (${report.stats.total} targets, ${report.stats.broken.total} broken)`)
+    console.log(`beside  GET /user during it: ${String(linkWaits.length).padStart(4)} answered   p99 ${linksP99.toFixed(0)} ms, worst ${percentile(linkWaits, 100).toFixed(0)} ms   target p99 <= ${TARGET_P99_MS} ms   ${verdict(linksP99 <= TARGET_P99_MS)}`)
   }
   console.log(`load average at end: ${load()}`)
 } finally {
