@@ -12,7 +12,8 @@ export type PageChangeKind = 'type' | 'title' | 'slug' | 'body' | 'metadata' | '
 export function pageContentChanges(a: TreePage, b: TreePage): PageChangeKind[] {
   const changes: PageChangeKind[] = []
   if (a.type !== b.type) changes.push('type')
-  if (a.title !== b.title) changes.push('title')
+  // The table of contents' title (linkTitle) is a title too.
+  if (a.title !== b.title || a.linkTitle !== b.linkTitle) changes.push('title')
   if (a.slug !== b.slug) changes.push('slug')
   // The file's own form around the body (blank lines, front matter as written) is part of the document.
   if (a.bodyOid !== b.bodyOid || !sameValue(a.shape, b.shape)) changes.push('body')

@@ -43,6 +43,7 @@ export function mergePageVersions(original: TreePage, main: TreePage, branch: Tr
   setOptional(page, 'bodyOid', pick('body')(original.bodyOid, main.bodyOid, branch.bodyOid))
   // How the file is written around its body is no reason for a conflict: the side that changed it wins.
   setOptional(page, 'shape', pickQuietly(original.shape, main.shape, branch.shape))
+  setOptional(page, 'linkTitle', pickQuietly(original.linkTitle, main.linkTitle, branch.linkTitle))
 
   let blob: PageVersionsMerge['blob']
   const bodies = conflicts.has('body') && readBody ? [original.bodyOid, main.bodyOid, branch.bodyOid].map((oid) => (oid === undefined ? undefined : readBody(oid))) : []
@@ -75,7 +76,7 @@ function mergeMetadata(original: PageMetadata, main: PageMetadata, branch: PageM
   return merged as PageMetadata
 }
 
-function setOptional<K extends 'href' | 'bodyOid' | 'shape'>(page: TreePage, key: K, value: TreePage[K]): void {
+function setOptional<K extends 'href' | 'bodyOid' | 'shape' | 'linkTitle'>(page: TreePage, key: K, value: TreePage[K]): void {
   if (value === undefined) delete page[key]
   else page[key] = value
 }
