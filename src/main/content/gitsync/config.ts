@@ -17,6 +17,8 @@ export interface GitSyncConfig {
   root: string
   readme: string
   summary: string
+  /** Keys Git Sync reads that this reading does not (`redirects`), for a caller to report. */
+  otherKeys?: string[]
 }
 
 export const GITBOOK_CONFIG_FILE = '.gitbook.yaml'
@@ -38,10 +40,12 @@ export function parseGitSyncConfig(text: string | undefined): GitSyncConfig {
     throw new ContentError(`${GITBOOK_CONFIG_FILE}: structure must be a mapping (readme:, summary:)`)
   }
   const { readme, summary } = (structure ?? {}) as { readme?: unknown; summary?: unknown }
+  const otherKeys = Object.keys(doc).filter((key) => key !== 'root' && key !== 'structure')
   return {
     root: root === undefined ? '' : treePath(root, 'root', true),
     readme: readme === undefined ? DEFAULT_GITSYNC_CONFIG.readme : treePath(readme, 'structure.readme', false),
     summary: summary === undefined ? DEFAULT_GITSYNC_CONFIG.summary : treePath(summary, 'structure.summary', false),
+    ...(otherKeys.length > 0 ? { otherKeys } : {}),
   }
 }
 

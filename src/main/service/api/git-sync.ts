@@ -87,7 +87,10 @@ function failed(ctx: RequestContext, spaceId: string, operationId: string, error
 
 async function importGitRepository(ctx: RequestContext) {
   const { space, body, source, folder, operation, release } = beginOperation(ctx, 'import')
-  const scratch = await ScratchRepository.create()
+  const scratch = await ScratchRepository.create().catch((error: unknown) => {
+    release()
+    throw failed(ctx, space.id, operation.id, error)
+  })
   let prepared: { tree: RevisionTree; blobs: Map<string, Uint8Array>; notes: string[]; commit: string }
   try {
     const commit = await scratch.fetch(source)
@@ -97,6 +100,7 @@ async function importGitRepository(ctx: RequestContext) {
     const docs = config.root === '' ? files : new Map([...files].filter(([p]) => p.startsWith(`${config.root}/`)).map(([p, b]) => [p.slice(config.root.length + 1), b]))
     updateOperation(ctx.store, space.id, operation.id, { stage: 'content_process' })
     const imported = revisionFromGitSync(docs, config, { newId: () => newId(), now: ctx.store.now() })
+    for (const key of config.otherKeys ?? []) imported.notes.push(`${GITBOOK_CONFIG_FILE}: ${key} not imported: the service keeps no ${key} of a space`)
     prepared = { ...imported, commit }
   } catch (error) {
     release()
@@ -169,7 +173,10 @@ function summaryPaths(summaryPath: string, text: string | undefined): Set<string
 
 async function exportToGitRepository(ctx: RequestContext) {
   const { space, body, source, folder, operation, release } = beginOperation(ctx, 'export')
-  const scratch = await ScratchRepository.create()
+  const scratch = await ScratchRepository.create().catch((error: unknown) => {
+    release()
+    throw failed(ctx, space.id, operation.id, error)
+  })
   let deferred = false
   try {
     if (!space.revisionId) throw notFound(`Space ${space.id} has no content to export`)
