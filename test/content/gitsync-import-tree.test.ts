@@ -74,4 +74,31 @@ describe('a Git Sync tree read into a revision (git import)', () => {
     const { notes } = revisionFromGitSync(files, parseGitSyncConfig(undefined), env)
     expect(notes).toEqual(['SUMMARY.md: "Gone" names gone.md, which is not in the tree: not imported', 'LICENSE.md: not listed in SUMMARY.md: not a page'])
   })
+
+  it('reads a SUMMARY.md in a subfolder relative to it, puts an unlisted readme first, and notes entries it cannot place', () => {
+    const files = new Map([
+      ['product/SUMMARY.md', bytes('# Summary\n\n* [Guide](guide.md)\n  * [Again](guide.md)\n* [Docs](https://example.com/docs)\n  * [Child](child.md)\n* [No link]\n  * [Orphan](orphan.md)\n')],
+      ['product/README.md', bytes('# Welcome\n')],
+      ['product/guide.md', bytes('# Guide\n')],
+      ['product/child.md', bytes('# Child\n')],
+      ['product/orphan.md', bytes('# Orphan\n')],
+      ['.gitbook/includes/snippet.md', bytes('Shared.\n')],
+    ])
+    const config = parseGitSyncConfig('structure:\n  readme: product/README.md\n  summary: product/SUMMARY.md\n')
+    const { tree, notes } = revisionFromGitSync(files, config, env)
+    const outline = (pages: TreePage[]): unknown[] => pages.map((p) => (p.pages.length > 0 ? [p.type, p.title, outline(p.pages)] : [p.type, p.title]))
+    expect(outline(tree.pages)).toEqual([
+      ['document', 'Welcome'],
+      ['document', 'Guide'],
+      ['link', 'Docs'],
+      ['document', 'Child'],
+      ['document', 'Orphan'],
+    ])
+    expect(notes).toEqual([
+      'product/SUMMARY.md: "Again" lists product/guide.md a second time: not imported',
+      'product/SUMMARY.md: "Docs" links to https://example.com/docs and cannot hold pages: its subpages are listed after it',
+      'product/SUMMARY.md: "[No link]" has no link: not imported, its subpages are listed in its place',
+      '.gitbook/includes/snippet.md: not imported: the service keeps no includes of a space',
+    ])
+  })
 })

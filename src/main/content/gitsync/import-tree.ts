@@ -84,7 +84,7 @@ class TreeReader {
         this.place(child, group.pages, false)
         continue
       }
-      this.notes.push(`SUMMARY.md: group "${child.title}" inside group "${entry.title}": groups are top-level only, its pages are listed in its place`)
+      this.notes.push(`${this.config.summary}: group "${child.title}" inside group "${entry.title}": groups are top-level only, its pages are listed in its place`)
       for (const grandchild of child.children) this.place(grandchild, group.pages, false)
     }
     return group
@@ -99,7 +99,7 @@ class TreeReader {
       // A URL, or a section of a page (`page.md#anchor`): a link page to it, as written.
       const href = entry.kind === 'link' ? (entry.href ?? '') : (entry.path ?? '')
       siblings.push({ ...this.newPage('link', entry.title || href, ''), href })
-      if (entry.children.length > 0) this.notes.push(`SUMMARY.md: "${entry.title}" links to ${href} and cannot hold pages: its subpages are listed after it`)
+      if (entry.children.length > 0) this.notes.push(`${this.config.summary}: "${entry.title}" links to ${href} and cannot hold pages: its subpages are listed after it`)
       placeChildren(siblings)
       return
     }
@@ -116,14 +116,14 @@ class TreeReader {
               : bytes === undefined
                 ? `names ${path}, which is not in the tree`
                 : `names ${path}, which is not a markdown page`
-      this.notes.push(`SUMMARY.md: "${entry.title}" ${why}: not imported${entry.children.length > 0 ? ', its subpages are listed in its place' : ''}`)
+      this.notes.push(`${this.config.summary}: "${entry.title}" ${why}: not imported${entry.children.length > 0 ? ', its subpages are listed in its place' : ''}`)
       placeChildren(siblings)
       return
     }
     this.listed.add(path)
     const page = this.documentPage(path, bytes, entry.title, siblings, atRoot && path === this.config.readme)
     if (entry.title !== '' && page.title !== entry.title) {
-      this.notes.push(`SUMMARY.md: "${entry.title}" names ${path}, whose H1 is "${page.title}": the page takes its H1 as title, and SUMMARY.md will list it so`)
+      this.notes.push(`${this.config.summary}: "${entry.title}" names ${path}, whose H1 is "${page.title}": the page takes its H1 as title, and SUMMARY.md will list it so`)
     }
     if (entry.linkTitle) page.linkTitle = entry.linkTitle
     siblings.push(page)
@@ -182,8 +182,8 @@ class TreeReader {
   noteUnlisted(): void {
     for (const path of [...this.files.keys()].sort()) {
       if (path.startsWith(`${ASSETS_FOLDER}/`) || this.listed.has(path) || path === this.config.summary) continue
-      if (/\.md$/i.test(path)) this.notes.push(`${path}: not listed in ${this.config.summary}: not a page`)
-      else if (path.startsWith('.gitbook/')) this.notes.push(`${path}: not imported: the service keeps no ${path.split('/')[1]} of a space`)
+      if (path.startsWith('.gitbook/')) this.notes.push(`${path}: not imported: the service keeps no ${path.split('/')[1]} of a space`)
+      else if (/\.md$/i.test(path)) this.notes.push(`${path}: not listed in ${this.config.summary}: not a page`)
     }
   }
 
