@@ -5,6 +5,7 @@ import type { AccountRow, SpaceRow } from '../engine/cache/cache-repository'
 import { LeaseHeldError } from '../engine/cache/workspace-lease'
 import type { ApiGateway } from '../engine/gateway/api-gateway'
 import type { ImportNote } from '../engine/import/import-notes'
+import { gitImport } from '../engine/import/git-import-strategy'
 import { contentApiImport, unsentLocalWork, type ImportContext, type ImportOutcome, type ImportStrategy } from '../engine/import/import-runner'
 import { ImportInputError, readSourceTree, type SourceTree } from '../engine/import/source-tree'
 import { WorkspaceSession } from '../engine/session/workspace-session'
@@ -23,10 +24,14 @@ the workspace, the tree's pages (those its SUMMARY.md lists), SUMMARY.md, README
 .gitbook/assets/ and .gitbook/includes/ are copied into its folder, and the same push as quire watch's
 sends them. Killed, the same command goes on where it stopped. Refuses a space folder holding edits not
 sent yet. Ends with a report of everything the content API could not represent (groups, separators,
-URL entries, files left out, pages that will not come back byte for byte), each with its reason.`
+URL entries, files left out, pages that will not come back byte for byte), each with its reason.
+
+A tree that is a git repository (committed, nothing pending) going into a space that holds nothing yet
+(a new one) is imported by the service's own Git import instead, when the service offers it: groups,
+URL entries and separators come through, and the space's content is the import (nothing to review).`
 
 /** Where the service's Git import strategy goes, before the content API's (the first that applies runs). */
-export const importStrategies: ImportStrategy[] = [contentApiImport]
+export const importStrategies: ImportStrategy[] = [gitImport, contentApiImport]
 
 export async function importCommand(args: string[], io: CliIo, strategies: readonly ImportStrategy[] = importStrategies): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -244,7 +249,11 @@ function importProgress(io: CliIo, printEvent: ReturnType<typeof printSessionEve
 /** The closing report: what went where, then every note with its reason, grouped by kind. */
 export function reportLines(outcome: ImportOutcome): string[] {
   const lines: string[] = []
-  const cr = outcome.changeRequest ? `change request${outcome.changeRequest.number !== undefined ? ` #${outcome.changeRequest.number}` : ''} (${outcome.changeRequest.id})` : 'no change request (nothing to send)'
+  const cr = outcome.changeRequest
+    ? `change request${outcome.changeRequest.number !== undefined ? ` #${outcome.changeRequest.number}` : ''} (${outcome.changeRequest.id})`
+    : outcome.revision
+      ? `the space's content is revision ${outcome.revision} (a new space: nothing to review, no change request)`
+      : 'no change request (nothing to send)'
   lines.push(`import (${outcome.strategy}): ${outcome.copied} file(s) copied, ${outcome.alreadyThere} already there; ${cr}`)
   const v = outcome.verification
   if (v) lines.push(`${v.identical}/${v.total} pages and SUMMARY.md will come back byte for byte; ${v.uploaded}/${v.assets} assets uploaded`)

@@ -7,10 +7,12 @@ import { SIGN_IN_HINT } from './space-states'
 
 /**
  * How `quire watch` prints the session's events: what was queued, sent, settled, kept in a conflicted
- * copy, reported, refused or left waiting. Conflicts are printed once each, and so is each operation sent.
+ * copy, reported, refused or left waiting. Conflicts and reports are printed once each (every push plans
+ * again and meets the same file over the upload limit), and so is each operation sent.
  */
 export function printSessionEvents(io: CliIo, cache: CacheRepository, outbox: OutboxRepository): (event: SessionEvent) => void {
   const reportedConflicts = new Set<string>()
+  const saidReports = new Set<string>()
   const ops = new SentOps(outbox, cache)
   const lastWaiting = new Map<string, string | undefined>()
   return (event) => {
@@ -39,7 +41,12 @@ export function printSessionEvents(io: CliIo, cache: CacheRepository, outbox: Ou
           reportedConflicts.add(`${spaceId}/${copy}`)
           io.out(`${name}: conflict: ${copy} keeps your version; the file shows the remote one`)
         }
-        for (const report of result.reports) io.out(`${name}: ${report.message}`)
+        for (const report of result.reports) {
+          const key = `${spaceId}\n${report.message}`
+          if (saidReports.has(key)) continue
+          saidReports.add(key)
+          io.out(`${name}: ${report.message}`)
+        }
         for (const failure of result.failures) io.out(`${name}: refused: ${failure}`)
         // Said when it changes: a round pushes twice, and a long watch meets the same outage every interval.
         const waiting = result.stopped ? `${name}: ${result.stopped.reason}: ${outbox.unfinished(spaceId).length} operation(s) wait in the outbox` : undefined

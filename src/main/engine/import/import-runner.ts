@@ -39,6 +39,8 @@ export interface ImportOutcome {
   complete: boolean
   waiting?: string
   changeRequest?: { id: string; number?: number }
+  /** The revision a Git import made the space's content (no change request then). */
+  revision?: string
   copied: number
   alreadyThere: number
   notes: ImportNote[]
