@@ -181,6 +181,38 @@ describe('Git import: standalone, info, bad input', () => {
       ['link', 'Status'],
     ])
     expect(revision.pages[2].target).toEqual({ kind: 'url', url: 'https://status.example.com' })
+
+    // Imported again with a page edited and one added after the separator: a new standalone revision, the space still untouched.
+    const edited = small().set('guides/install.md', Buffer.from('# Install\n\nRun it twice.\n')).set('faq.md', Buffer.from('# FAQ\n'))
+    edited.set('SUMMARY.md', Buffer.from(`${edited.get('SUMMARY.md')!.toString()}* [FAQ](faq.md)\n`))
+    const again = repositoryOf(edited)
+    await t.api.call('importGitRepository', { params: { spaceId }, body: { url: pathToFileURL(again).href, ref: 'refs/heads/main', standalone: true } })
+    const second = await settled(spaceId)
+    expect(second.operation).toMatchObject({ state: 'success' })
+    const next = (await t.api.call('getRevisionById', { params: { spaceId, revisionId: second.operation.revision } })).body as { pages: any[] }
+    expect(next.pages.map((p) => p.title)).toEqual(['Home', 'Guides', 'Status', 'FAQ'])
+    expect(((await t.api.call('getSpaceById', { params: { spaceId } })).body as { revision: string }).revision).toBe(before)
+  })
+
+  it('a second import keeps the ids of the pages, groups and files at the same paths', async () => {
+    const spaceId = await newSpace('Reimported')
+    const files = small().set('.gitbook/assets/logo.png', Buffer.from('89504e470d0a1a0a', 'hex'))
+    const first = repositoryOf(files)
+    await t.api.call('importGitRepository', { params: { spaceId }, body: { url: pathToFileURL(first).href, ref: 'refs/heads/main' } })
+    expect((await settled(spaceId)).operation.state).toBe('success')
+    const ids = async () => {
+      const revision = (await t.api.call('getCurrentRevision', { params: { spaceId } })).body as { pages: any[]; files: any[] }
+      const out = new Map<string, string>()
+      const walk = (pages: any[]) => pages.forEach((p) => (out.set(`${p.type}:${p.title}`, p.id), walk(p.pages ?? [])))
+      walk(revision.pages)
+      for (const f of revision.files) out.set(`file:${f.name}`, f.id)
+      return out
+    }
+    const before = await ids()
+    const edited = new Map(files).set('guides/install.md', Buffer.from('# Install\n\nRun it twice.\n'))
+    await t.api.call('importGitRepository', { params: { spaceId }, body: { url: pathToFileURL(repositoryOf(edited)).href, ref: 'refs/heads/main' } })
+    expect((await settled(spaceId)).operation.state).toBe('success')
+    expect(await ids()).toEqual(before)
   })
 
   it('imports from a loopback http:// repository (git smart HTTP)', async () => {

@@ -24,7 +24,7 @@ export { ASSETS_FOLDER, README_FILE, SUMMARY_FILE, assetPaths, computeGitPaths, 
 export { parseSummary, renderSummary, type SummaryEntry } from './gitsync/summary'
 export { relativePath, resolveRelativePath } from './gitsync/relative-path'
 export { DEFAULT_GITSYNC_CONFIG, GITBOOK_CONFIG_FILE, parseGitSyncConfig, type GitSyncConfig } from './gitsync/config'
-export { revisionFromGitSync, type GitSyncImport, type GitSyncImportEnv } from './gitsync/import-tree'
+export { keepIdentities, revisionFromGitSync, type GitSyncImport, type GitSyncImportEnv } from './gitsync/import-tree'
 
 export { applyContentChanges, MAX_CHANGES_PER_BATCH } from './revision/apply'
 export { MAX_FILE_BYTES, MAX_FILES_PER_CHANGE } from './revision/file-changes'

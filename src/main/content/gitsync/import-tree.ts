@@ -17,7 +17,7 @@ import { keptShape, splitPageMarkdown } from '../markdown/page-file'
 import { contentTypeFromName, imageDimensions } from '../revision/file-bytes'
 import type { RevisionTree, TreeFile, TreePage } from '../types'
 import type { GitSyncConfig } from './config'
-import { ASSETS_FOLDER } from './paths'
+import { ASSETS_FOLDER, computeGitPaths } from './paths'
 import { resolveRelativePath } from './relative-path'
 import { slugify, uniqueSlug, MAX_SLUG_LENGTH } from './slug'
 import { parseSummary, type SummaryEntry } from './summary'
@@ -203,4 +203,53 @@ function slugOfPath(path: string): string {
 /** What `explicitSlug` accepts: one path segment of at most 100 characters. */
 function validSlug(slug: string): boolean {
   return slug !== '' && Array.from(slug).length <= MAX_SLUG_LENGTH && !/[\s/\\?#]/.test(slug) && slug !== '.' && slug !== '..'
+}
+
+/**
+ * Gives the imported tree's pages and files the ids (and creation times) of the previous revision's
+ * pages and files at the same Git Sync path (groups: of the same slug; links: to the same target), as Git Sync keeps a page's
+ * identity from one import to the next: comments, links by id and change requests stay attached.
+ * Changes `tree` in place.
+ */
+export function keepIdentities(tree: RevisionTree, previous: RevisionTree): void {
+  const before = new Map<string, { id: string; createdAt: string }>()
+  const previousPaths = computeGitPaths(previous)
+  const remember = (pages: TreePage[]) => {
+    for (const page of pages) {
+      const key = identityKey(page, previousPaths)
+      if (key && !before.has(key)) before.set(key, page)
+      remember(page.pages)
+    }
+  }
+  remember(previous.pages)
+  for (const file of previous.files) {
+    const path = previousPaths.get(file.id)
+    if (path) before.set(path, file)
+  }
+  const paths = computeGitPaths(tree)
+  const used = new Set<string>()
+  const adopt = (item: { id: string; createdAt: string }, key: string | undefined) => {
+    const old = key === undefined ? undefined : before.get(key)
+    if (!old || used.has(old.id)) return
+    used.add(old.id)
+    item.id = old.id
+    item.createdAt = old.createdAt
+  }
+  const walk = (pages: TreePage[]) => {
+    for (const page of pages) {
+      adopt(page, identityKey(page, paths))
+      walk(page.pages)
+    }
+  }
+  // Paths are worked out before any id changes: they are keyed by the new tree's own ids.
+  const files = tree.files.map((file) => [file, paths.get(file.id)] as const)
+  walk(tree.pages)
+  for (const [file, path] of files) adopt(file, path)
+}
+
+/** What identifies a page from one import to the next: its file's path, a group's slug, a link's target. */
+function identityKey(page: TreePage, paths: Map<string, string>): string | undefined {
+  if (page.type === 'group') return `group:${page.slug}`
+  if (page.type === 'link') return `link:${page.href ?? ''}`
+  return paths.get(page.id)
 }

@@ -12,6 +12,7 @@ import {
   ContentError,
   computeGitPaths,
   GITBOOK_CONFIG_FILE,
+  keepIdentities,
   parseGitSyncConfig,
   parseSummary,
   renderSummary,
@@ -128,6 +129,8 @@ function storeImport(ctx: RequestContext, space: Space, prepared: { tree: Revisi
   // The space may have moved on while the tree was read: the revision follows whatever is current now.
   const latest = ctx.store.repo(SpacesRepository).get(space.id)?.revisionId
   const parents = latest ? [latest] : []
+  const previous = latest ? ctx.store.repo(RevisionsRepository).get(latest) : undefined
+  if (previous) keepIdentities(prepared.tree, previous.tree)
   if (standalone) return ctx.store.repo(RevisionsRepository).create({ spaceId: space.id, parents, tree: prepared.tree, blobs: prepared.blobs, message, createdBy: ctx.user.id })
   return createSpaceRevision(ctx.store, space.id, prepared.tree, prepared.blobs, parents, { message, createdBy: ctx.user.id })
 }
