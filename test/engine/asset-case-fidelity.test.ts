@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { ChangeRequest } from '@gitbook/api'
+import type { ChangeRequest, Revision } from '@gitbook/api'
 import { afterEach, describe, expect, it } from 'vitest'
 import { extractLinks, resolveRelativePath } from '../../src/main/content'
 import { planSpaceSync } from '../../src/main/engine/sync/planner'
@@ -131,6 +131,40 @@ describe('asset names differing only by case', () => {
     const pics = (await t.api.call('getPageByPath', { params: { spaceId: seeded.spaceId, pagePath: 'pics' }, query: { format: 'markdown' } })).body as { markdown: string }
     expect(pics.markdown).toBe(`${PICS}\nA new line.\n`)
     expect(merged.files.map((f) => f.git?.path).sort()).toEqual(['.gitbook/assets/Image.png', '.gitbook/assets/image.png', '.gitbook/assets/logo.png'])
+  })
+
+  it('disk that folds case: when the local names change (a file of the clash gone), pages are written again with the new names', async () => {
+    process.env.QUIRE_FOLD_CASE = '1'
+    const seeded = await spaceWithPair()
+    const SHOUT = Buffer.concat([PNG, Buffer.from('the shouting file')])
+    await merge(seeded.spaceId, [
+      { operation: 'insert_files', files: [{ ref: 'shout', name: 'IMAGE.png', base64: SHOUT.toString('base64') }] },
+      { operation: 'insert_page', slug: 'shout', document: { markdown: '# Shout\n\n![](.gitbook/assets/IMAGE.png)\n\n![](.gitbook/assets/image.png)\n' } },
+    ])
+    // The service drops Image.png (as a hosted one may): image.png then has its own name locally, IMAGE.png another.
+    let hidden: string | undefined = undefined
+    const ws = new Workstation(t, seeded, tempDir('quire-case-'), {
+      gateway: {
+        fetch: async (input, init) => {
+          const response = await fetch(input, init)
+          const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
+          if (hidden === undefined || !/^\/v1\/spaces\/[^/]+\/content$/.test(url.pathname) || !response.ok) return response
+          const revision = (await response.json()) as Revision
+          return Response.json({ ...revision, files: revision.files.filter((f) => f.name !== hidden) })
+        },
+      },
+    })
+    workstations.push(ws)
+    await ws.pull()
+    expect(fs.readdirSync(ws.file('.gitbook/assets')).sort()).toEqual(['IMAGE (3).png', 'Image.png', 'image (2).png', 'logo.png'])
+    expect([...linkedBytes(ws.folder, 'shout.md', true).values()]).toEqual([SHOUT.toString('latin1'), LOWER.toString('latin1')])
+
+    hidden = 'Image.png'
+    await merge(seeded.spaceId, [{ operation: 'insert_page', slug: 'later', document: { markdown: '# Later\n' } }])
+    expect((await ws.pull()).issues).toEqual([])
+    expect(fs.readdirSync(ws.file('.gitbook/assets')).sort()).toEqual(['IMAGE (2).png', 'image.png', 'logo.png'])
+    expect([...linkedBytes(ws.folder, 'shout.md', true).values()]).toEqual([SHOUT.toString('latin1'), LOWER.toString('latin1')])
+    expect(ws.read('shout.md')).toBe('# Shout\n\n![](<.gitbook/assets/IMAGE (2).png>)\n\n![](.gitbook/assets/image.png)\n')
   })
 
   it.skipIf(foldsCase(os.tmpdir()))('a writer adding Logo.png beside logo.png: pushed, merged and mirrored with both names and links as written', async () => {

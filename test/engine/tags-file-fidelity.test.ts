@@ -13,11 +13,12 @@ import { openChangeRequests, seedSpace, tempDir, Workstation } from './sync-up/s
  */
 
 const CORPUS_TAGS = path.resolve(__dirname, '../../../shared/corpus/gitsync/gitbook-docs/.gitbook/tags.yaml')
-const TAGS: Revision['tags'] = [
+// The spec's colours are an enum of these strings.
+const TAGS = [
   { slug: 'beta', label: 'Beta', color: 'default', icon: 'flask-round-potion' },
   { slug: 'new', label: 'New', color: '$primary', icon: 'sparkles' },
   { slug: 'party', label: 'Party: time', color: 'green', emoji: '🎉' },
-]
+] as unknown as Revision['tags']
 
 const t = serviceForFile()
 let ws: Workstation | undefined

@@ -60,4 +60,9 @@ export interface SyncPlan {
 
 export interface PlanOptions {
   allowMassDelete?: boolean
+  /**
+   * The local names of renamed files changed since pages were last written with local links
+   * (`RemoteEntry.links`): such pages are written again, though their remote oid is the same.
+   */
+  relinkPages?: boolean
 }

@@ -108,7 +108,7 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
     })
     if (src && src.path === r.path) {
       // A page written with local links holds the remote oid's text as the journal says it wrote it.
-      const localized = r.links !== undefined && src.journal.oid === r.oid && src.hash === src.journal.baseHash
+      const localized = !options.relinkPages && r.links !== undefined && src.journal.oid === r.oid && src.hash === src.journal.baseHash
       if (src.hash !== r.oid && !localized) downloads.push(download(src.hash))
       else if (src.journal.oid !== r.oid || src.journal.baseHash !== src.hash) adopts.push({ type: 'adopt', id: r.id, kind: r.kind, path: r.path, oid: r.oid })
       continue

@@ -79,7 +79,9 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const stats = StatJournal.of(cache, space.id)
   const local = await files.scan(scanned, { memo: stats })
   stats.save(scanned)
-  const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete })
+  const links = localLinksKey(snapshot)
+  const relinkPages = (cache.setting(localLinksSetting(space.id)) ?? '') !== links
+  const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages })
   const planned = folderStatus({ type: 'planned', plan })
   if (plan.blocked) {
     cache.setSpaceState(space.id, planned.state, { lastError: planned.message ?? null, issues: planned.issues })
@@ -105,6 +107,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
         return bytes
       },
       file: (id, url) => gatewaySource.file(id, url),
+      fileInto: (id, url, sink) => gatewaySource.fileInto(id, url, sink),
     },
     journal: {
       record: (entry) => {
@@ -138,6 +141,8 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
 
   const status = folderStatus({ type: 'executed', plan, result })
   cache.setSetting(holdSetting(space.id), holdKey)
+  // Pages a step could not write keep their old links: the next pass looks at them again.
+  if (relinkPages && result.failed.length === 0 && result.skipped.length === 0) cache.setSetting(localLinksSetting(space.id), links)
   cache.setSpaceState(space.id, status.state, {
     lastError: status.message ?? null,
     issues: status.issues,
@@ -193,6 +198,14 @@ async function folderExists(folder: string): Promise<boolean> {
     return false
   }
 }
+
+/** The local names of renamed files pages were last written with (`RemoteEntry.links`), as one key; '' for none. */
+function localLinksKey(snapshot: RemoteSnapshot): string {
+  const files = snapshot.entries.find((e) => e.links !== undefined)?.links?.files
+  return files ? JSON.stringify([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : ''
+}
+
+const localLinksSetting = (spaceId: string) => `local_links:${spaceId}`
 
 /** The cache setting that keeps which pages the last full pass of a space held out. */
 const holdSetting = (spaceId: string) => `held_pages:${spaceId}`
