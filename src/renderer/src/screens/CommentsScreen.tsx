@@ -3,6 +3,7 @@ import type { CommentThread, PageSummary, StatusSnapshot } from '../../../shared
 import { useBridge } from '../bridge'
 import { Markdown } from '../components/Markdown'
 import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
+import { ThreadReference } from '../components/ThreadReference'
 import { RelativeTime } from '../components/Time'
 import { useAction, useLoad } from '../hooks'
 
@@ -12,30 +13,6 @@ type Shown = 'open' | 'resolved' | 'all'
 function pageLabel(page: PageSummary, searching: boolean): string {
   if (searching) return page.path ? `${page.title} — ${page.path}` : page.title
   return `${'\u00a0\u00a0\u00a0'.repeat(page.depth ?? 0)}${page.title}`
-}
-
-/** A thread id as reply markers need it, with a button that copies it. */
-function ThreadId({ id }: { id: string }) {
-  const [copied, setCopied] = useState(false)
-  if (id.startsWith('pending-')) return null
-  return (
-    <span className="thread-id small muted">
-      id <code>{id}</code>{' '}
-      <button
-        type="button"
-        className="link-button"
-        aria-label={`Copy the thread id ${id}`}
-        onClick={() =>
-          void navigator.clipboard?.writeText(id).then(
-            () => setCopied(true),
-            () => setCopied(false),
-          )
-        }
-      >
-        {copied ? 'Copied' : 'Copy'}
-      </button>
-    </span>
-  )
 }
 
 function ReplyForm({ thread, onReply, busy }: { thread: CommentThread; onReply: (text: string) => Promise<boolean>; busy: boolean }) {
@@ -58,32 +35,54 @@ function ReplyForm({ thread, onReply, busy }: { thread: CommentThread; onReply: 
   )
 }
 
-export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot | undefined; offlineAsOf?: string }) {
+/**
+ * The space the screen opens on: the first with open threads, else the first with any, else the first
+ * (defect 8: it opened on the first space, often an empty one). Undefined while the spaces are asked, so
+ * an empty space is never shown on the way. `spaceIds` is the selected spaces' ids, in order, joined by commas.
+ */
+function useSpaceWithThreads(spaceIds: string): string | undefined {
   const bridge = useBridge()
-  const spaces = status?.spaces ?? []
-  const [chosen, setChosen] = useState<string>()
-  // Until the writer picks one, the first space that has threads (not simply the first space).
-  const [withThreads, setWithThreads] = useState<string>()
-  const spaceIds = spaces.map((s) => s.id).join(',')
+  const [found, setFound] = useState<{ ids: string; id: string | undefined }>()
   useEffect(() => {
     let live = true
+    const ids = spaceIds.split(',').filter(Boolean)
     void (async () => {
-      for (const id of spaceIds.split(',').filter(Boolean)) {
-        const found = await bridge.listComments({ spaceId: id }).catch(() => [])
+      let withAny: string | undefined
+      for (const id of ids) {
+        const threads = await bridge.listComments({ spaceId: id }).catch(() => [])
         if (!live) return
-        if (found.length > 0) return setWithThreads(id)
+        if (threads.some((t) => !t.resolved)) return setFound({ ids: spaceIds, id })
+        if (threads.length > 0) withAny ??= id
       }
+      setFound({ ids: spaceIds, id: withAny ?? ids[0] })
     })()
     return () => {
       live = false
     }
   }, [bridge, spaceIds])
-  const spaceId = chosen ?? withThreads ?? spaces[0]?.id
+  if (found?.ids === spaceIds) return found.id
+  // The list of spaces changed: the space shown stays while the new list is asked, if it is still there.
+  return found?.id !== undefined && spaceIds.split(',').includes(found.id) ? found.id : undefined
+}
+
+export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot | undefined; offlineAsOf?: string }) {
+  const bridge = useBridge()
+  const spaces = status?.spaces ?? []
+  const [chosen, setChosen] = useState<string>()
+  const spaceIds = spaces.map((s) => s.id).join(',')
+  const opening = useSpaceWithThreads(spaceIds)
+  const spaceId = chosen ?? opening
   const [pageFilter, setPageFilter] = useState('')
   const [shown, setShown] = useState<Shown>('open')
   const [pageSearch, setPageSearch] = useState('')
-  const pages = useLoad(async () => (spaceId ? bridge.listPages({ spaceId }) : []), [spaceId])
-  const threads = useLoad(async () => (spaceId ? bridge.listComments({ spaceId, ...(pageFilter ? { pageId: pageFilter } : {}) }) : []), [spaceId, pageFilter])
+  // Each answer carries what it was asked for: another space's (or page's) answer is never shown as this one's.
+  const pagesKey = spaceId ?? ''
+  const threadsKey = `${spaceId ?? ''}/${pageFilter}`
+  const pagesLoad = useLoad(async () => ({ key: pagesKey, list: spaceId ? await bridge.listPages({ spaceId }) : [] }), [pagesKey])
+  const threadsLoad = useLoad(async () => ({ key: threadsKey, list: spaceId ? await bridge.listComments({ spaceId, ...(pageFilter ? { pageId: pageFilter } : {}) }) : [] }), [threadsKey])
+  const pages = { ...pagesLoad, data: pagesLoad.data?.key === pagesKey ? pagesLoad.data.list : undefined }
+  // No space yet (the spaces are being asked which has threads): nothing to list, not an empty list.
+  const threads = { ...threadsLoad, data: spaceId && threadsLoad.data?.key === threadsKey ? threadsLoad.data.list : undefined }
   const action = useAction()
   const [newPage, setNewPage] = useState('')
   const [newText, setNewText] = useState('')
@@ -104,7 +103,9 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
   const asOf = threads.data?.find((t) => t.asOf)?.asOf ?? offlineAsOf
   const online = threads.data !== undefined && asOf === undefined
   const queued = online ? [] : waiting.filter((w) => w.pageId === (pageFilter || w.pageId))
-  const visible = [...queued, ...(threads.data ?? [])].filter((t) => shown === 'all' || (shown === 'resolved') === t.resolved)
+  const listed = [...queued, ...(threads.data ?? [])]
+  const counts = { open: listed.filter((t) => !t.resolved).length, resolved: listed.filter((t) => t.resolved).length, all: listed.length }
+  const visible = listed.filter((t) => shown === 'all' || (shown === 'resolved') === t.resolved)
   const matching = (pages.data ?? []).filter((p) => `${p.title} ${p.path ?? ''}`.toLowerCase().includes(pageSearch.trim().toLowerCase()))
   const groups = new Map<string, { title: string; threads: CommentThread[] }>()
   for (const thread of visible) {
@@ -148,7 +149,12 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
       </div>
       <div className="filters">
         <label htmlFor="comment-space">Space</label>
-        <select id="comment-space" value={spaceId} onChange={(e) => setChosen(e.target.value)}>
+        <select id="comment-space" value={spaceId ?? ''} onChange={(e) => setChosen(e.target.value)}>
+          {spaceId ? null : (
+            <option value="" disabled>
+              Finding the space with comments…
+            </option>
+          )}
           {spaces.map((s) => (
             <option key={s.id} value={s.id}>
               {s.title}
@@ -170,6 +176,7 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
           {(['open', 'resolved', 'all'] as const).map((which) => (
             <button key={which} type="button" aria-pressed={shown === which} onClick={() => setShown(which)}>
               {which === 'open' ? 'Open' : which === 'resolved' ? 'Resolved' : 'All'}
+              {threads.data ? ` (${counts[which]})` : ''}
             </button>
           ))}
         </div>
@@ -179,7 +186,7 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
       <DoneNotice message={action.done} />
 
 
-      {threads.loading && !threads.data ? <Loading what="comments" /> : null}
+      {!threads.data && !threads.error ? <Loading what="comments" /> : null}
       {threads.data && visible.length === 0 ? <p>{shown === 'open' ? 'No open comments here.' : shown === 'resolved' ? 'No resolved comments here.' : 'No comments here yet.'}</p> : null}
       {[...groups.entries()].map(([key, group]) => (
         <section key={key} className="page-group" aria-label={`Comments on ${group.title}`}>
@@ -189,8 +196,9 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
               <li key={thread.id} className={`card thread${thread.resolved ? ' resolved' : ''}`} data-comment-id={thread.id}>
                 <p className="small muted">
                   <strong>{thread.author}</strong> · <RelativeTime iso={thread.postedAt} /> {thread.resolved ? <span className="badge">Resolved</span> : null}{' '}
-                  {thread.waiting ? <span className="badge badge-warn">Waiting to be sent</span> : null} <ThreadId id={thread.id} />
+                  {thread.waiting ? <span className="badge badge-warn">Waiting to be sent</span> : null}
                 </p>
+                <ThreadReference id={thread.id} />
                 <Markdown text={thread.markdown} />
                 {thread.replies.length > 0 ? (
                   <ul className="replies" aria-label="Replies">
