@@ -89,12 +89,21 @@ export class ApiGateway {
     return this.queue.size + this.queue.pending
   }
 
-  /** Raw fetch through the queue (downloads of file bytes use it too). */
+  /** Raw fetch through the queue, the body read in full within the attempt. */
   fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    return this.queue.add(() => this.attempt(input, init))
+    return this.queue.add(() => this.attempt(input, init ?? {}, true))
   }
 
-  private async attempt(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
+  /**
+   * A fetch through the queue whose body is left to the caller to stream (file downloads written to
+   * disk as they arrive, never held whole). Statuses are handled as `fetch` handles them (429 waited
+   * out, 5xx and refused connections retried); a body cut mid-read is the caller's to retry.
+   */
+  fetchStream(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    return this.queue.add(() => this.attempt(input, init ?? {}, false))
+  }
+
+  private async attempt(input: RequestInfo | URL, init: RequestInit, whole: boolean): Promise<Response> {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
     const method = (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
     const maxAttempts = this.options.maxAttempts ?? 5
@@ -131,6 +140,7 @@ export class ApiGateway {
           await this.backoff(attempt, backoff, url, `HTTP ${response.status}`)
           continue
         }
+        if (!whole) return response
         try {
           return await readWhole(response)
         } catch (error) {

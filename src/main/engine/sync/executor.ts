@@ -2,7 +2,7 @@ import { gitBlobOid } from '../../content'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
 import { LocalFileChanged } from '../workspace/atomic-write'
 import { localizeLinks, type LocalLinks } from '../workspace/local-links'
-import type { SpaceFiles } from '../workspace/space-files'
+import type { ByteStream, SpaceFiles } from '../workspace/space-files'
 import type { EntryKind, JournalEntry, SyncAction, SyncPlan } from './plan-types'
 
 export type { SpaceFiles } from '../workspace/space-files'
@@ -12,6 +12,8 @@ export type { SpaceFiles } from '../workspace/space-files'
 export interface ContentSource {
   page(id: string): Promise<Uint8Array>
   file(id: string, url: string): Promise<Uint8Array>
+  /** File bytes handed to `sink` as they arrive, never held whole (used when the folder can write a stream). */
+  fileInto?<T>(id: string, url: string, sink: (body: ByteStream) => Promise<T>): Promise<T>
 }
 
 /** Progress is recorded after each step, so a killed pass resumes where it stopped. */
@@ -124,6 +126,15 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: action.oid }))
         return
       case 'download': {
+        if (action.kind === 'file' && action.content === undefined && source.fileInto && files.writeStream) {
+          // Written to disk as the bytes arrive: a space's files are most of what a first mirror moves.
+          await expectHash(action.path, action.expect)
+          const writeStream = files.writeStream.bind(files)
+          const hash = await source.fileInto(action.id, action.url ?? '', (body) => writeStream(action.path, body, action.expect, action.oid === '' ? undefined : action.oid))
+          commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
+          folderSyncs.wrote()
+          return
+        }
         const remote = await content(action)
         if (action.oid !== '' && gitBlobOid(remote) !== action.oid) throw new Error(`the service sent content for ${action.path} that does not match its oid`)
         const bytes = action.links ? localBytes(remote, action.path, action.links) : remote

@@ -1,4 +1,5 @@
-import type { ApiGateway } from '../gateway/api-gateway'
+import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
+import type { ByteStream } from '../workspace/space-files'
 import type { ContentSource } from './executor'
 
 const utf8 = new TextEncoder()
@@ -24,11 +25,39 @@ export class GatewayContentSource implements ContentSource {
   }
 
   async file(id: string, url: string): Promise<Uint8Array> {
+    const response = await this.download(id, url, (href, init) => this.gateway.fetch(href, init))
+    return new Uint8Array(await response.arrayBuffer())
+  }
+
+  /**
+   * File bytes handed to `sink` as they arrive (written to disk, never held whole: a space's files are
+   * most of what a first mirror moves). A body cut mid-way is fetched and handed over again, the sink
+   * starting afresh, as the gateway retries a cut body it reads whole; past that the service counts as
+   * unreachable.
+   */
+  async fileInto<T>(id: string, url: string, sink: (body: ByteStream) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const response = await this.download(id, url, (href, init) => this.gateway.fetchStream(href, init))
+      const length = Number(response.headers.get('content-length') ?? Number.NaN)
+      const chunks = bodyChunks(response)
+      try {
+        return await sink({ size: Number.isSafeInteger(length) && length >= 0 ? length : undefined, chunks })
+      } catch (error) {
+        if (!(error instanceof BodyCutError)) throw error
+        if (attempt >= BODY_ATTEMPTS) throw new ServiceUnreachableError(response.url || url, error.cause)
+      } finally {
+        // However the sink ended, the connection is released (a no-op when the body was read to its end).
+        await chunks.return(undefined).catch(() => undefined)
+      }
+    }
+  }
+
+  /** The download's response, redirects followed here, each hop checked like the first; its body unread. */
+  private async download(id: string, url: string, fetch: (href: string, init: RequestInit) => Promise<Response>): Promise<Response> {
     // No Authorization header: download URLs are signed, and the token must not go to another host.
-    // Redirects are followed here, each hop checked like the first.
     let target = this.downloadUrl(id, url)
     for (let hop = 0; ; hop++) {
-      const response = await this.gateway.fetch(target.href, { redirect: 'manual' })
+      const response = await fetch(target.href, { redirect: 'manual' })
       const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null
       if (location !== null && hop < MAX_REDIRECTS) {
         await response.body?.cancel()
@@ -39,7 +68,7 @@ export class GatewayContentSource implements ContentSource {
         await response.body?.cancel()
         throw new Error(`downloading file ${id} failed with HTTP ${response.status}`)
       }
-      return new Uint8Array(await response.arrayBuffer())
+      return response
     }
   }
 
@@ -68,6 +97,42 @@ export class GatewayContentSource implements ContentSource {
 }
 
 const MAX_REDIRECTS = 5
+
+/** Times a file whose body is cut mid-way is fetched (the gateway's own attempts for a body read whole). */
+const BODY_ATTEMPTS = 5
+
+/** The body stopped before its end (a reset, a timeout): a transport failure, not the sink's. */
+class BodyCutError extends Error {
+  constructor(cause: unknown) {
+    super(`the download was cut off: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+  }
+}
+
+/** The body's chunks as they arrive; a failure to read one is a BodyCutError. Returning early cancels the body. */
+async function* bodyChunks(response: Response): AsyncGenerator<Uint8Array, void, undefined> {
+  const reader = response.body?.getReader()
+  if (!reader) return
+  let done = false
+  try {
+    for (;;) {
+      let read: ReadableStreamReadResult<Uint8Array>
+      try {
+        read = await reader.read()
+      } catch (error) {
+        done = true
+        throw new BodyCutError(error)
+      }
+      if (read.done) {
+        done = true
+        return
+      }
+      yield read.value
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => undefined)
+    reader.releaseLock()
+  }
+}
 
 /** Hosted services serve file bytes from their file host, not the API's origin. */
 const DECLARED_FILE_HOSTS: Record<string, string[]> = {

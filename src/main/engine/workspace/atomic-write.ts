@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { constants, fstatSync, linkSync, lstatSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
+import type { ByteStream } from './space-files'
 
 /** Temp files Quire leaves only if killed mid-write; the watcher ignores them and a pass removes them. */
 export const TEMP_MARK = '.quire-tmp-'
@@ -61,10 +62,47 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
  * exclusively and without following links, so it never lands on something already there.
  */
 export async function writeTempFile(dir: string, name: string, data: string | Uint8Array): Promise<string> {
+  return writeTemp(dir, name, (handle) => handle.writeFile(data))
+}
+
+/**
+ * `writeTempFile` from bytes as they arrive (a download), never held whole, hashed as they are written
+ * (git's blob id: `gitBlobOid`). The hash needs the size first: a body that announces none is gathered,
+ * then written. A body that ends short of its announced size or runs past it fails, nothing left behind.
+ */
+export async function writeTempStream(dir: string, name: string, body: ByteStream): Promise<{ temp: string; hash: string }> {
+  const size = body.size
+  if (size === undefined) {
+    const chunks: Uint8Array[] = []
+    for await (const chunk of body.chunks) chunks.push(chunk)
+    const bytes = Buffer.concat(chunks)
+    return { temp: await writeTempFile(dir, name, bytes), hash: gitBlobOid(bytes) }
+  }
+  const hash = createHash('sha1').update(`blob ${size}\0`)
+  let written = 0
+  async function* counted() {
+    for await (const chunk of body.chunks) {
+      written += chunk.byteLength
+      if (written > size!) throw new Error(`${name}: the download runs past the ${size} bytes it announced`)
+      hash.update(chunk)
+      yield chunk
+    }
+  }
+  const temp = await writeTemp(dir, name, async (handle) => {
+    for await (const chunk of counted()) {
+      for (let at = 0; at < chunk.byteLength; ) at += (await handle.write(chunk, at, chunk.byteLength - at)).bytesWritten
+    }
+    if (written !== size) throw new Error(`${name}: the download ended after ${written} of the ${size} bytes it announced`)
+  })
+  return { temp, hash: hash.digest('hex') }
+}
+
+/** A new temp file beside `name` in `dir`, filled by `fill`, synced and closed; removed if anything fails. */
+async function writeTemp(dir: string, name: string, fill: (handle: fs.FileHandle) => Promise<void>): Promise<string> {
   const temp = path.join(dir, `${TEMP_MARK}${randomUUID().replace(/-/g, '').slice(0, 12)}-${name.slice(0, 64)}`)
   const handle = await fs.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o644)
   try {
-    await handle.writeFile(data)
+    await fill(handle)
     await handle.sync()
   } catch (error) {
     await handle.close().catch(() => {})

@@ -6,6 +6,12 @@
 /** Hashes of the local files that matter to a plan (journal paths and remote paths), by path. Absent = no file. */
 export type LocalState = ReadonlyMap<string, string>
 
+/** Bytes as they arrive (a download), with the size announced for them when there is one. */
+export interface ByteStream {
+  size: number | undefined
+  chunks: AsyncIterable<Uint8Array>
+}
+
 /** The space folder as the executor needs it; paths relative to the folder. */
 export interface SpaceFiles {
   /** Git blob id of the file at `path`; undefined when there is none. */
@@ -17,6 +23,11 @@ export interface SpaceFiles {
   // `LocalFileChanged` and leave the writer's bytes alone (atomic-write.ts says what window remains).
   /** Atomic: readers see the old or the new content, never a mix. Durable once `flush` has run, when there is one. */
   write(path: string, data: Uint8Array, expect: string | undefined): Promise<void>
+  /**
+   * `write` from bytes as they arrive, never held whole. They must hash to `oid` (when given): checked
+   * once all are on disk and before anything is replaced. Returns their hash.
+   */
+  writeStream?(path: string, body: ByteStream, expect: string | undefined, oid: string | undefined): Promise<string>
   /** Nothing may be at `to`. */
   rename(from: string, to: string, expect: string): Promise<void>
   remove(path: string, expect: string): Promise<void>

@@ -2,9 +2,9 @@ import { lstatSync, type BigIntStats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
-import type { LocalState, SpaceFiles } from './space-files'
+import type { ByteStream, LocalState, SpaceFiles } from './space-files'
 import { conflictCopyPath } from './space-files'
-import { removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile, type GuardOptions } from './atomic-write'
+import { removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile, writeTempStream, type GuardOptions } from './atomic-write'
 import { confinedPath, PathEscapeError } from './safe-names'
 import { isSettled, statSignature, type StatMemo } from './stat-first'
 
@@ -104,6 +104,28 @@ export class SpaceFolder implements SpaceFiles {
       // Also when the writer's bytes were put back: that rename is made durable the same way.
       this.unsynced.add(path.dirname(full))
     }
+  }
+
+  /**
+   * `write` from bytes as they arrive (a download), never held whole; they must hash to `oid` (when
+   * given) before anything is replaced. Returns their hash.
+   */
+  async writeStream(relative: string, body: ByteStream, expect: string | undefined, oid: string | undefined): Promise<string> {
+    const full = await this.realEntry(relative, 'write', true)
+    const { temp, hash } = await writeTempStream(path.dirname(full), path.basename(full), body)
+    try {
+      if (oid !== undefined && hash !== oid) throw new Error(`the service sent content for ${relative} that does not match its oid`)
+      await this.options.beforeCommit?.('write', relative)
+    } catch (error) {
+      await fs.rm(temp, { force: true })
+      throw error
+    }
+    try {
+      await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative))
+    } finally {
+      this.unsynced.add(path.dirname(full))
+    }
+    return hash
   }
 
   /** Makes every write so far durable: one sync per folder written to. */
