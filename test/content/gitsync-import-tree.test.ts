@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { computeGitPaths, renderSummary, serializePageMarkdown, type RevisionTree, type TreePage } from '../../src/main/content'
 import { parseGitSyncConfig } from '../../src/main/content/gitsync/config'
 import { revisionFromGitSync } from '../../src/main/content/gitsync/import-tree'
+import { renderTagsFile } from '../../src/main/engine/sync/tags-file'
 import { corpusTree, retitled, SUMMARY_TEXT_NOT_H1 } from '../support/gitsync-corpus'
 
 let counter = 0
@@ -24,6 +25,9 @@ function render(tree: RevisionTree, blobs: Map<string, Uint8Array>): Map<string,
   }
   walk(tree.pages)
   out.set('SUMMARY.md', bytes(renderSummary(tree, paths)))
+  // The service serves its tags as the spec's RevisionTag (a color token among DocumentTextColor's).
+  const tags = renderTagsFile(tree.tags as Parameters<typeof renderTagsFile>[0])
+  if (tags !== undefined) out.set('.gitbook/tags.yaml', bytes(tags))
   for (const file of tree.files) out.set(paths.get(file.id) as string, blobs.get(file.blobOid) as Uint8Array)
   return out
 }
@@ -40,7 +44,7 @@ describe('a Git Sync tree read into a revision (git import)', () => {
       const differ: string[] = []
       let compared = 0
       for (const [path, original] of expected) {
-        if (!/\.md$/i.test(path) && !path.startsWith('.gitbook/assets/')) continue
+        if (!/\.md$/i.test(path) && !path.startsWith('.gitbook/assets/') && path !== '.gitbook/tags.yaml') continue
         compared++
         const mine = back.get(path)
         if (!mine || Buffer.compare(Buffer.from(mine), original) !== 0) differ.push(path)

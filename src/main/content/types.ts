@@ -113,9 +113,21 @@ export interface TreeFile {
   createdAt: string
 }
 
+/** A tag pages can carry (spec `RevisionTag`), as `.gitbook/tags.yaml` lists it. */
+export interface TreeTag {
+  slug: string
+  label: string
+  /** Spec `DocumentTextColor`: `default`, a palette name or a `$` token. */
+  color: string
+  emoji?: string
+  icon?: string
+}
+
 export interface RevisionTree {
   pages: TreePage[]
   files: TreeFile[]
+  /** The space's tags; absent when it has none. Only a Git import sets them (the content API has no operation on tags). */
+  tags?: TreeTag[]
 }
 
 /* ------------------------------------------------------------------------ */

@@ -10,12 +10,13 @@
  *
  * What a revision cannot carry is left out and listed in `notes`, each with its reason.
  */
+import yaml from 'js-yaml'
 import { ContentError } from '../errors'
 import { gitBlobOid } from '../markdown/blob-oid'
 import { normalizeMetadata } from '../markdown/front-matter'
 import { keptShape, splitPageMarkdown } from '../markdown/page-file'
 import { contentTypeFromName, imageDimensions } from '../revision/file-bytes'
-import type { RevisionTree, TreeFile, TreePage } from '../types'
+import type { RevisionTree, TreeFile, TreePage, TreeTag } from '../types'
 import type { GitSyncConfig } from './config'
 import { ASSETS_FOLDER, computeGitPaths } from './paths'
 import { resolveRelativePath } from './relative-path'
@@ -37,6 +38,10 @@ export interface GitSyncImportEnv {
 }
 
 const DEFAULT_TITLE = 'Untitled'
+/** Where Git Sync keeps a space's tags. */
+export const TAGS_FILE = '.gitbook/tags.yaml'
+/** The spec's `DocumentTextColor`. */
+const TAG_COLORS: ReadonlySet<string> = new Set(['default', 'green', 'blue', 'red', 'orange', 'yellow', 'purple', 'pink', 'violet', 'cyan', '$primary', '$info', '$success', '$warning', '$danger', '$tint'])
 const utf8 = new TextDecoder()
 const encoder = new TextEncoder()
 
@@ -52,8 +57,9 @@ export function revisionFromGitSync(files: ReadonlyMap<string, Uint8Array>, conf
   const readme = reader.readmeNotListed()
   if (readme) pages.unshift(readme)
   const assets = reader.assets()
+  const tags = reader.tags()
   reader.noteUnlisted()
-  return { tree: { pages, files: assets }, blobs: reader.blobs, notes: reader.notes, pageCount: reader.listed.size }
+  return { tree: { pages, files: assets, ...(tags.length > 0 ? { tags } : {}) }, blobs: reader.blobs, notes: reader.notes, pageCount: reader.listed.size }
 }
 
 class TreeReader {
@@ -176,6 +182,41 @@ class TreeReader {
         createdAt: this.env.now,
       }
     })
+  }
+
+  /** `.gitbook/tags.yaml`: the space's tags, in order (`tag`, `label`, `emoji` or `icon`, `color`). */
+  tags(): TreeTag[] {
+    const bytes = this.files.get(TAGS_FILE)
+    if (!bytes) return []
+    this.listed.add(TAGS_FILE)
+    let items: unknown
+    try {
+      items = yaml.load(utf8.decode(bytes))
+    } catch (error) {
+      this.notes.push(`${TAGS_FILE}: not valid YAML (${(error as Error).message.split('\n')[0]}): no tags imported`)
+      return []
+    }
+    if (!Array.isArray(items)) {
+      if (items !== undefined && items !== null) this.notes.push(`${TAGS_FILE}: not a list of tags: no tags imported`)
+      return []
+    }
+    const tags: TreeTag[] = []
+    for (const item of items as Array<Record<string, unknown>>) {
+      const { tag, label, emoji, icon, color } = item ?? {}
+      if (typeof tag !== 'string' || tag === '' || (label !== undefined && typeof label !== 'string')) {
+        this.notes.push(`${TAGS_FILE}: ${JSON.stringify(item)} is not a tag (tag:, label:): left out`)
+        continue
+      }
+      const known = typeof color === 'string' && TAG_COLORS.has(color)
+      if (color !== undefined && !known) this.notes.push(`${TAGS_FILE}: tag "${tag}" has color ${JSON.stringify(color)}, not one of the spec's: imported as default`)
+      tags.push({
+        slug: tag,
+        label: typeof label === 'string' ? label : tag,
+        color: known ? (color as string) : 'default',
+        ...(typeof emoji === 'string' && emoji !== '' ? { emoji } : typeof icon === 'string' && icon !== '' ? { icon } : {}),
+      })
+    }
+    return tags
   }
 
   /** Markdown files SUMMARY.md does not list are not pages (Git Sync's reading); other files are not content. */

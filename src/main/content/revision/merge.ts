@@ -24,7 +24,7 @@
  */
 import { uniqueSlug } from '../gitsync/slug'
 import type { RevisionTree, TreeFile, TreePage } from '../types'
-import { childLists, movedPages, pageContentChanges, parentIds, sameFile, samePageVersion } from './compare'
+import { childLists, movedPages, pageContentChanges, parentIds, sameFile, samePageVersion, sameValue } from './compare'
 import { mergePageVersions, type BodyReader } from './merge-page-versions'
 import { flattenPages } from './tree'
 
@@ -74,7 +74,9 @@ export function mergeTrees(base: RevisionTree, main: RevisionTree, branch: Revis
     })
   const pages = build(undefined)
   dedupeSlugs(pages)
-  const tree = { pages, files: mergeFiles(base.files, main.files, branch.files, conflicts) }
+  // Tags change only by a Git import of the space (main): the branch's are taken only where it changed them.
+  const tags = sameValue(branch.tags ?? [], base.tags ?? []) ? main.tags : branch.tags
+  const tree: RevisionTree = { pages, files: mergeFiles(base.files, main.files, branch.files, conflicts), ...(tags && tags.length > 0 ? { tags } : {}) }
   return blobs.size > 0 ? { tree, conflicts, blobs } : { tree, conflicts }
 }
 

@@ -296,7 +296,7 @@ export class RevisionView {
       pages: this.pagesJson(),
       files: this.filesJson(),
       reusableContents: [],
-      tags: [],
+      tags: (r.tree.tags ?? []).map((tag) => ({ ...tag })),
       variables: {},
       createdAt: r.createdAt,
       urls: { app: appUrl(this.options.origin, `/spaces/${r.spaceId}/revisions/${r.id}`) },
