@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks'
 import { afterAll, describe, expect, it } from 'vitest'
 import { extractLinks, parseLinksAhead, rewriteLinks } from '../../src/main/content/markdown/links'
-import { LinkWorkerPool } from '../../src/main/service/link-workers/pool'
+import { LinkParseError, LinkWorkerPool } from '../../src/main/service/link-workers/pool'
 import { batchLinkHint } from '../../src/main/content/revision/batch-links'
 
 const BLOCKS = [
@@ -83,5 +83,23 @@ describe('links parsed in worker threads', () => {
     const again = await broken.parse([text.slice(0, 2000)])
     expect(again).toHaveLength(1)
     await broken.close()
+  }, 120_000)
+})
+
+describe('markdown remark cannot parse in time', () => {
+  it('is given up after the time limit, with its worker replaced, and other runs still parse', async () => {
+    const pool = new LinkWorkerPool({ size: 1, timeLimitMs: 1000 })
+    try {
+      // remark's time grows with the square of block quote nesting: seconds for this, however fast the machine.
+      const nested = '>'.repeat(40_000) + ' [deep](./deep.md)\n'
+      await expect(pool.parse([nested])).rejects.toThrow(LinkParseError)
+      await expect(pool.parse([nested])).rejects.toThrow(/could not be parsed within 1 s \(nested too deeply\?\)/)
+      // Not handed to this thread instead, and the pool still works.
+      expect(pool.fallbackReason).toBeUndefined()
+      const [ok] = await pool.parse(['A [link](./a.md).'])
+      expect(ok.links.map((link) => link.target)).toEqual(['./a.md'])
+    } finally {
+      await pool.close()
+    }
   }, 120_000)
 })

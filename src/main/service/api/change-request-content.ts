@@ -1,7 +1,7 @@
 import { ContentError, MAX_FILE_BYTES, applyContentChanges, type ApplyResult, type ChangedPage, type ContentChange, type InsertFileInput, type RevisionTree } from '../../content'
 import { splitPageMarkdown } from '../../content/markdown/page-file'
 import { parseLinksAhead, type ChunkLinks, type ParsedRuns } from '../../content/markdown/links'
-import { parseRunsOffThread } from '../link-workers/pool'
+import { LinkParseError, parseRunsOffThread } from '../link-workers/pool'
 import { batchLinkHint } from '../../content/revision/batch-links'
 import { ok, type RequestContext, type Route } from '../http/context'
 import { badRequest } from '../http/errors'
@@ -160,15 +160,20 @@ function changeJson(ctx: RequestContext, cr: ChangeRequest, change: ChangedPage)
   }
 }
 
-/** Below this many characters of markdown in all, a batch's links are parsed on the request's turn: a few milliseconds. */
-const PARSE_AHEAD_ABOVE_CHARS = 32 * 1024
+/**
+ * Below this many characters of markdown to parse in all, a batch's links are parsed on the request's
+ * turn (a millisecond or two; a worker's round trip would cost more). Small, so that even markdown that
+ * is slow to parse for its size (remark's time grows with the square of block quote nesting) cannot
+ * hold the event loop for long.
+ */
+const PARSE_AHEAD_ABOVE_CHARS = 4 * 1024
 
 /**
  * Parses the links of the batch's bodies before the batch, in worker threads (`link-workers/pool.ts`),
  * so that the synchronous apply parses nothing: one big page (or fifty middling ones) must not stall
  * every other request for the seconds remark takes over them. Only the runs batch-link resolution
- * reads are parsed (those `batchLinkHint` lets through). Malformed input is left for the apply to
- * refuse with its own message.
+ * reads are parsed (those `batchLinkHint` lets through). Markdown remark cannot parse (in time) is
+ * refused with a 400; other malformed input is left for the apply to refuse with its own message.
  */
 async function parseBatchLinksAhead(changes: unknown): Promise<ParsedRuns | undefined> {
   if (!Array.isArray(changes)) return undefined
@@ -186,11 +191,19 @@ async function parseBatchLinksAhead(changes: unknown): Promise<ParsedRuns | unde
       continue
     }
   }
-  if (bodies.reduce((sum, body) => sum + body.length, 0) < PARSE_AHEAD_ABOVE_CHARS) return undefined
   const hint = batchLinkHint(refs)
+  const linked = bodies.filter((body) => hint(body))
+  if (linked.reduce((sum, body) => sum + body.length, 0) < PARSE_AHEAD_ABOVE_CHARS) return undefined
   // All at once, so that every worker has a share even of many small bodies.
   const parsed = new Map<string, ChunkLinks>()
-  for (const runs of await Promise.all(bodies.map((body) => parseLinksAhead(body, hint, parseRunsOffThread)))) for (const [text, links] of runs) parsed.set(text, links)
+  let parses: ParsedRuns[]
+  try {
+    parses = await Promise.all(linked.map((body) => parseLinksAhead(body, hint, parseRunsOffThread)))
+  } catch (error) {
+    if (error instanceof LinkParseError) throw badRequest(`a page's markdown ${error.message.replace(/^markdown /, '')}`)
+    throw error
+  }
+  for (const runs of parses) for (const [text, links] of runs) parsed.set(text, links)
   return parsed
 }
 

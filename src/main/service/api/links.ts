@@ -9,7 +9,7 @@
  * only that change request counts. A target broken in main is therefore never counted twice.
  */
 import { parseLinksAhead, type ChunkLinks } from '../../content/markdown/links'
-import { parseRunsOffThread } from '../link-workers/pool'
+import { LinkParseError, parseRunsOffThread } from '../link-workers/pool'
 import { findPage, walkPages } from '../../content/revision/tree'
 import type { Route, RequestContext } from '../http/context'
 import { ok } from '../http/context'
@@ -24,8 +24,8 @@ import { changeRequestRevision, requireChangeRequest, requireSpace } from './con
 
 const caches = new WeakMap<ServiceStore, RevisionCache<Promise<RevisionLinks>>>()
 
-/** Below this many characters of page bodies in all, a revision's links are parsed on the request's turn. */
-const PARSE_AHEAD_ABOVE_CHARS = 32 * 1024
+/** Below this many characters of page bodies in all, a revision's links are parsed on the request's turn (see change-request-content.ts). */
+const PARSE_AHEAD_ABOVE_CHARS = 4 * 1024
 
 /**
  * The resolved links of a revision, computed on first use; requests for the same revision meanwhile
@@ -48,7 +48,19 @@ function revisionLinks(ctx: RequestContext, revision: Revision): Promise<Revisio
     let parsedLinks: Map<string, ChunkLinks> | undefined
     if ([...bodies.values()].reduce((sum, body) => sum + body.length, 0) >= PARSE_AHEAD_ABOVE_CHARS) {
       parsedLinks = new Map()
-      const parses = await Promise.all([...bodies.values()].map((body) => parseLinksAhead(body, undefined, parseRunsOffThread)))
+      const parses = await Promise.all(
+        [...bodies].map(async ([oid, body]) => {
+          try {
+            return await parseLinksAhead(body, undefined, parseRunsOffThread)
+          } catch (error) {
+            // A stored page remark cannot parse (in time) reports no links rather than failing every
+            // report of its revision, or being parsed again here on the event loop.
+            if (!(error instanceof LinkParseError)) throw error
+            bodies.delete(oid)
+            return new Map()
+          }
+        }),
+      )
       for (const runs of parses) for (const [text, links] of runs) parsedLinks.set(text, links)
     }
     return new RevisionLinks({ tree: revision.tree, readBlob: (oid) => bodies.get(oid), parsedLinks }, origin)

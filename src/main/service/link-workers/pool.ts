@@ -9,8 +9,11 @@
  * - the compiled CLI (scripts/build-cli.mjs) bundles `worker.ts` as an entry of its own and defines
  *   `__QUIRE_LINK_WORKER__` as that file's path;
  * - otherwise (tsx, vitest) the worker runs `worker.ts` itself, with tsx's loader.
- * When no worker can be started (a packaged app with neither), or one dies, the runs are parsed on the
- * calling thread one at a time with the event loop given back in between: slower, but nothing stalls.
+ * When no worker can be started (a packaged app with neither), the runs are parsed on the calling thread
+ * one at a time with the event loop given back in between: slower, but nothing stalls for long.
+ * Markdown that remark cannot parse (it throws, or takes longer than `timeLimitMs`: deeply nested block
+ * quotes cost it time quadratic in their depth) rejects with a `LinkParseError`, and is not parsed again
+ * on the calling thread: its worker is ended and replaced, so the bound holds for the whole service.
  * Workers are started on first use, do not keep the process alive, and end after a while idle.
  */
 import { readFileSync } from 'node:fs'
@@ -21,7 +24,7 @@ import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { parseChunkLinks, type ChunkLinks } from '../../content/markdown/chunk-links'
 import type { RunParser } from '../../content/markdown/links'
-import type { LinkWorkerReply, LinkWorkerRequest } from './worker'
+import type { LinkWorkerMessage, LinkWorkerRequest } from './worker'
 
 /** Defined by scripts/build-cli.mjs: the bundled worker's absolute path. */
 declare const __QUIRE_LINK_WORKER__: string | undefined
@@ -30,15 +33,29 @@ declare const __QUIRE_LINK_WORKER__: string | undefined
 const BATCH_CHARS = 64 * 1024
 /** An idle worker ends after this long (each holds remark and its heap, some tens of MB). */
 const IDLE_MS = 30_000
+/** A batch (64 KB) takes remark well under a second; this leaves room for a loaded machine. */
+const TIME_LIMIT_MS = 30_000
+
+/** Markdown that could not be parsed for its links: remark failed on it or took too long. */
+export class LinkParseError extends Error {
+  override name = 'LinkParseError'
+}
+
+/** No worker could start: the runs are parsed on the calling thread instead. */
+class WorkerUnavailable extends Error {}
+
+type Outcome = ChunkLinks[] | LinkParseError | WorkerUnavailable
 
 interface Batch {
   texts: string[]
-  settle: (results: ChunkLinks[] | Error) => void
+  settle: (outcome: Outcome) => void
 }
 
 interface PooledWorker {
   worker: Worker
-  busy?: { id: number; batch: Batch }
+  /** Its script loaded (it said so): a failure from then on is the markdown's, not the setup's. */
+  ready: boolean
+  busy?: { id: number; batch: Batch; timer?: NodeJS.Timeout }
   idleTimer?: NodeJS.Timeout
 }
 
@@ -47,6 +64,8 @@ export interface LinkWorkerPoolOptions {
   size?: number
   /** The worker's script (default: see the top of this file). */
   script?: URL
+  /** A batch of runs taking longer is given up with a `LinkParseError` (default 30 s). */
+  timeLimitMs?: number
 }
 
 export class LinkWorkerPool {
@@ -54,23 +73,30 @@ export class LinkWorkerPool {
   private readonly queue: Batch[] = []
   private readonly size: number
   private readonly script: URL | undefined
+  private readonly timeLimitMs: number
   private nextId = 0
-  /** Set once a worker could not start or died: from then on runs are parsed on the calling thread. */
+  /** Set once a worker could not start: from then on runs are parsed on the calling thread. */
   private broken: string | undefined
 
   constructor(options: LinkWorkerPoolOptions = {}) {
     this.size = Math.max(1, options.size ?? defaultPoolSize())
     this.script = options.script
+    this.timeLimitMs = options.timeLimitMs ?? TIME_LIMIT_MS
   }
 
-  /** Parses `texts` with `parseChunkLinks` in the workers; results in the order of `texts`. */
+  /**
+   * Parses `texts` with `parseChunkLinks` in the workers; results in the order of `texts`. Rejects with
+   * a `LinkParseError` when a run cannot be parsed (see the top of this file).
+   */
   readonly parse: RunParser = async (texts) => {
     if (texts.length === 0) return []
     if (this.broken !== undefined) return parseOnThisThread(texts)
     const batches = intoBatches(texts)
-    const settled = await Promise.all(batches.map((batch) => new Promise<ChunkLinks[] | Error>((settle) => this.enqueue({ texts: batch, settle }))))
+    const outcomes = await Promise.all(batches.map((batch) => new Promise<Outcome>((settle) => this.enqueue({ texts: batch, settle }))))
+    const failure = outcomes.find((outcome) => outcome instanceof LinkParseError)
+    if (failure) throw failure
     const results: ChunkLinks[] = []
-    for (const [i, outcome] of settled.entries()) results.push(...(outcome instanceof Error ? await parseOnThisThread(batches[i]) : outcome))
+    for (const [i, outcome] of outcomes.entries()) results.push(...(outcome instanceof WorkerUnavailable ? await parseOnThisThread(batches[i]) : (outcome as ChunkLinks[])))
     return results
   }
 
@@ -82,7 +108,8 @@ export class LinkWorkerPool {
   /** Ends every worker; batches still queued are parsed on the calling thread. */
   async close(): Promise<void> {
     const workers = this.workers.splice(0)
-    for (const pooled of workers) this.fail(pooled, new Error('link worker pool closed'))
+    for (const pooled of workers) this.settleBusy(pooled, new WorkerUnavailable('link worker pool closed'))
+    for (const batch of this.queue.splice(0)) batch.settle(new WorkerUnavailable('link worker pool closed'))
     await Promise.all(workers.map((pooled) => pooled.worker.terminate()))
   }
 
@@ -99,6 +126,8 @@ export class LinkWorkerPool {
       clearTimeout(idle.idleTimer)
       const id = this.nextId++
       idle.busy = { id, batch }
+      // The time limit counts the parse, not a new worker's start (loading remark, compiling it under tsx).
+      if (idle.ready) this.startClock(idle)
       idle.worker.ref()
       idle.worker.postMessage({ id, texts: batch.texts } satisfies LinkWorkerRequest)
     }
@@ -113,43 +142,75 @@ export class LinkWorkerPool {
       this.giveUp(`link worker could not start: ${String(error)}`)
       return undefined
     }
-    const pooled: PooledWorker = { worker }
+    const pooled: PooledWorker = { worker, ready: false }
     this.workers.push(pooled)
-    worker.on('message', (reply: LinkWorkerReply) => {
-      const busy = pooled.busy
-      if (!busy || busy.id !== reply.id) return
-      pooled.busy = undefined
+    worker.on('message', (message: LinkWorkerMessage) => {
+      if ('ready' in message) {
+        pooled.ready = true
+        if (pooled.busy) this.startClock(pooled)
+        return
+      }
+      if (pooled.busy?.id !== message.id) return
+      this.settleBusy(pooled, 'error' in message ? new LinkParseError(message.error) : message.results)
       worker.unref()
-      busy.batch.settle('error' in reply ? new Error(reply.error) : reply.results)
       pooled.idleTimer = setTimeout(() => this.retire(pooled), IDLE_MS).unref()
       this.dispatch()
     })
-    worker.on('error', (error) => this.giveUp(`link worker failed: ${error.message}`, pooled, error))
-    worker.on('exit', (code) => this.giveUp(`link worker exited with code ${code}`, pooled))
+    worker.on('error', (error) => this.lost(pooled, `link worker failed: ${error.message}`))
+    worker.on('exit', (code) => this.lost(pooled, `link worker exited with code ${code}`))
     return pooled
   }
 
-  /** A worker that cannot start or dies: its batch and every queued one go back to the calling thread. */
-  private giveUp(reason: string, pooled?: PooledWorker, error = new Error(reason)): void {
-    if (pooled && !this.workers.includes(pooled)) return // retired or closed on purpose
-    if (this.broken === undefined) process.emitWarning(`${reason}; markdown links are parsed on the main thread from now on`, 'QuireLinkWorker')
-    this.broken ??= reason
-    if (pooled) this.fail(pooled, error)
-    for (const batch of this.queue.splice(0)) batch.settle(error)
+  /**
+   * A worker that failed or exited. Before its script loaded, workers cannot run here at all: its batch
+   * and every queued one go back to the calling thread, as will all later ones. After, its batch failed
+   * on the markdown (out of memory, say), and the next batch gets a new worker.
+   */
+  private lost(pooled: PooledWorker, reason: string): void {
+    if (!this.remove(pooled)) return // retired, replaced or closed on purpose
+    if (!pooled.ready) return this.giveUp(reason, pooled)
+    this.settleBusy(pooled, new LinkParseError(`markdown could not be parsed: ${reason}`))
+    this.dispatch()
   }
 
-  private fail(pooled: PooledWorker, error: Error): void {
-    const at = this.workers.indexOf(pooled)
-    if (at !== -1) this.workers.splice(at, 1)
-    clearTimeout(pooled.idleTimer)
-    pooled.busy?.batch.settle(error)
+  private startClock(pooled: PooledWorker): void {
+    if (pooled.busy) pooled.busy.timer = setTimeout(() => this.overrun(pooled), this.timeLimitMs)
+  }
+
+  /** A batch past the time limit: its worker is ended (the only way to stop remark) and replaced. */
+  private overrun(pooled: PooledWorker): void {
+    if (!this.remove(pooled)) return
+    this.settleBusy(pooled, new LinkParseError(`markdown could not be parsed within ${Math.round(this.timeLimitMs / 1000)} s (nested too deeply?)`))
+    void pooled.worker.terminate()
+    this.dispatch()
+  }
+
+  private giveUp(reason: string, pooled?: PooledWorker): void {
+    if (this.broken === undefined) process.emitWarning(`${reason}; markdown links are parsed on the main thread from now on`, 'QuireLinkWorker')
+    this.broken ??= reason
+    if (pooled) this.settleBusy(pooled, new WorkerUnavailable(reason))
+    for (const batch of this.queue.splice(0)) batch.settle(new WorkerUnavailable(reason))
+  }
+
+  private settleBusy(pooled: PooledWorker, outcome: Outcome): void {
+    const busy = pooled.busy
+    if (!busy) return
     pooled.busy = undefined
+    clearTimeout(busy.timer)
+    busy.batch.settle(outcome)
+  }
+
+  /** Takes a worker out of the pool; false when it was not in it any more. */
+  private remove(pooled: PooledWorker): boolean {
+    const at = this.workers.indexOf(pooled)
+    if (at === -1) return false
+    this.workers.splice(at, 1)
+    clearTimeout(pooled.idleTimer)
+    return true
   }
 
   private retire(pooled: PooledWorker): void {
-    if (pooled.busy) return
-    const at = this.workers.indexOf(pooled)
-    if (at !== -1) this.workers.splice(at, 1)
+    if (pooled.busy || !this.remove(pooled)) return
     void pooled.worker.terminate()
   }
 }
@@ -205,5 +266,8 @@ async function parseOnThisThread(texts: string[]): Promise<ChunkLinks[]> {
 
 let shared: LinkWorkerPool | undefined
 
-/** Parses runs in the process's shared pool (started on first use). */
-export const parseRunsOffThread: RunParser = (texts) => (shared ??= new LinkWorkerPool()).parse(texts)
+/**
+ * Parses runs in the process's shared pool (started on first use). `QUIRE_LINK_PARSE_TIME_LIMIT_MS`
+ * sets its time limit per batch (tests use a short one).
+ */
+export const parseRunsOffThread: RunParser = (texts) => (shared ??= new LinkWorkerPool({ timeLimitMs: Number(process.env.QUIRE_LINK_PARSE_TIME_LIMIT_MS) || undefined })).parse(texts)

@@ -1,7 +1,8 @@
 /**
  * Worker thread of `pool.ts`: parses runs of markdown for their links (`parseChunkLinks`), so
- * that remark's seconds over a large page are spent off the service's event loop. One message in, one out:
- * `{ id, texts }` -> `{ id, results }` (or `{ id, error }`), results in the order of the texts.
+ * that remark's seconds over a large page are spent off the service's event loop. It says `{ ready }`
+ * once loaded; then one message in, one out: `{ id, texts }` -> `{ id, results }` (or `{ id, error }`),
+ * results in the order of the texts.
  */
 import { parentPort } from 'node:worker_threads'
 import { parseChunkLinks } from '../../content/markdown/chunk-links'
@@ -13,6 +14,8 @@ export interface LinkWorkerRequest {
 
 export type LinkWorkerReply = { id: number; results: ReturnType<typeof parseChunkLinks>[] } | { id: number; error: string }
 
+export type LinkWorkerMessage = LinkWorkerReply | { ready: true }
+
 const port = parentPort
 if (!port) throw new Error('worker.ts runs as a worker thread of pool.ts')
 port.on('message', ({ id, texts }: LinkWorkerRequest) => {
@@ -20,7 +23,8 @@ port.on('message', ({ id, texts }: LinkWorkerRequest) => {
   try {
     reply = { id, results: texts.map(parseChunkLinks) }
   } catch (error) {
-    reply = { id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }
+    reply = { id, error: `markdown could not be parsed: ${error instanceof Error ? error.message : String(error)}` }
   }
   port.postMessage(reply)
 })
+port.postMessage({ ready: true } satisfies LinkWorkerMessage)
