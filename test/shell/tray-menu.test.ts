@@ -53,7 +53,7 @@ describe('tray menu', () => {
     expect(a.syncNow).toHaveBeenCalledOnce()
     expect(a.setPaused).toHaveBeenCalledWith(true)
     expect(a.openWorkspaceFolder).toHaveBeenCalledOnce()
-    expect(a.openInBrowser).toHaveBeenCalledWith('https://app.example/s/a')
+    expect(a.openInBrowser).toHaveBeenCalledWith('https://app.example/s/a', 'Space a')
     expect(a.showBrokenLinks).toHaveBeenCalledOnce()
     expect(a.openQuire).toHaveBeenCalledOnce()
     expect(a.quit).toHaveBeenCalledOnce()
@@ -89,7 +89,7 @@ describe('tray menu', () => {
     const submenu = item(several, 'open-in-browser').submenu as MenuItemConstructorOptions[]
     expect(submenu.map((s) => s.label)).toEqual(['Space a', 'Space b'])
     click(submenu[1])
-    expect(a.openInBrowser).toHaveBeenCalledWith('https://x/b')
+    expect(a.openInBrowser).toHaveBeenCalledWith('https://x/b', 'Space b')
   })
 
   it('disables syncing while signed out, and says so', () => {

@@ -10,12 +10,14 @@ import { registerIpcHandlers } from './ipc'
 import { applyStartAtLogin, HIDDEN_FLAG, launchedAtLogin, type LoginItemContext } from './login-item'
 import { MainWindow, mainWindowOptions } from './main-window'
 import { electronSqliteBinding } from './native-binding'
+import type { DesktopNotification } from './notification-rules'
 import { NotificationWatch } from './notification-watch'
 import { isAppRendererUrl, type RendererLocation } from './renderer-origin'
 import { contentSecurityPolicy, denyAllPermissions, hardenWebContents, installCsp } from './security'
 import { shellLog } from './shell-log'
 import { ElectronTokenStore } from './token-store'
 import { TrayController } from './tray'
+import { runTrayTask } from './tray-feedback'
 import { checkForUpdates, type Updater } from './updater'
 
 /** Where the built pieces are, relative to out/main (this bundle's folder). */
@@ -109,15 +111,17 @@ export class DesktopApp {
       target.kind === 'url' ? this.navigation.openExternal(target.url) : this.showScreen(target.screen),
     )
     this.watch = new NotificationWatch({ api, show: (n) => notifier.show(n), log: this.log })
+    const trayFeedback = { notify: (n: DesktopNotification) => notifier.show(n), log: this.log }
     this.tray = new TrayController(
       { createTray: (image) => new Tray(image), buildMenu: (template) => Menu.buildFromTemplate(template), loadImage: (file) => nativeImage.createFromPath(file) },
       this.paths.trayIcons,
       process.platform,
       {
-        syncNow: () => void api.syncNow().catch((e: unknown) => this.log(`sync now: ${errorText(e)}`)),
-        setPaused: (paused) => void api.setPaused(paused).catch((e: unknown) => this.log(`pause: ${errorText(e)}`)),
-        openWorkspaceFolder: () => void api.openWorkspaceFolder().catch((e: unknown) => this.log(`open workspace: ${errorText(e)}`)),
-        openInBrowser: (url) => this.navigation.openExternal(url),
+        // A tray click has no window to answer in: a failure is a notification (and a log line).
+        syncNow: () => void runTrayTask({ kind: 'sync-now' }, () => api.syncNow(), trayFeedback),
+        setPaused: (paused) => void runTrayTask({ kind: 'pause', paused }, () => api.setPaused(paused), trayFeedback),
+        openWorkspaceFolder: () => void runTrayTask({ kind: 'open-folder' }, () => api.openWorkspaceFolder(), trayFeedback),
+        openInBrowser: (url, spaceTitle) => void runTrayTask({ kind: 'open-in-browser', spaceTitle }, () => openExternalUrl(shell, url), trayFeedback),
         showBrokenLinks: () => this.showScreen('links'),
         showForReview: () => this.showScreen('for-review'),
         openQuire: () => this.showWindow(),

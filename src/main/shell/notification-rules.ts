@@ -10,7 +10,7 @@ export interface WatchSnapshot {
   threads: Array<{ spaceId: string; spaceTitle: string; thread: CommentThread }>
 }
 
-export type NotificationKind = 'change-request-merged' | 'comment-reply' | 'conflict' | 'auth-error' | 'review-requested' | 'review-received'
+export type NotificationKind = 'change-request-merged' | 'comment-reply' | 'conflict' | 'auth-error' | 'review-requested' | 'review-received' | 'tray-action-failed'
 
 export interface DesktopNotification {
   kind: NotificationKind

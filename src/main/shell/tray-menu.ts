@@ -7,7 +7,8 @@ export interface TrayActions {
   syncNow(): void
   setPaused(paused: boolean): void
   openWorkspaceFolder(): void
-  openInBrowser(url: string): void
+  /** Opens a space's page in the browser; its title names it should that fail. */
+  openInBrowser(url: string, spaceTitle?: string): void
   showBrokenLinks(): void
   /** Shows the For review screen (the window when absent: Open Quire). */
   showForReview?(): void
@@ -38,12 +39,12 @@ function browserItem(view: TrayView, actions: TrayActions): MenuItemConstructorO
   if (spaces.length === 0) return { id: 'open-in-browser', label: 'Open in browser', enabled: false }
   if (spaces.length === 1) {
     const url = spaces[0].appUrl!
-    return { id: 'open-in-browser', label: 'Open in browser', click: () => actions.openInBrowser(url) }
+    return { id: 'open-in-browser', label: 'Open in browser', click: () => actions.openInBrowser(url, spaces[0].title) }
   }
   return {
     id: 'open-in-browser',
     label: 'Open in browser',
-    submenu: spaces.map((s) => ({ id: `open-in-browser:${s.id}`, label: s.title, click: () => actions.openInBrowser(s.appUrl!) })),
+    submenu: spaces.map((s) => ({ id: `open-in-browser:${s.id}`, label: s.title, click: () => actions.openInBrowser(s.appUrl!, s.title) })),
   }
 }
 
