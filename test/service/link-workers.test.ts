@@ -73,6 +73,23 @@ describe('links parsed in worker threads', () => {
     expect([...onlyAbsolute.keys()].every((run) => run.includes('/pages/'))).toBe(true)
   }, 120_000)
 
+  it('parses only the runs an edit changed: the others come from the runs parsed before', async () => {
+    const text = fresh(200 * 1024)
+    const parsedTexts: string[] = []
+    const counting = (texts: string[]) => (parsedTexts.push(...texts), pool.parse(texts))
+    const first = await parseLinksAhead(text, undefined, counting)
+    expect(parsedTexts.length).toBe(first.size)
+
+    // One paragraph edited, as a sync pushes it: one run to parse again, the rest reused.
+    parsedTexts.length = 0
+    const edited = text.replace(/Paragraph (u\d+) 700 /, 'Paragraph $1 700 [edited](./edited.md) ')
+    expect(edited).not.toBe(text)
+    const second = await parseLinksAhead(edited, undefined, counting)
+    expect(parsedTexts).toHaveLength(1)
+    expect(parsedTexts[0]).toContain('[edited](./edited.md)')
+    expect(extractLinks(edited, undefined, second)).toEqual(extractLinks(edited))
+  }, 120_000)
+
   it('gives the same links on this thread when its workers cannot start', async () => {
     const broken = new LinkWorkerPool({ size: 2, script: new URL('./no-such-worker.mjs', import.meta.url) })
     const text = fresh(100 * 1024)
