@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Page } from 'playwright-core'
+import type { Page, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { QuireBackend } from '../../src/main/app/backend'
 import type { DesktopActions } from '../../src/main/app/desktop-actions'
@@ -110,8 +110,19 @@ describe.skipIf(!hasChromium)('Comments: rendered, filtered, a tree to pick from
     // The empty space is still there to choose, and says it has none.
     await page.getByLabel('Space').selectOption(emptySpaceId)
     await page.getByText('No open comments here.').waitFor({ timeout: 20_000 })
+    // Back to Docs with its answer held in the network: the empty space's list is not shown as Docs' meanwhile.
+    let letGo: () => void = () => undefined
+    const held = new Promise<void>((resolve) => (letGo = resolve))
+    await page.route('**/api/listComments', async (route: Route) => {
+      await held
+      await route.continue()
+    })
     await page.getByLabel('Space').selectOption(seeded.spaceId)
+    await page.getByText('Loading comments…').waitFor({ timeout: 20_000 })
+    expect(await page.getByText('No open comments here.').count()).toBe(0)
+    letGo()
     await page.locator('li.thread').first().waitFor({ timeout: 20_000 })
+    await page.unroute('**/api/listComments')
   }, 60_000)
 
   it('markdown renders as elements (strong, a safe link, list items); the hostile HTML shows as text and runs nothing', async () => {
