@@ -11,7 +11,7 @@ import { OrganizationsRepository } from '../../src/main/service/store/organizati
 import { SpacesRepository } from '../../src/main/service/store/spaces'
 import { UsersRepository } from '../../src/main/service/store/users'
 import { serveGitOverHttp } from '../support/git-http'
-import { corpusTree, retitled, SUMMARY_TEXT_NOT_H1, writeTree } from '../support/gitsync-corpus'
+import { corpusTree, GITSYNC_CORPUS, retitled, SUMMARY_TEXT_NOT_H1, writeTree } from '../support/gitsync-corpus'
 import { startTestService, type TestService } from '../support/service'
 import { until } from '../support/until'
 
@@ -265,7 +265,8 @@ describe('Git import: standalone, info, bad input', () => {
 
 describe('Git export (exportToGitRepository)', () => {
   it('commits the space as a Git Sync tree on the ref, keeping the files that are not docs: the imported tree files come back byte for byte', async () => {
-    const tree = corpusTree('lista')
+    // lista, with gitbook-docs' tags.yaml: the tags go in with the import and come out with the export.
+    const tree = corpusTree('lista').set('.gitbook/tags.yaml', fs.readFileSync(path.join(GITSYNC_CORPUS, 'gitbook-docs', '.gitbook', 'tags.yaml')))
     const source = repositoryOf(tree)
     const spaceId = await newSpace('Exported')
     await t.api.call('importGitRepository', { params: { spaceId }, body: { url: pathToFileURL(source).href, ref: 'refs/heads/main' } })

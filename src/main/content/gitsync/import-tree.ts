@@ -21,6 +21,7 @@ import type { GitSyncConfig } from './config'
 import { ASSETS_FOLDER, computeGitPaths } from './paths'
 import { resolveRelativePath } from './relative-path'
 import { slugify, uniqueSlug, MAX_SLUG_LENGTH } from './slug'
+import { TAGS_FILE } from './tags-yaml'
 import { parseSummary, type SummaryEntry } from './summary'
 
 export interface GitSyncImport {
@@ -38,8 +39,6 @@ export interface GitSyncImportEnv {
 }
 
 const DEFAULT_TITLE = 'Untitled'
-/** Where Git Sync keeps a space's tags. */
-export const TAGS_FILE = '.gitbook/tags.yaml'
 /** The spec's `DocumentTextColor`. */
 const TAG_COLORS: ReadonlySet<string> = new Set(['default', 'green', 'blue', 'red', 'orange', 'yellow', 'purple', 'pink', 'violet', 'cyan', '$primary', '$info', '$success', '$warning', '$danger', '$tint'])
 const utf8 = new TextDecoder()

@@ -1,6 +1,6 @@
 import type { Revision } from '@gitbook/api'
-import yaml from 'js-yaml'
 import { gitBlobOid } from '../../content'
+import { renderTagsYaml } from '../../content/gitsync/tags-yaml'
 import type { RemoteEntry } from './plan-types'
 
 /** Where Git Sync keeps a space's tags, beside the assets. */
@@ -23,14 +23,7 @@ type RevisionTags = Extract<Revision, { tags: unknown }>['tags']
  * (sync down then keeps it and says so) and is never sent.
  */
 export function renderTagsFile(tags: RevisionTags | undefined): string | undefined {
-  if (!tags || tags.length === 0) return undefined
-  const items = tags.map((tag) => ({
-    tag: tag.slug,
-    label: tag.label,
-    ...('emoji' in tag && tag.emoji ? { emoji: tag.emoji } : 'icon' in tag && tag.icon ? { icon: tag.icon } : {}),
-    ...(tag.color && tag.color !== 'default' ? { color: tag.color } : {}),
-  }))
-  return yaml.dump(items, { lineWidth: -1, noRefs: true })
+  return renderTagsYaml(tags?.map((tag) => ({ slug: tag.slug, label: tag.label, color: tag.color, ...('emoji' in tag && tag.emoji ? { emoji: tag.emoji } : {}), ...('icon' in tag && tag.icon ? { icon: tag.icon } : {}) })))
 }
 
 /** The remote entry of the tags file, written from its rendered text like SUMMARY.md (no download). */

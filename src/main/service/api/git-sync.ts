@@ -24,6 +24,7 @@ import {
   type TreePage,
 } from '../../content'
 import { treePath } from '../../content/gitsync/config'
+import { renderTagsYaml, TAGS_FILE } from '../../content/gitsync/tags-yaml'
 import { checkSource, displayUrl, GitInputError, ScratchRepository, type GitSource } from '../git/git-repository'
 import { gitSyncStateJson, readGitSync, updateOperation, writeGitSync, type GitSyncOperationRecord } from '../git/git-sync-state'
 import { noContent, ok, type RequestContext, type Route } from '../http/context'
@@ -151,6 +152,8 @@ function gitSyncFiles(ctx: RequestContext, space: Space, summary: string): Map<s
   }
   walk(revision.tree.pages)
   files.set(summary, encoder.encode(renderSummary(revision.tree, paths)))
+  const tags = renderTagsYaml(revision.tree.tags)
+  if (tags !== undefined) files.set(TAGS_FILE, encoder.encode(tags))
   const blobs = ctx.store.repo(RevisionsRepository)
   for (const file of revision.tree.files) {
     const bytes = blobs.blob(file.blobOid)
@@ -189,11 +192,11 @@ async function exportToGitRepository(ctx: RequestContext) {
     const config = parseGitSyncConfig(existing.get(GITBOOK_CONFIG_FILE)?.toString('utf8'))
     const docsFolder = [folder, config.root].filter(Boolean).join('/')
     const inDocs = (p: string) => (config.root === '' ? p : p.startsWith(`${config.root}/`) ? p.slice(config.root.length + 1) : undefined)
-    // The docs the parent had (the pages its SUMMARY.md lists, SUMMARY.md, assets) give way to the space's;
+    // The docs the parent had (the pages its SUMMARY.md lists, SUMMARY.md, assets, tags.yaml) give way to the space's;
     // every other file stays, unlisted markdown (LICENSE.md, CONTRIBUTING.md) included.
     const docs = new Map([...existing].flatMap(([p, b]) => (inDocs(p) === undefined ? [] : [[inDocs(p) as string, b] as const])))
     const listed = summaryPaths(config.summary, docs.get(config.summary)?.toString('utf8'))
-    const removed = [...docs.keys()].filter((p) => p === config.summary || p.startsWith('.gitbook/assets/') || listed.has(p))
+    const removed = [...docs.keys()].filter((p) => p === config.summary || p === TAGS_FILE || p.startsWith('.gitbook/assets/') || listed.has(p))
     updateOperation(ctx.store, space.id, operation.id, { stage: 'content_process' })
     const files = gitSyncFiles(ctx, space, config.summary || SUMMARY_FILE)
     deferred = true
