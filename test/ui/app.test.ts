@@ -188,7 +188,7 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await thread.waitFor()
     const reply = thread.getByRole('textbox')
     await reply.fill('Answered from the UI test.')
-    await thread.getByRole('button', { name: 'Reply' }).click()
+    await thread.getByRole('button', { name: 'Reply', exact: true }).click()
     await page.getByText('Answered from the UI test.').waitFor()
     await screenshotsAtSizes(page, '05-comments')
     expect(await axeViolations(page)).toEqual([])
