@@ -35,6 +35,9 @@ function ReplyForm({ thread, onReply, busy }: { thread: CommentThread; onReply: 
   )
 }
 
+/** How many spaces are asked for their threads at once when the screen looks for one to open on. */
+const PROBED_AT_ONCE = 4
+
 /**
  * The space the screen opens on: the first with open threads, else the first with any, else the first
  * (defect 8: it opened on the first space, often an empty one). Undefined while the spaces are asked, so
@@ -48,11 +51,15 @@ function useSpaceWithThreads(spaceIds: string): string | undefined {
     const ids = spaceIds.split(',').filter(Boolean)
     void (async () => {
       let withAny: string | undefined
-      for (const id of ids) {
-        const threads = await bridge.listComments({ spaceId: id }).catch(() => [])
+      // A few spaces at a time, in order: with many spaces and few comments, one by one would keep the
+      // screen waiting a round trip per space; all at once would flood the service.
+      for (let start = 0; start < ids.length; start += PROBED_AT_ONCE) {
+        const batch = ids.slice(start, start + PROBED_AT_ONCE)
+        const answers = await Promise.all(batch.map((id) => bridge.listComments({ spaceId: id }).catch(() => [])))
         if (!live) return
-        if (threads.some((t) => !t.resolved)) return setFound({ ids: spaceIds, id })
-        if (threads.length > 0) withAny ??= id
+        const open = batch.find((_, i) => answers[i].some((t) => !t.resolved))
+        if (open) return setFound({ ids: spaceIds, id: open })
+        withAny ??= batch.find((_, i) => answers[i].length > 0)
       }
       setFound({ ids: spaceIds, id: withAny ?? ids[0] })
     })()
