@@ -112,7 +112,7 @@ export async function parseLinksAhead(body: string, mayContain: ((text: string) 
   for (const [from, to] of topLevelChunks(body, CHUNK_CHARS)) {
     const text = body.slice(from, to)
     if ((mayContain && !mayContain(text)) || runs.has(text)) continue
-    const hit = cache.get(text)
+    const hit = cached(text)
     if (hit) runs.set(text, hit)
     else missing.add(text)
   }
@@ -137,15 +137,21 @@ const cache = new Map<string, ChunkLinks>()
 let cachedChars = 0
 
 function chunkLinks(text: string): ChunkLinks {
+  const hit = cached(text)
+  if (hit) return hit
+  const result = parseChunkLinks(text)
+  remember(text, result)
+  return result
+}
+
+/** A run's links from the cache, made its most recently used. */
+function cached(text: string): ChunkLinks | undefined {
   const hit = cache.get(text)
   if (hit) {
     cache.delete(text)
     cache.set(text, hit)
-    return hit
   }
-  const result = parseChunkLinks(text)
-  remember(text, result)
-  return result
+  return hit
 }
 
 function remember(text: string, result: ChunkLinks): void {
