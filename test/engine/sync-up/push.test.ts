@@ -178,7 +178,7 @@ describe('sync up against the real local service', () => {
     ws.write('faq.md', `---\ncover: .gitbook/assets/cover.png\n---\n\n${SEED_PAGES.faq}`)
     const result = await ws.push()
     expect(result.failures).toEqual([])
-    expect(result.reports).toEqual([expect.objectContaining({ kind: 'too-large', path: '.gitbook/assets/poster.png', message: expect.stringContaining('it was not uploaded') })])
+    expect(result.reports).toEqual([expect.objectContaining({ kind: 'too-large', path: '.gitbook/assets/poster.png', message: expect.stringContaining('not uploaded') })])
     const [cr] = await openChangeRequests(t.api, ws.seeded.spaceId)
     const files = (await changeRequestRevision(t.api, ws.seeded.spaceId, cr.id)).files
     expect(files.find((f) => f.name === 'cover.png')?.size).toBe(cover.byteLength)

@@ -57,7 +57,7 @@ export class AssetUploads {
         refs.set(link.target, `/files/${renamed}${link.target.includes('#') ? link.target.slice(link.target.indexOf('#')) : ''}`)
         continue
       }
-      const upload = this.uploadFor(resolved, pagePath)
+      const upload = this.uploadFor(resolved)
       if (upload) refs.set(link.target, `./${upload.ref}`)
     }
     if (refs.size === 0) return markdown
@@ -72,11 +72,11 @@ export class AssetUploads {
   uploadUnlinked(): void {
     for (const [path, file] of this.s.input.local) {
       if (!path.startsWith(ASSETS_PREFIX) || this.uploads.has(path) || this.journaled.has(path) || this.pushed.has(path)) continue
-      this.uploadFor(path, undefined, file)
+      this.uploadFor(path, file)
     }
   }
 
-  private uploadFor(assetPath: string, pagePath: string | undefined, file = this.s.input.local.get(assetPath)): { ref: string } | undefined {
+  private uploadFor(assetPath: string, file = this.s.input.local.get(assetPath)): { ref: string } | undefined {
     const existing = this.uploads.get(assetPath)
     if (existing) return existing
     if (!file) return undefined
@@ -92,8 +92,10 @@ export class AssetUploads {
     }
     const limit = this.s.input.maxFileBytes ?? MAX_FILE_BYTES
     if (file.size > limit) {
-      const linked = pagePath === undefined ? 'it was not uploaded' : `${pagePath} links to it but it was not uploaded`
-      if (!this.s.reports.some((r) => r.kind === 'too-large' && r.path === assetPath)) this.s.report('too-large', assetPath, `${assetPath} is ${file.size} bytes, over the ${limit}-byte upload limit; ${linked}`)
+      // One wording whoever links to it: a watch says each report once, and a later pass may not send the page.
+      if (!this.s.reports.some((r) => r.kind === 'too-large' && r.path === assetPath)) {
+        this.s.report('too-large', assetPath, `${assetPath} is ${file.size} bytes, over the ${limit}-byte upload limit: not uploaded (links to it stay broken in the space)`)
+      }
       return undefined
     }
     const upload = { ref: `quire-f${shortHash(`file:${assetPath}:${file.hash}`)}`, name: baseName(assetPath), hash: file.hash, size: file.size }
