@@ -5,12 +5,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { computeGitPaths } from '../../src/main/content/gitsync/paths'
-import { arrangeSpace, page, type ArrangedSpace } from '../support/content-fixtures'
+import { serializePageMarkdown } from '../../src/main/content/markdown/page-file'
+import { arrangeSpace, editSpaceDirectly, page, type ArrangedSpace } from '../support/content-fixtures'
 import { startTestService, type TestService } from '../support/service'
 
 vi.mock('../../src/main/content/gitsync/paths', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/main/content/gitsync/paths')>()
   return { ...actual, computeGitPaths: vi.fn(actual.computeGitPaths) }
+})
+
+vi.mock('../../src/main/content/markdown/page-file', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/main/content/markdown/page-file')>()
+  return { ...actual, serializePageMarkdown: vi.fn(actual.serializePageMarkdown) }
 })
 
 const PAGES = 40
@@ -50,4 +56,29 @@ describe('page reads cost the page, not the space', () => {
 
     expect(counted.mock.calls.length, `computeGitPaths ran ${counted.mock.calls.length} times for ${PAGES + 2} reads`).toBe(0)
   })
+
+  it('serializes a page file once per revision, however often the tree and the page are read', async () => {
+    const serialized = vi.mocked(serializePageMarkdown)
+    const tree = await t.api.call('getCurrentRevision', { params: { spaceId: s.spaceId } })
+    expect(tree.status).toBe(200)
+    serialized.mockClear()
+
+    const again = await t.api.call('getCurrentRevision', { params: { spaceId: s.spaceId } })
+    expect(again.body).toEqual(tree.body)
+    // The guide's answer carries its 40 children, each with its markdown and git oid.
+    for (let i = 0; i < 5; i++) {
+      const guide = await t.api.call('getPageById', { params: { spaceId: s.spaceId, pageId: s.pages.guide }, query: { format: 'markdown' } })
+      expect(guide.body.pages).toHaveLength(PAGES)
+      expect(guide.body.markdown).toContain('[the last page](guide/topic-39.md)')
+    }
+    expect(serialized.mock.calls.length, `page files serialized ${serialized.mock.calls.length} times on reads of a revision already read`).toBe(0)
+
+    // A new revision is serialized afresh: what is kept is a revision's, never a space's.
+    const edited = await t.api.call('getPageById', { params: { spaceId: s.spaceId, pageId: s.pages['topic-3'] }, query: { format: 'markdown' } })
+    editSpaceDirectly(t.service, s.spaceId, [{ operation: 'update_page', page: s.pages['topic-3'], document: { markdown: '# Topic 3\n\nChanged.\n' } }])
+    const after = await t.api.call('getPageById', { params: { spaceId: s.spaceId, pageId: s.pages['topic-3'] }, query: { format: 'markdown' } })
+    expect(after.body.markdown).toBe('# Topic 3\n\nChanged.\n')
+    expect(after.body.git.oid).not.toBe(edited.body.git.oid)
+  })
 })
+

@@ -2,6 +2,7 @@ import { computeGitPaths, gitBlobOid, markdownToDocument, resolveRelativePath, r
 import type { ServiceStore } from '../../store/service-store'
 import { RevisionsRepository, type Revision } from '../../store/revisions'
 import { signedDownloadUrl } from '../downloads'
+import { pageFiles, type PageFile } from './page-files'
 import { appUrl } from '../urls'
 
 /**
@@ -90,12 +91,10 @@ function revisionIndex(revision: Revision): RevisionIndex {
 }
 
 /**
- * One revision as the API shows it. Paths and page markdown are computed lazily and once, so a listing
- * of every page costs one serialization per page.
+ * One revision as the API shows it. Paths are computed once per revision, page files once per page of a
+ * revision (kept across requests, page-files.ts), so reading a tree or a page twice serializes nothing.
  */
 export class RevisionView {
-  private readonly markdownCache = new Map<string, string>()
-
   constructor(
     private readonly store: ServiceStore,
     readonly revision: Revision,
@@ -118,12 +117,15 @@ export class RevisionView {
 
   /** The page file exactly as Git Sync writes it: front matter, `# Title`, body. Documents only. */
   markdown(page: TreePage): string {
-    let text = this.markdownCache.get(page.id)
-    if (text === undefined) {
-      text = serializePageMarkdown({ title: page.title, metadata: page.metadata, body: this.body(page), shape: page.shape })
-      this.markdownCache.set(page.id, text)
-    }
-    return text
+    return this.pageFile(page).markdown
+  }
+
+  /** The page file and its git oid, made once per page of a revision (page-files.ts). */
+  private pageFile(page: TreePage): PageFile {
+    return pageFiles.get(this.revision.id, page.id, () => {
+      const markdown = serializePageMarkdown({ title: page.title, metadata: page.metadata, body: this.body(page), shape: page.shape })
+      return { markdown, oid: gitBlobOid(markdown) }
+    })
   }
 
   private body(page: TreePage): string {
@@ -192,7 +194,7 @@ export class RevisionView {
     }
     const metadata = page.metadata
     const gitPath = this.gitPaths.get(page.id) ?? ''
-    const markdown = this.markdown(page)
+    const file = this.pageFile(page)
     const cover = this.coverJson(metadata, gitPath)
     return {
       ...base,
@@ -200,13 +202,13 @@ export class RevisionView {
       type: 'document',
       ...(format === 'document'
         ? { document: this.document(page, gitPath) }
-        : { markdown: refs === 'stable' ? this.stableMarkdown(page, gitPath) : markdown }),
+        : { markdown: refs === 'stable' ? this.stableMarkdown(page, gitPath) : file.markdown }),
       urls: { app: appUrl(this.options.origin, `/spaces/${this.revision.spaceId}/page/${page.id}`) },
       slug: page.slug,
       path,
       ...(metadata.description !== undefined ? { description: metadata.description } : {}),
       pages: children(),
-      ...(this.options.metadata ? { git: { oid: gitBlobOid(markdown), path: gitPath } } : {}),
+      ...(this.options.metadata ? { git: { oid: file.oid, path: gitPath } } : {}),
       layout: { ...DEFAULT_LAYOUT, cover: cover !== undefined, ...metadata.layout },
       ...(cover ? { cover } : {}),
       variables: metadata.variables ?? {},

@@ -1,0 +1,46 @@
+/**
+ * Page files (the markdown Git Sync writes) and their git oids, kept across requests: a page of a
+ * revision always reads the same (revisions are immutable), and serializing it means reading its blob,
+ * writing front matter and title, and hashing the result. Without this every read of a space's tree
+ * redid that for every page, and every read of a page for each page below it (a page's answer carries
+ * its children). Bounded by the characters kept; the least recently read go first.
+ */
+export interface PageFile {
+  markdown: string
+  oid: string
+}
+
+/** Characters of page markdown kept (about twice that in bytes at most). */
+const BUDGET_CHARS = 32 * 1024 * 1024
+
+export class PageFileCache {
+  private readonly files = new Map<string, PageFile>()
+  private kept = 0
+
+  constructor(private readonly budget = BUDGET_CHARS) {}
+
+  /** The page file of `pageId` in `revisionId`, made by `make` the first time. */
+  get(revisionId: string, pageId: string, make: () => PageFile): PageFile {
+    const key = `${revisionId}\0${pageId}`
+    const known = this.files.get(key)
+    if (known) {
+      // Most recently read last.
+      this.files.delete(key)
+      this.files.set(key, known)
+      return known
+    }
+    const file = make()
+    if (file.markdown.length > this.budget) return file
+    this.files.set(key, file)
+    this.kept += file.markdown.length
+    for (const [oldest, old] of this.files) {
+      if (this.kept <= this.budget) break
+      this.files.delete(oldest)
+      this.kept -= old.markdown.length
+    }
+    return file
+  }
+}
+
+/** The service's one cache (a process serves one store). */
+export const pageFiles = new PageFileCache()
