@@ -63,7 +63,8 @@ function revisionLinks(ctx: RequestContext, revision: Revision): Promise<Revisio
       )
       for (const runs of parses) for (const [text, links] of runs) parsedLinks.set(text, links)
     }
-    return new RevisionLinks({ tree: revision.tree, readBlob: (oid) => bodies.get(oid), parsedLinks }, origin)
+    const source = { tree: revision.tree, readBlob: (oid: string) => bodies.get(oid), parsedLinks }
+    return RevisionLinks.build(source, origin, () => new Promise<void>((resolve) => setImmediate(resolve)))
   })
 }
 

@@ -59,14 +59,34 @@ export function targetKey(target: LinkTarget): string {
   }
 }
 
+/** Links resolved per turn by `RevisionLinks.build`: a few milliseconds. */
+const LINKS_PER_TURN = 2000
+
 export class RevisionLinks {
   readonly map: RevisionMap
   /** In document order: pages in tree order, links in source order within a page. */
   readonly occurrences: LinkOccurrence[] = []
 
-  constructor(source: RevisionSource, origin: string) {
+  /** `collectNow` false leaves `occurrences` empty, for `build` to fill. */
+  constructor(source: RevisionSource, origin: string, collectNow = true) {
     this.map = new RevisionMap(source.tree)
+    if (collectNow) for (const _ of this.collect(source, origin));
+  }
+
+  /**
+   * The same, built with the event loop given back every few thousand links: a large page has tens of
+   * thousands, and resolving them all in one turn held a server's other requests for half a second.
+   */
+  static async build(source: RevisionSource, origin: string, pause: () => Promise<void>): Promise<RevisionLinks> {
+    const links = new RevisionLinks(source, origin, false)
+    for (const _ of links.collect(source, origin)) await pause()
+    return links
+  }
+
+  /** Fills `occurrences`, yielding after every LINKS_PER_TURN links. */
+  private *collect(source: RevisionSource, origin: string): Generator<void> {
     const resolver = new LinkResolver(this.map, origin)
+    let sinceYield = 0
     for (const { page, gitPath } of this.map.pages) {
       const add = (written: string, at?: { line: number; column: number }): void => {
         const resolved = resolver.resolve(written, page.id, gitPath)
@@ -75,7 +95,14 @@ export class RevisionLinks {
       if (page.type === 'link' && page.href) add(page.href)
       if (page.metadata.cover) add(page.metadata.cover)
       const body = page.bodyOid === undefined ? undefined : source.readBlob(page.bodyOid)
-      if (body) for (const link of extractLinks(body, undefined, source.parsedLinks)) add(link.target, { line: link.line, column: link.column })
+      if (!body) continue
+      for (const link of extractLinks(body, undefined, source.parsedLinks)) {
+        add(link.target, { line: link.line, column: link.column })
+        if (++sinceYield >= LINKS_PER_TURN) {
+          sinceYield = 0
+          yield
+        }
+      }
     }
   }
 
