@@ -26,7 +26,10 @@ export interface SpaceNode {
   id: string
   title: string
   emoji?: string
+  /** Chosen by itself (the Spaces screen's own checkbox). */
   selected: boolean
+  /** Synced: chosen by itself, or through its organization or collection. */
+  synced: boolean
   state: SpaceState
   revision?: string
   pageCount?: number

@@ -76,7 +76,7 @@ export function spaceWords(space: SpaceNode, now: Date): StateWords {
     case 'error':
       return { kind: 'error', headline: 'Error', detail: space.reason ?? space.lastError, wayOut: 'retry' }
     case 'paused':
-      return space.selected ? { kind: 'paused', headline: 'Paused', wayOut: 'resume' } : { kind: 'paused', headline: 'Not synced' }
+      return space.synced ? { kind: 'paused', headline: 'Paused', wayOut: 'resume' } : { kind: 'paused', headline: 'Not synced' }
     case 'synced':
       return { kind: 'synced', headline: 'In sync', detail: lastSynced(space.lastSyncAt, now) }
   }
@@ -84,7 +84,7 @@ export function spaceWords(space: SpaceNode, now: Date): StateWords {
 
 /** The whole workspace in words: the worst selected space decides, with counts where several share it. */
 export function overallWords(status: StatusSnapshot, now: Date, signedOutReason?: string): StateWords {
-  const selected = status.spaces.filter((s) => s.selected)
+  const selected = status.spaces.filter((s) => s.synced)
   if (signedOutReason !== undefined || status.overall === 'signed-out') {
     return { kind: 'signed-out', headline: 'Signed out', detail: signedOutReason ?? selected.find((s) => s.reason)?.reason ?? 'the service refused the saved sign-in', wayOut: 'sign-in' }
   }

@@ -3,12 +3,12 @@ import type { WatchSnapshot } from '../../src/main/shell/notification-rules'
 import { worstState } from '../../src/shared/space-state'
 
 export function space(id: string, state: SpaceNode['state'], extra: Partial<SpaceNode> = {}): SpaceNode {
-  return { id, title: `Space ${id}`, selected: true, state, ...extra }
+  return { id, title: `Space ${id}`, selected: true, synced: true, state, ...extra }
 }
 
 export function status(spaces: SpaceNode[], extra: Partial<StatusSnapshot> = {}): StatusSnapshot {
-  // The overall state as the backend derives it: the worst selected space's.
-  const overall = worstState(spaces.filter((s) => s.selected).map((s) => s.state))
+  // The overall state as the backend derives it: the worst synced space's.
+  const overall = worstState(spaces.filter((s) => s.synced).map((s) => s.state))
   return { overall, paused: false, spaces, brokenLinks: 0, conflicts: [], updatedAt: '2025-01-01T00:00:00.000Z', ...extra }
 }
 

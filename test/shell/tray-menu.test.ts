@@ -81,7 +81,7 @@ describe('tray menu', () => {
     expect(item(none, 'open-in-browser').enabled).toBe(false)
     const several = trayMenuTemplate(
       {
-        status: status([space('a', 'synced', { appUrl: 'https://x/a' }), space('b', 'synced', { appUrl: 'https://x/b' }), space('c', 'synced', { appUrl: 'https://x/c', selected: false })]),
+        status: status([space('a', 'synced', { appUrl: 'https://x/a' }), space('b', 'synced', { appUrl: 'https://x/b' }), space('c', 'synced', { appUrl: 'https://x/c', selected: false, synced: false })]),
         session: writer,
       },
       a,

@@ -22,7 +22,7 @@ describe('trayStateFrom', () => {
   })
 
   it('ignores spaces the user does not sync', () => {
-    expect(trayStateFrom(status([space('a', 'synced'), space('b', 'error', { selected: false })]))).toBe('synced')
+    expect(trayStateFrom(status([space('a', 'synced'), space('b', 'error', { selected: false, synced: false })]))).toBe('synced')
   })
 
   it('shows a conflict copy even when every space says synced', () => {

@@ -28,21 +28,23 @@ export class StatusView {
     },
   ) {}
 
-  space(row: SpaceRow): SpaceNode {
+  /** A space as shown; `synced`: chosen by itself or through its organization or collection (cache.selectedSpaces). */
+  space(row: SpaceRow, synced: boolean): SpaceNode {
     const { cache, settings, session } = this.deps
     const folder = spaceFolderPath(cache, settings.get().workspace, row)
-    return spaceNode(row, session()?.state(row.id), { pageCount: cache.pageCount(row.id), folder: folder && fs.existsSync(folder) ? folder : undefined })
+    return spaceNode(row, session()?.state(row.id), { pageCount: cache.pageCount(row.id), folder: folder && fs.existsSync(folder) ? folder : undefined, synced })
   }
 
   tree(accountId: string): OrganizationNode[] {
-    return spaceTree(this.deps.cache, accountId, (row) => this.space(row))
+    const synced = new Set(this.deps.cache.selectedSpaces().map((row) => row.id))
+    return spaceTree(this.deps.cache, accountId, (row) => this.space(row, synced.has(row.id)))
   }
 
   snapshot(): StatusSnapshot {
     const { cache, settings, files, conflicts, session, now } = this.deps
     const live = session() !== undefined
     const forReview = live ? this.deps.forReview() : undefined
-    const spaces = live ? cache.selectedSpaces().map((row) => this.space(row)) : []
+    const spaces = live ? cache.selectedSpaces().map((row) => this.space(row, true)) : []
     return {
       overall: overallState(live, spaces),
       paused: settings.get().paused,

@@ -9,14 +9,15 @@ export function overallState(signedIn: boolean, spaces: readonly Pick<SpaceNode,
 }
 
 /** A space as the renderer shows it: the engine's one state, with what the cache knows beside it. */
-export function spaceNode(row: SpaceRow, derived: SpaceSyncState | undefined, extra: { pageCount: number; folder?: string }): SpaceNode {
-  // A space nobody chose is not being synced: for this space, Quire is paused.
-  const state: SpaceSyncState | undefined = row.selected ? derived : { kind: 'paused' }
+export function spaceNode(row: SpaceRow, derived: SpaceSyncState | undefined, extra: { pageCount: number; folder?: string; synced: boolean }): SpaceNode {
+  // A space nobody chose (by itself, or through its organization or collection) is not being synced: for it, Quire is paused.
+  const state: SpaceSyncState | undefined = extra.synced ? derived : { kind: 'paused' }
   const trouble = state && (state.kind === 'error' || state.kind === 'offline' || state.kind === 'signed-out' || state.kind === 'conflict')
   return {
     id: row.id,
     title: row.title,
     selected: row.selected,
+    synced: extra.synced,
     state: state?.kind ?? 'synced',
     ...(row.syncedRevision ? { revision: row.syncedRevision } : {}),
     ...(extra.pageCount > 0 ? { pageCount: extra.pageCount } : {}),

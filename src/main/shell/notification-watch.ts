@@ -93,7 +93,7 @@ export class NotificationWatch {
     const { api } = this.deps
     const [session, status] = await Promise.all([api.getSession(), api.getStatus()])
     if (!session.signedIn) return { session, status, changeRequests: [], threads: [] }
-    const spaces = status.spaces.filter((s) => s.selected)
+    const spaces = status.spaces.filter((s) => s.synced)
     const [changeRequests, ...threadLists] = await Promise.all([
       api.listChangeRequests({ mine: true }),
       // A space whose comments cannot be read this time is left out: the rules then see its threads as

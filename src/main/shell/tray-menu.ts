@@ -35,7 +35,7 @@ export function trayStateLabel(view: TrayView, now: Date = new Date()): string {
 }
 
 function browserItem(view: TrayView, actions: TrayActions): MenuItemConstructorOptions {
-  const spaces = (view.status?.spaces ?? []).filter((s) => s.selected && s.appUrl)
+  const spaces = (view.status?.spaces ?? []).filter((s) => s.synced && s.appUrl)
   if (spaces.length === 0) return { id: 'open-in-browser', label: 'Open in browser', enabled: false }
   if (spaces.length === 1) {
     const url = spaces[0].appUrl!

@@ -28,7 +28,7 @@ const fromOverall = (overall: OverallState): TrayState => (overall === 'signed-o
  */
 export function trayStateFrom(status: StatusSnapshot): TrayState {
   const states: TrayState[] = [fromOverall(status.overall)]
-  for (const space of status.spaces) if (space.selected) states.push(fromSpace(space.state))
+  for (const space of status.spaces) if (space.synced) states.push(fromSpace(space.state))
   if (status.conflicts.length > 0) states.push('conflict')
   if (status.paused) states.push('paused')
   return worstOf(states)
