@@ -10,10 +10,10 @@ import type { EntryUpdate, PlannedChange, PushedEntry } from './push-types'
 export { FILE_BYTES_PLACEHOLDER }
 
 /**
- * Base64 bytes of one insert_files change at most: a quarter of a batch, so a change always fits a batch
+ * Base64 bytes of one insert_files change at most: half a batch, so a change always fits a batch
  * with room to spare and a refused upload holds back few files.
  */
-const MAX_CHANGE_FILE_BYTES = MAX_BATCH_BYTES / 4
+const MAX_CHANGE_FILE_BYTES = MAX_BATCH_BYTES / 2
 
 /**
  * Images of a push: a new file under `.gitbook/assets/` that a page sent now links to is uploaded with

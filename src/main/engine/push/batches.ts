@@ -6,7 +6,7 @@ import type { PlannedChange } from './push-types'
  * Request body a batch may reach (the service refuses bodies over 32 MiB; a smaller bound keeps each
  * request, and what the client holds while sending it, small).
  */
-export const MAX_BATCH_BYTES = 8 * 1024 * 1024
+export const MAX_BATCH_BYTES = 4 * 1024 * 1024
 /** Room left under the bound for what the estimate does not see: the body's wrapper, refs rewritten to ids. */
 const BATCH_BYTES_SLACK = 64 * 1024
 
