@@ -123,11 +123,27 @@ export interface TreeTag {
   icon?: string
 }
 
+/**
+ * Reusable content (spec `RevisionReusableContent`) as Git Sync keeps it: the file
+ * `.gitbook/includes/<slug>.md`, `title:` front matter then the markdown pages include with
+ * `{% include ".gitbook/includes/<slug>.md" %}`. The whole file is one blob, so its oid is the file's.
+ */
+export interface TreeReusableContent {
+  id: string
+  title: string
+  /** The file's name under `.gitbook/includes/` without `.md` (Git Sync's names may be cut short: `need-help-join-the-soda-co...`). */
+  slug: string
+  /** Git blob id of the whole file (front matter and body), as it was read. */
+  blobOid: string
+}
+
 export interface RevisionTree {
   pages: TreePage[]
   files: TreeFile[]
   /** The space's tags; absent when it has none. Only a Git import sets them (the content API has no operation on tags). */
   tags?: TreeTag[]
+  /** The space's reusable contents; absent when it has none. Only a Git import sets them (no content change writes them). */
+  reusableContents?: TreeReusableContent[]
 }
 
 /* ------------------------------------------------------------------------ */

@@ -21,6 +21,8 @@ export interface TreeDiff {
   /** Pages in both that differ, in `other`'s document order. `parent` / `position`: moved. */
   changed: PageDiff[]
   files: { added: string[]; removed: string[]; changed: string[] }
+  /** Reusable content ids, by the same rule as files; present only when one of them differs. */
+  reusableContents?: { added: string[]; removed: string[]; changed: string[] }
 }
 
 export function diffTrees(base: RevisionTree, other: RevisionTree): TreeDiff {
@@ -41,6 +43,7 @@ export function diffTrees(base: RevisionTree, other: RevisionTree): TreeDiff {
     if (changes.length > 0) changed.push({ id: page.id, changes })
   }
 
+  const reusableContents = diffReusableContents(base, other)
   const baseFiles = new Map(base.files.map((file) => [file.id, file]))
   const otherFileIds = new Set(other.files.map((file) => file.id))
   return {
@@ -55,5 +58,21 @@ export function diffTrees(base: RevisionTree, other: RevisionTree): TreeDiff {
         return before !== undefined && !sameFile(before, file)
       }).map((file) => file.id),
     },
+    ...(reusableContents ? { reusableContents } : {}),
   }
+}
+
+function diffReusableContents(base: RevisionTree, other: RevisionTree): TreeDiff['reusableContents'] {
+  const before = new Map((base.reusableContents ?? []).map((content) => [content.id, content]))
+  const after = other.reusableContents ?? []
+  const afterIds = new Set(after.map((content) => content.id))
+  const added = after.filter((content) => !before.has(content.id)).map((content) => content.id)
+  const removed = [...before.keys()].filter((id) => !afterIds.has(id))
+  const changed = after
+    .filter((content) => {
+      const old = before.get(content.id)
+      return old !== undefined && (old.title !== content.title || old.slug !== content.slug || old.blobOid !== content.blobOid)
+    })
+    .map((content) => content.id)
+  return added.length + removed.length + changed.length > 0 ? { added, removed, changed } : undefined
 }

@@ -76,7 +76,14 @@ export function mergeTrees(base: RevisionTree, main: RevisionTree, branch: Revis
   dedupeSlugs(pages)
   // Tags change only by a Git import of the space (main): the branch's are taken only where it changed them.
   const tags = sameValue(branch.tags ?? [], base.tags ?? []) ? main.tags : branch.tags
-  const tree: RevisionTree = { pages, files: mergeFiles(base.files, main.files, branch.files, conflicts), ...(tags && tags.length > 0 ? { tags } : {}) }
+  // Reusable contents too (no content change writes them): main's, unless the branch has others.
+  const reusableContents = sameValue(branch.reusableContents ?? [], base.reusableContents ?? []) ? main.reusableContents : branch.reusableContents
+  const tree: RevisionTree = {
+    pages,
+    files: mergeFiles(base.files, main.files, branch.files, conflicts),
+    ...(tags && tags.length > 0 ? { tags } : {}),
+    ...(reusableContents && reusableContents.length > 0 ? { reusableContents } : {}),
+  }
   return blobs.size > 0 ? { tree, conflicts, blobs } : { tree, conflicts }
 }
 

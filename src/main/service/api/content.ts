@@ -58,6 +58,22 @@ const getFile = (source: RevisionSource) => (ctx: RequestContext) => {
   return ok(view.fileJson(file))
 }
 
+const reusableContent = (view: RevisionView, id: string) => {
+  const content = view.findReusableContent(id)
+  if (!content) throw notFound(`Reusable content ${id} could not be found in revision ${view.revision.id}`)
+  return content
+}
+
+const getReusableContent = (source: RevisionSource) => (ctx: RequestContext) => {
+  const view = revisionView(ctx, source(ctx))
+  return ok(view.reusableContentJson(reusableContent(view, ctx.params.reusableContentId ?? '')))
+}
+
+const getReusableContentDocument = (source: RevisionSource) => (ctx: RequestContext) => {
+  const view = revisionView(ctx, source(ctx))
+  return ok(view.reusableContentDocument(reusableContent(view, ctx.params.reusableContentId ?? '')))
+}
+
 const getPage = (source: RevisionSource) => (ctx: RequestContext) => {
   const view = revisionView(ctx, source(ctx))
   const page = view.findPage(ctx.params.pageId ?? '')
@@ -81,17 +97,21 @@ export const contentRoutes: Route[] = [
   { operationId: 'getFileById', handler: getFile(spaceContent) },
   { operationId: 'getPageById', handler: getPage(spaceContent) },
   { operationId: 'getPageByPath', handler: getPageByPath(spaceContent) },
+  { operationId: 'getReusableContentById', handler: getReusableContent(spaceContent) },
   { operationId: 'getRevisionById', handler: getRevision(revisionContent) },
   { operationId: 'listPagesInRevisionById', handler: listPages(revisionContent) },
   { operationId: 'listFilesInRevisionById', handler: listFiles(revisionContent) },
   { operationId: 'getFileInRevisionById', handler: getFile(revisionContent) },
   { operationId: 'getPageInRevisionById', handler: getPage(revisionContent) },
   { operationId: 'getPageInRevisionByPath', handler: getPageByPath(revisionContent) },
+  { operationId: 'getReusableContentInRevisionById', handler: getReusableContent(revisionContent) },
+  { operationId: 'getReusableContentDocumentInRevisionById', handler: getReusableContentDocument(revisionContent) },
   { operationId: 'getRevisionOfChangeRequestById', handler: getRevision(changeRequestContent) },
   { operationId: 'listPagesInChangeRequest', handler: listPages(changeRequestContent) },
   { operationId: 'listFilesInChangeRequestById', handler: listFiles(changeRequestContent) },
   { operationId: 'getFileInChangeRequestById', handler: getFile(changeRequestContent) },
   { operationId: 'getPageInChangeRequestById', handler: getPage(changeRequestContent) },
   { operationId: 'getPageInChangeRequestByPath', handler: getPageByPath(changeRequestContent) },
+  { operationId: 'getReusableContentInChangeRequestById', handler: getReusableContent(changeRequestContent) },
   applyTemplateRoute,
 ]

@@ -48,7 +48,7 @@ const CACHED_REVISIONS = 256
 const REVISION_TYPES: ReadonlySet<string> = new Set(['edits', 'merge', 'rollback', 'update'])
 
 function referencedBlobs(tree: RevisionTree): string[] {
-  const oids = new Set<string>(tree.files.map((file) => file.blobOid))
+  const oids = new Set<string>([...tree.files, ...(tree.reusableContents ?? [])].map((item) => item.blobOid))
   const walk = (pages: RevisionTree['pages']) => {
     for (const page of pages) {
       if (page.bodyOid) oids.add(page.bodyOid)

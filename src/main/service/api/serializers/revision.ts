@@ -1,4 +1,5 @@
-import { computeGitPaths, gitBlobOid, markdownToDocument, resolveRelativePath, rewriteLinks, serializePageMarkdown, type ContentRef, type JSONDocument, type PageLayout, type PageMetadata, type TreeFile, type TreePage } from '../../../content'
+import { computeGitPaths, gitBlobOid, markdownToDocument, resolveRelativePath, rewriteLinks, serializePageMarkdown, type ContentRef, type JSONDocument, type PageLayout, type PageMetadata, type TreeFile, type TreePage, type TreeReusableContent } from '../../../content'
+import { includePath, parseIncludeFile } from '../../../content/gitsync/include-file'
 import type { ServiceStore } from '../../store/service-store'
 import { RevisionsRepository, type Revision } from '../../store/revisions'
 import { signedDownloadUrl } from '../downloads'
@@ -146,6 +147,31 @@ export class RevisionView {
 
   findFile(id: string): TreeFile | undefined {
     return revisionIndex(this.revision).files.get(id)
+  }
+
+  findReusableContent(id: string): TreeReusableContent | undefined {
+    return this.revision.tree.reusableContents?.find((content) => content.id === id)
+  }
+
+  /**
+   * The spec's `RevisionReusableContent`: `git` is its Git Sync file (the whole file is stored, so the oid
+   * is the file's); `document` names its body's document, which is that blob.
+   */
+  reusableContentJson(content: TreeReusableContent) {
+    return {
+      id: content.id,
+      title: content.title,
+      ...(this.options.metadata ? { git: { oid: content.blobOid, path: includePath(content.slug) } } : {}),
+      document: content.blobOid,
+    }
+  }
+
+  /** The body of a reusable content (its file after the front matter) as the spec's JSON document. */
+  reusableContentDocument(content: TreeReusableContent): JSONDocument {
+    const bytes = this.store.repo(RevisionsRepository).blob(content.blobOid)
+    if (!bytes) throw new Error(`revision ${this.revision.id} references a missing blob ${content.blobOid}`)
+    const gitPath = includePath(content.slug)
+    return markdownToDocument(parseIncludeFile(bytes.toString('utf8')).body, { resolveTarget: (target) => this.resolveTarget(gitPath, target) })
   }
 
   pagesJson(format: PageFormat = 'markdown') {
@@ -297,7 +323,7 @@ export class RevisionView {
       parents: r.parents,
       pages: this.pagesJson(),
       files: this.filesJson(),
-      reusableContents: [],
+      reusableContents: (r.tree.reusableContents ?? []).map((content) => this.reusableContentJson(content)),
       tags: (r.tree.tags ?? []).map((tag) => ({ ...tag })),
       variables: {},
       createdAt: r.createdAt,
