@@ -102,7 +102,7 @@ describe('a Git Sync tree read into a revision (git import)', () => {
       'product/SUMMARY.md: "Again" lists product/guide.md a second time: not imported',
       'product/SUMMARY.md: "Docs" links to https://example.com/docs and cannot hold pages: its subpages are listed after it',
       'product/SUMMARY.md: "[No link]" has no link: not imported, its subpages are listed in its place',
-      '.gitbook/includes/snippet.md: not imported: the service keeps no includes of a space',
+      '.gitbook/includes/snippet.md: no title: front matter: imported with its file name as title',
     ])
   })
 })

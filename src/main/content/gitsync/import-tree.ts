@@ -16,8 +16,9 @@ import { gitBlobOid } from '../markdown/blob-oid'
 import { normalizeMetadata } from '../markdown/front-matter'
 import { keptShape, splitPageMarkdown } from '../markdown/page-file'
 import { contentTypeFromName, imageDimensions } from '../revision/file-bytes'
-import type { RevisionTree, TreeFile, TreePage, TreeTag } from '../types'
+import type { RevisionTree, TreeFile, TreePage, TreeReusableContent, TreeTag } from '../types'
 import type { GitSyncConfig } from './config'
+import { includeSlug, INCLUDES_FOLDER, parseIncludeFile } from './include-file'
 import { ASSETS_FOLDER, computeGitPaths } from './paths'
 import { resolveRelativePath } from './relative-path'
 import { slugify, uniqueSlug, MAX_SLUG_LENGTH } from './slug'
@@ -57,8 +58,10 @@ export function revisionFromGitSync(files: ReadonlyMap<string, Uint8Array>, conf
   if (readme) pages.unshift(readme)
   const assets = reader.assets()
   const tags = reader.tags()
+  const reusableContents = reader.includes()
   reader.noteUnlisted()
-  return { tree: { pages, files: assets, ...(tags.length > 0 ? { tags } : {}) }, blobs: reader.blobs, notes: reader.notes, pageCount: reader.listed.size }
+  const tree: RevisionTree = { pages, files: assets, ...(tags.length > 0 ? { tags } : {}), ...(reusableContents.length > 0 ? { reusableContents } : {}) }
+  return { tree, blobs: reader.blobs, notes: reader.notes, pageCount: reader.listed.size }
 }
 
 class TreeReader {
@@ -66,6 +69,8 @@ class TreeReader {
   readonly notes: string[] = []
   /** Page files placed, by path. */
   readonly listed = new Set<string>()
+  /** Include files kept as reusable contents, by path. */
+  private readonly includePaths = new Set<string>()
 
   constructor(
     private readonly files: ReadonlyMap<string, Uint8Array>,
@@ -218,10 +223,30 @@ class TreeReader {
     return tags
   }
 
+  /**
+   * `.gitbook/includes/<slug>.md`: the space's reusable contents, by path. The whole file is kept as one
+   * blob (its oid is the file's, so it is exported as it came); its title is its front matter's `title:`,
+   * else its slug. A file in a subfolder or not `.md` is not reusable content (noted).
+   */
+  includes(): TreeReusableContent[] {
+    const contents: TreeReusableContent[] = []
+    for (const [path, bytes] of [...this.files].filter(([p]) => p.startsWith(INCLUDES_FOLDER)).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const slug = includeSlug(path)
+      if (slug === undefined) continue // noted with the other files the service keeps no place for
+      this.includePaths.add(path)
+      const { title } = parseIncludeFile(utf8.decode(bytes))
+      if (title === undefined) this.notes.push(`${path}: no title: front matter: imported with its file name as title`)
+      const blobOid = gitBlobOid(bytes)
+      this.blobs.set(blobOid, bytes)
+      contents.push({ id: this.env.newId(), title: title ?? slug, slug, blobOid })
+    }
+    return contents
+  }
+
   /** Markdown files SUMMARY.md does not list are not pages (Git Sync's reading); other files are not content. */
   noteUnlisted(): void {
     for (const path of [...this.files.keys()].sort()) {
-      if (path.startsWith(`${ASSETS_FOLDER}/`) || this.listed.has(path) || path === this.config.summary) continue
+      if (path.startsWith(`${ASSETS_FOLDER}/`) || this.listed.has(path) || this.includePaths.has(path) || path === this.config.summary) continue
       if (path.startsWith('.gitbook/')) this.notes.push(`${path}: not imported: the service keeps no ${path.split('/')[1]} of a space`)
       else if (/\.md$/i.test(path)) this.notes.push(`${path}: not listed in ${this.config.summary}: not a page`)
     }
@@ -285,6 +310,9 @@ export function keepIdentities(tree: RevisionTree, previous: RevisionTree): void
   const files = tree.files.map((file) => [file, paths.get(file.id)] as const)
   walk(tree.pages)
   for (const [file, path] of files) adopt(file, path)
+  // Reusable contents are known by their file: the same slug keeps its id (pages include them by path).
+  const contentIds = new Map((previous.reusableContents ?? []).map((content) => [content.slug, content.id]))
+  for (const content of tree.reusableContents ?? []) content.id = contentIds.get(content.slug) ?? content.id
 }
 
 /** What identifies a page from one import to the next: its file's path, a group's slug, a link's target. */

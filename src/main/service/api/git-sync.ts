@@ -24,6 +24,7 @@ import {
   type TreePage,
 } from '../../content'
 import { treePath } from '../../content/gitsync/config'
+import { includePath, includeSlug } from '../../content/gitsync/include-file'
 import { renderTagsYaml, TAGS_FILE } from '../../content/gitsync/tags-yaml'
 import { checkSource, displayUrl, GitInputError, ScratchRepository, type GitSource } from '../git/git-repository'
 import { gitSyncStateJson, readGitSync, updateOperation, writeGitSync, type GitSyncOperationRecord } from '../git/git-sync-state'
@@ -160,6 +161,11 @@ function gitSyncFiles(ctx: RequestContext, space: Space, summary: string): Map<s
     const path = paths.get(file.id)
     if (bytes && path) files.set(path, bytes)
   }
+  // Reusable contents are kept as their whole file: written back as they came in.
+  for (const content of revision.tree.reusableContents ?? []) {
+    const bytes = blobs.blob(content.blobOid)
+    if (bytes) files.set(includePath(content.slug), bytes)
+  }
   return files
 }
 
@@ -192,11 +198,11 @@ async function exportToGitRepository(ctx: RequestContext) {
     const config = parseGitSyncConfig(existing.get(GITBOOK_CONFIG_FILE)?.toString('utf8'))
     const docsFolder = [folder, config.root].filter(Boolean).join('/')
     const inDocs = (p: string) => (config.root === '' ? p : p.startsWith(`${config.root}/`) ? p.slice(config.root.length + 1) : undefined)
-    // The docs the parent had (the pages its SUMMARY.md lists, SUMMARY.md, assets, tags.yaml) give way to the space's;
+    // The docs the parent had (the pages its SUMMARY.md lists, SUMMARY.md, assets, tags.yaml, includes) give way to the space's;
     // every other file stays, unlisted markdown (LICENSE.md, CONTRIBUTING.md) included.
     const docs = new Map([...existing].flatMap(([p, b]) => (inDocs(p) === undefined ? [] : [[inDocs(p) as string, b] as const])))
     const listed = summaryPaths(config.summary, docs.get(config.summary)?.toString('utf8'))
-    const removed = [...docs.keys()].filter((p) => p === config.summary || p === TAGS_FILE || p.startsWith('.gitbook/assets/') || listed.has(p))
+    const removed = [...docs.keys()].filter((p) => p === config.summary || p === TAGS_FILE || p.startsWith('.gitbook/assets/') || includeSlug(p) !== undefined || listed.has(p))
     updateOperation(ctx.store, space.id, operation.id, { stage: 'content_process' })
     const files = gitSyncFiles(ctx, space, config.summary || SUMMARY_FILE)
     deferred = true
