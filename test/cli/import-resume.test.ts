@@ -156,7 +156,7 @@ describe('quire import refuses bad input', () => {
     fs.mkdirSync(badConfig, { recursive: true })
     fs.writeFileSync(path.join(badConfig, '.gitbook.yaml'), 'root: ../elsewhere\n')
     const escaping = await quire('import', badConfig, '--org', orgId, '--title', 'X', '--workspace', ws)
-    expect([escaping.code, escaping.err]).toEqual([2, expect.stringMatching(/root "\.\.\/elsewhere" leaves the tree/)])
+    expect([escaping.code, escaping.err]).toEqual([2, expect.stringMatching(/\.gitbook\.yaml: root "\.\.\/elsewhere" leaves the repository/)])
 
     const tree = path.join(base, 'small')
     fs.mkdirSync(tree, { recursive: true })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { gitBlobOid } from '../../../src/main/content'
 import { differenceReasons } from '../../../src/main/engine/import/fidelity'
-import { DEFAULT_CONFIG, parseGitBookConfig } from '../../../src/main/engine/import/gitbook-config'
+import { DEFAULT_GITSYNC_CONFIG as DEFAULT_CONFIG, parseGitSyncConfig as parseGitBookConfig } from '../../../src/main/content/gitsync/config'
 import { planImport, type SourceFile } from '../../../src/main/engine/import/import-plan'
 import { summaryNotes } from '../../../src/main/engine/import/summary-structure'
 
@@ -17,8 +17,8 @@ describe('.gitbook.yaml', () => {
   })
   it('refuses bad YAML, a root leaving the tree, and a structure that is not a mapping', () => {
     expect(() => parseGitBookConfig('root: [')).toThrow(/not valid YAML/)
-    expect(() => parseGitBookConfig('root: ../x')).toThrow(/root "..\/x" leaves the tree/)
-    expect(() => parseGitBookConfig('root: /etc')).toThrow(/leaves the tree/)
+    expect(() => parseGitBookConfig('root: ../x')).toThrow(/root "..\/x" leaves the repository/)
+    expect(() => parseGitBookConfig('root: /etc')).toThrow(/leaves the repository/)
     expect(() => parseGitBookConfig('structure: readme.md')).toThrow(/structure must be a mapping/)
     expect(() => parseGitBookConfig('- a\n- b')).toThrow(/must be a mapping/)
   })

@@ -1,7 +1,7 @@
 import { MAX_FILE_BYTES, README_FILE, SUMMARY_FILE } from '../../content'
 import { MAX_PAGE_BYTES } from '../push/push-types'
 import { contentKind } from '../workspace/content-names'
-import type { GitBookConfig } from './gitbook-config'
+import type { GitSyncConfig } from '../../content/gitsync/config'
 import type { ImportNote } from './import-notes'
 import { summaryNotes, summaryPages } from './summary-structure'
 
@@ -29,7 +29,7 @@ export interface ImportPlan {
 }
 
 export interface ImportPlanInput {
-  config: GitBookConfig
+  config: GitSyncConfig
   /** Every regular file under the root (relative to it). */
   files: readonly SourceFile[]
   /** Names the walk did not read (symbolic links, hidden or editors' names), with why. */

@@ -2,14 +2,14 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
 import { writeFileAtomic } from '../workspace/atomic-write'
-import { CONFIG_FILE, parseGitBookConfig, type GitBookConfig } from './gitbook-config'
+import { GITBOOK_CONFIG_FILE as CONFIG_FILE, parseGitSyncConfig, type GitSyncConfig } from '../../content/gitsync/config'
 import type { CopyStep, SourceFile } from './import-plan'
 
 /** A Git Sync tree on disk, read for an import: its `.gitbook.yaml`, its files under the root, its SUMMARY. */
 export interface SourceTree {
   /** The folder given (the tree). */
   folder: string
-  config: GitBookConfig
+  config: GitSyncConfig
   /** Absolute folder of the docs (`folder` + `root`). */
   root: string
   files: SourceFile[]
@@ -31,11 +31,12 @@ export async function readSourceTree(folder: string): Promise<SourceTree> {
     if (error.code === 'ENOENT') return undefined
     throw error
   })
-  let config: GitBookConfig
+  let config: GitSyncConfig
   try {
-    config = parseGitBookConfig(configText)
+    config = parseGitSyncConfig(configText)
   } catch (error) {
-    throw new ImportInputError(`${folder}: ${(error as Error).message}`)
+    const message = (error as Error).message
+    throw new ImportInputError(`${folder}: ${message.startsWith(CONFIG_FILE) ? message : `${CONFIG_FILE}: ${message}`}`)
   }
   const root = path.join(top, ...config.root.split('/').filter(Boolean))
   if (!(await fs.stat(root).catch(() => undefined))?.isDirectory()) throw new ImportInputError(`${folder}: ${CONFIG_FILE} names root "${config.root}", which is not a folder of the tree`)
