@@ -21,6 +21,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { load, mb, median, startService, verdict } from './support/run'
 import { signedInHome } from './support/sync-child'
 
@@ -38,31 +39,8 @@ interface ChildRun {
   output: string
 }
 
-/**
- * A preloaded script that reports the process's VmHWM on stderr as it exits (and, with BENCH_SAMPLE_MS,
- * its memory use as it goes): the peak is read by the process itself, so none of it is missed.
- */
-function peakReporter(dir: string): string {
-  const file = path.join(dir, 'peak-on-exit.cjs')
-  fs.writeFileSync(
-    file,
-    `const fs = require('node:fs')
-const every = Number(process.env.BENCH_SAMPLE_MS || 0)
-const started = Date.now()
-if (every > 0) setInterval(() => {
-  const m = process.memoryUsage()
-  const f = (n) => (n / 1048576).toFixed(0)
-  const threads = /^Threads:\\s+(\\d+)/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))
-  process.stderr.write('BENCH_MEM t=' + ((Date.now() - started) / 1000).toFixed(1) + 's threads=' + (threads ? threads[1] : '?') + ' rss=' + f(m.rss) + ' heap=' + f(m.heapUsed) + '/' + f(m.heapTotal) + ' external=' + f(m.external) + ' buffers=' + f(m.arrayBuffers) + '\\n')
-}, every).unref()
-process.on('exit', () => {
-  const hwm = /^VmHWM:\\s+(\\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))
-  process.stderr.write('BENCH_PEAK_KB ' + (hwm ? hwm[1] : 0) + '\\n')
-})
-`,
-  )
-  return file
-}
+/** Preloaded into the children: their VmHWM as they exit (and, with BENCH_SAMPLE_MS, samples). */
+const PEAK_REPORTER = pathToFileURL(path.resolve('bench/support/peak-on-exit.mjs')).href
 
 function runCli(args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
@@ -126,7 +104,7 @@ async function corpus(): Promise<CorpusModule> {
   return import('../test/support/gitsync-corpus')
 }
 
-async function round(index: number, tree: Map<string, Buffer>, scratch: string, reporter: string) {
+async function round(index: number, tree: Map<string, Buffer>, expected: { pages: number; files: number }, scratch: string, reporter: string) {
   const dataDir = path.join(scratch, `service-${index}`)
   fs.mkdirSync(dataDir, { recursive: true })
   const token = `bench-token-${index}`
@@ -146,16 +124,22 @@ async function round(index: number, tree: Map<string, Buffer>, scratch: string, 
     writeTree(folder, tree)
 
     const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)
-    const floor = await runCli(['--help'], env, ['--require', reporter])
-    const push = await runCli(['watch', '--once', ...args], env, ['--require', reporter, ...nodeFlags])
+    const floor = await runCli(['--help'], env, ['--import', reporter])
+    const push = await runCli(['watch', '--once', ...args], env, ['--import', reporter, ...nodeFlags])
     if (push.code !== 0) throw new Error(`watch --once failed (${push.code}):\n${push.output.slice(-4000)}`)
-    for (const line of push.output.split('\n')) if (line.startsWith('BENCH_MEM')) console.log(`  ${line}`)
+    // Sampling: the child's lines in the order they came, to see which step holds what.
+    if (process.env.BENCH_SAMPLE_MS) for (const line of push.output.split('\n')) if (line && !line.includes('upload limit')) console.log(`  ${line.slice(0, 160)}`)
 
     const crs = await api<{ items: Array<{ id: string; status: string }> }>(service.baseUrl, token, 'GET', `/spaces/${space.id}/change-requests?status=draft`)
     const cr = crs.items[0]
     if (!cr) throw new Error(`no change request was opened:\n${push.output.slice(-4000)}`)
     const content = await api<WireRevision>(service.baseUrl, token, 'GET', `/spaces/${space.id}/change-requests/${cr.id}/content`)
-    return { floor, push, pages: countPages(content.pages), files: content.files.length, requests: (push.output.match(/\n/g) ?? []).length }
+    const carried = { pages: countPages(content.pages), files: content.files.length }
+    // A pass that sent less would measure less: the run counts only when everything arrived.
+    if (carried.pages < expected.pages || carried.files < expected.files) {
+      throw new Error(`the change request carries ${carried.pages}/${expected.pages} pages and ${carried.files}/${expected.files} files:\n${push.output.slice(-4000)}`)
+    }
+    return { floor, push, ...carried }
   } finally {
     service.stop()
   }
@@ -163,16 +147,29 @@ async function round(index: number, tree: Map<string, Buffer>, scratch: string, 
 
 async function main() {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-push-memory-'))
-  const reporter = peakReporter(scratch)
+  const reporter = PEAK_REPORTER
   const tree = (await corpus()).corpusTree(TREE)
   const assets = [...tree.keys()].filter((rel) => rel.startsWith('.gitbook/assets/'))
   const bytes = [...tree.values()].reduce((n, b) => n + b.byteLength, 0)
+  const { MAX_FILE_BYTES, parseSummary } = await import('../src/main/content')
+  type Entry = ReturnType<typeof parseSummary>[number]
+  const summaryPages = new Set<string>()
+  const visit = (entries: Entry[]) => {
+    for (const e of entries) {
+      // Anchor entries (`page.md#part`) name a page listed elsewhere.
+      if (e.kind === 'page' && e.path) summaryPages.add(e.path.replace(/#.*$/, ''))
+      visit(e.children)
+    }
+  }
+  visit(parseSummary(tree.get('SUMMARY.md')!.toString('utf8')))
+  // Files over the upload limit are reported, not sent.
+  const expected = { pages: summaryPages.size, files: assets.filter((rel) => tree.get(rel)!.byteLength <= MAX_FILE_BYTES).length }
   console.log(`tree: ${TREE}, ${tree.size} files (${assets.length} assets), ${(bytes / 1024 / 1024).toFixed(0)} MB; load ${load()}`)
   const floors: number[] = []
   const peaks: number[] = []
   try {
     for (let i = 0; i < ROUNDS; i++) {
-      const run = await round(i, tree, scratch, reporter)
+      const run = await round(i, tree, expected, scratch, reporter)
       floors.push(mb(run.floor.peakKb))
       peaks.push(mb(run.push.peakKb))
       console.log(
