@@ -1,8 +1,10 @@
+import type { JSONDocument } from '@gitbook/api'
 import { gitBlobOid } from '../../content'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
 import { LocalFileChanged } from '../workspace/atomic-write'
 import { localizeLinks, type LocalLinks } from '../workspace/local-links'
 import type { ByteStream, SpaceFiles } from '../workspace/space-files'
+import { renderInclude } from './include-files'
 import type { EntryKind, JournalEntry, SyncAction, SyncPlan } from './plan-types'
 
 export type { SpaceFiles } from '../workspace/space-files'
@@ -14,6 +16,8 @@ export interface ContentSource {
   file(id: string, url: string): Promise<Uint8Array>
   /** File bytes handed to `sink` as they arrive, never held whole (used when the folder can write a stream). */
   fileInto?<T>(id: string, url: string, sink: (body: ByteStream) => Promise<T>): Promise<T>
+  /** A reusable content's body as the spec's JSON document (the API gives it no other way). */
+  reusableContent?(id: string): Promise<JSONDocument>
 }
 
 /** Progress is recorded after each step, so a killed pass resumes where it stopped. */
@@ -126,6 +130,15 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: action.oid }))
         return
       case 'download': {
+        if (action.include) {
+          const document = await includeDocument(action.include.contentId)
+          const bytes = utf8.encode(renderInclude(document, action.path, action.include))
+          await expectHash(action.path, action.expect)
+          await files.write(action.path, bytes, action.expect)
+          commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: gitBlobOid(bytes) }))
+          folderSyncs.wrote()
+          return
+        }
         if (action.kind === 'file' && action.content === undefined && source.fileInto && files.writeStream) {
           // Written to disk as the bytes arrive: a space's files are most of what a first mirror moves.
           await expectHash(action.path, action.expect)
@@ -147,6 +160,11 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         return
       }
     }
+  }
+
+  const includeDocument = (id: string): Promise<JSONDocument> => {
+    if (!source.reusableContent) throw new Error(`reusable content ${id} cannot be read from this source`)
+    return source.reusableContent(id)
   }
 
   const content = (action: Extract<SyncAction, { type: 'download' }>): Promise<Uint8Array> => {

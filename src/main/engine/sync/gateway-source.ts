@@ -1,3 +1,4 @@
+import type { JSONDocument } from '@gitbook/api'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 import type { ByteStream } from '../workspace/space-files'
 import type { ContentSource } from './executor'
@@ -22,6 +23,12 @@ export class GatewayContentSource implements ContentSource {
     const { data } = await this.gateway.client.spaces.getPageInRevisionById(this.spaceId, this.revisionId, id, { format: 'markdown' })
     if (!('markdown' in data) || typeof data.markdown !== 'string') throw new Error(`the service sent page ${id} without its markdown`)
     return utf8.encode(data.markdown)
+  }
+
+  /** A reusable content's body, from the revision the plan was made for. */
+  async reusableContent(id: string): Promise<JSONDocument> {
+    const { data } = await this.gateway.client.spaces.getReusableContentDocumentInRevisionById(this.spaceId, this.revisionId, id)
+    return data
   }
 
   async file(id: string, url: string): Promise<Uint8Array> {

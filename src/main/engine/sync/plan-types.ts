@@ -1,5 +1,6 @@
 import type { EntryKind } from '../cache/journal-types'
 import type { LocalLinks } from '../workspace/local-links'
+import type { IncludeSource } from './include-files'
 
 /**
  * The vocabulary shared by the planner (pure) and the executor (I/O). Paths are relative to the space
@@ -25,6 +26,8 @@ export interface RemoteEntry {
   content?: string
   /** Pages: links to files the folder names otherwise, written to the local names (`localizeLinks`). */
   links?: LocalLinks
+  /** Includes: written from their reusable content's document (include-files.ts), so not always to `oid`'s bytes. */
+  include?: IncludeSource
 }
 
 export interface RemoteSnapshot {
@@ -34,7 +37,7 @@ export interface RemoteSnapshot {
 
 export type SyncAction =
   /** Write the remote content at `path`; the executor checks the file there still hashes to `expect` (absent when undefined). */
-  | { type: 'download'; id: string; kind: EntryKind; path: string; oid: string; url?: string; content?: string; expect?: string; links?: LocalLinks }
+  | { type: 'download'; id: string; kind: EntryKind; path: string; oid: string; url?: string; content?: string; expect?: string; links?: LocalLinks; include?: IncludeSource }
   /** The file at `path` already holds the remote content: only the journal learns it. */
   | { type: 'adopt'; id: string; kind: EntryKind; path: string; oid: string }
   /** Rename an unedited file (hash `baseHash`) to its new remote place. */

@@ -104,11 +104,14 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
       ...(r.url !== undefined ? { url: r.url } : {}),
       ...(r.content !== undefined ? { content: r.content } : {}),
       ...(r.links !== undefined ? { links: r.links } : {}),
+      ...(r.include !== undefined ? { include: r.include } : {}),
       ...(expect !== undefined ? { expect } : {}),
     })
     if (src && src.path === r.path) {
-      // A page written with local links holds the remote oid's text as the journal says it wrote it.
-      const localized = !options.relinkPages && r.links !== undefined && src.journal.oid === r.oid && src.hash === src.journal.baseHash
+      // A page written with local links (an include written from its document) holds the remote oid's
+      // content as the journal says it wrote it.
+      const rewritten = (r.links !== undefined && !options.relinkPages) || r.include !== undefined
+      const localized = rewritten && src.journal.oid === r.oid && src.hash === src.journal.baseHash
       if (src.hash !== r.oid && !localized) downloads.push(download(src.hash))
       else if (src.journal.oid !== r.oid || src.journal.baseHash !== src.hash) adopts.push({ type: 'adopt', id: r.id, kind: r.kind, path: r.path, oid: r.oid })
       continue

@@ -2,6 +2,7 @@ import type { Revision, RevisionFile, RevisionPage } from '@gitbook/api'
 import { ASSETS_FOLDER, gitBlobOid, renderSummary, SUMMARY_FILE, type TreePage } from '../../content'
 import { SUMMARY_ENTRY_ID, type RemoteFileRow, type RemotePageRow } from '../cache/cache-repository'
 import { ASSETS_PREFIX, ContentNameRegistry, contentKind } from '../workspace/content-names'
+import { INCLUDE_ENTRY_PREFIX, includeServerPath } from './include-files'
 import type { RemoteEntry, RemoteSnapshot } from './plan-types'
 import { tagsEntry } from './tags-file'
 
@@ -16,8 +17,8 @@ export function buildRemoteSnapshot(revision: PlacedRevision, options: LayoutOpt
   return withSummary(placeRemoteTree(revision, options))
 }
 
-/** What a revision gives the folder: its pages, files and (where the service has any) tags. */
-export type PlacedRevision = Pick<Revision, 'id' | 'pages' | 'files'> & { tags?: Revision['tags'] }
+/** What a revision gives the folder: its pages, files and (where the service has any) tags and reusable contents. */
+export type PlacedRevision = Pick<Revision, 'id' | 'pages' | 'files'> & { tags?: Revision['tags']; reusableContents?: Revision['reusableContents'] }
 
 export interface LayoutOptions {
   /**
@@ -61,11 +62,20 @@ export function placeRemoteTree(revision: PlacedRevision, options: LayoutOptions
   })
   /** Files the folder names otherwise than the server (a case-only clash on a disk that folds case). */
   const renamedFiles = new Map<string, string>()
+  /** Local paths of pages and files by id: where an include's references lead. */
+  const targets = new Map(localPaths)
   for (const file of revision.files) {
     const git = file.git ?? { path: `${ASSETS_FOLDER}/${file.name}`, oid: '' }
     const path = layout.place(git.path, 'file', `file:${file.id}`)
     if (file.git && path !== git.path) renamedFiles.set(git.path, path)
+    targets.set(file.id, path)
     entries.push({ id: file.id, kind: 'file', path, oid: git.oid, url: file.downloadURL })
+  }
+  // `.gitbook/includes/`: reusable contents at their Git Sync path, written from their documents (include-files.ts).
+  for (const content of revision.reusableContents ?? []) {
+    if (!content.git) continue
+    const path = layout.place(includeServerPath(content.git.path), 'file', `include:${content.id}`)
+    entries.push({ id: `${INCLUDE_ENTRY_PREFIX}${content.id}`, kind: 'file', path, oid: content.git.oid, include: { contentId: content.id, title: content.title, targets } })
   }
   // Which pages link to them is known only from their text: each page is written through the map.
   if (renamedFiles.size > 0) for (const { entry, serverPath } of pages) entry.links = { page: serverPath, files: renamedFiles }

@@ -108,6 +108,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
       },
       file: (id, url) => gatewaySource.file(id, url),
       fileInto: (id, url, sink) => gatewaySource.fileInto(id, url, sink),
+      reusableContent: (id) => gatewaySource.reusableContent(id),
     },
     journal: {
       record: (entry) => {
