@@ -152,10 +152,17 @@ describe('.gitbook/includes/ through Git import and quire sync', () => {
     expect(net.documents).toEqual([])
     expect(ws.read('.gitbook/includes/styled.md')).toBe(styled)
 
-    // Nothing to send: the content API has no operation that writes reusable content.
+    // Nothing to send, each said once per push: the content API has no operation that writes reusable content.
+    expect((await ws.push()).reports).toEqual([])
     ws.write('.gitbook/includes/styled.md', `${styled}\nMy own line.\n`)
-    await ws.push()
+    ws.write('.gitbook/includes/mine.md', '---\ntitle: Mine\n---\n\nNew.\n')
+    const pushed = await ws.push()
     expect(await openChangeRequests(t.api, seeded.spaceId)).toEqual([])
+    expect(pushed.reports.map((r) => [r.kind, r.path])).toEqual([
+      ['include-kept', '.gitbook/includes/mine.md'],
+      ['include-kept', '.gitbook/includes/styled.md'],
+    ])
+    expect(pushed.reports[1].message).toContain('changed locally: the content API cannot write reusable content, so it stays in this folder and is not sent')
 
     // The service changes both: the unedited one follows, the edited one is kept and reported.
     await gitImport(seeded.spaceId, { ...TREE, '.gitbook/includes/need-help.md': NEED_HELP.replace('Ask', 'Ask us'), '.gitbook/includes/styled.md': STYLED.replace('words', 'more words') })

@@ -1,6 +1,7 @@
 import { parsePageMarkdown, SUMMARY_FILE, type ContentChange } from '../../content'
 import { AssetUploads } from './asset-uploads'
 import { KnownPagePlanner } from './known-pages'
+import { reportIncludeEdits } from './include-edits'
 import { identifyPages } from './page-identity'
 import { baseName, placeFolder, README, shortHash, slugOfPath, stemOf, strippedContent, titleOf } from './page-file'
 import { PagePlacement } from './page-placement'
@@ -59,6 +60,7 @@ class PushPlanner {
     new KnownPagePlanner(s, this.placement, this.uploads).planAll()
     this.planDeletions()
     this.uploads.uploadUnlinked()
+    reportIncludeEdits(s)
     const uploads = this.uploads.planUploads()
     return { changes: [...uploads, ...s.changes], bookkeeping: s.bookkeeping, markers: s.markers, conflicts: s.conflicts, rewrites: s.rewrites, orphans: s.orphans, relocations: s.relocations, reports: s.reports, keptLocal: [...kept].sort() }
   }

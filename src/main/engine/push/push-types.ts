@@ -119,7 +119,7 @@ export interface PlannedRewrite {
   keepBase?: boolean
 }
 
-export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread' | 'not-read' | 'edit-beats-delete' | 'group-not-created' | 'not-in-summary'
+export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread' | 'not-read' | 'edit-beats-delete' | 'group-not-created' | 'not-in-summary' | 'include-kept'
 
 export interface PushReport {
   kind: PushReportKind
