@@ -1,15 +1,12 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OrganizationsRepository } from '../../src/main/service/store/organizations'
-import { startTestService, type TestService } from '../support/service'
+import { describe, expect, it } from 'vitest'
 import { until } from '../support/until'
 import { openChangeRequests, PNG } from '../engine/sync-up/support/workspace'
-import { makeTree, quire } from './support/import-tree'
+import { importFixture, makeTree, quire } from './support/import-tree'
 
 /**
  * `quire import` killed and run again (it goes on: one space, one change request, every page once),
@@ -18,31 +15,8 @@ import { makeTree, quire } from './support/import-tree'
  * asset clashes): identical after a merge and a mirror, or named by the report.
  */
 const bin = path.resolve(__dirname, '../../bin/quire.mjs')
-let t: TestService
-let base: string
-let orgId: string
-
-beforeAll(async () => {
-  t = await startTestService()
-  base = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-import-resume-'))
-  process.env.QUIRE_TOKEN_STORE = 'file'
-  orgId = t.service.store.repo(OrganizationsRepository).create({ title: 'Acme', owner: t.service.ownerId }).id
-})
-afterAll(async () => {
-  await t.close()
-  fs.rmSync(base, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
-})
-
-async function signedInHome(name: string): Promise<string> {
-  const dir = path.join(base, name)
-  fs.mkdirSync(dir, { recursive: true })
-  process.env.QUIRE_HOME = dir
-  const login = await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)
-  expect(login.code, login.err).toBe(0)
-  return dir
-}
+const fixture = importFixture('quire-import-resume-')
+const signedInHome = (name: string) => fixture.signedInHome(name)
 
 /**
  * `quire import` in a child process, SIGKILLed as soon as `killWhen` says so (it is asked at every line
@@ -100,10 +74,10 @@ function titlesOf(pages: RevisionPage[]): string[] {
 
 describe('quire import killed and run again', () => {
   it('goes on where it stopped: one space, one change request, every page once', async () => {
-    const tree = path.join(base, 'tree-lista')
+    const tree = path.join(fixture.base, 'tree-lista')
     makeTree('lista', tree)
     const home = await signedInHome('resume')
-    const args = [tree, '--org', orgId, '--title', 'Resumed', '--workspace', path.join(home, 'ws')]
+    const args = [tree, '--org', fixture.orgId, '--title', 'Resumed', '--workspace', path.join(home, 'ws')]
 
     // Killed while copying, then while sending (the outbox holds what was queued).
     const copying = await importKilled(home, args, (line) => line !== undefined && /^copying: \d+\/\d+/.test(line))
@@ -122,10 +96,10 @@ describe('quire import killed and run again', () => {
     expect(run.code, run.err).toBe(0)
     const result = JSON.parse(run.out.slice(run.out.indexOf('\n{') + 1)) as { space: { id: string }; changeRequest: { id: string }; verification: { identical: number; total: number } }
 
-    const spaces = (await t.api.call('listSpacesInOrganizationById', { params: { organizationId: orgId } })).body as { items: Array<{ id: string; title: string }> }
+    const spaces = (await fixture.t.api.call('listSpacesInOrganizationById', { params: { organizationId: fixture.orgId } })).body as { items: Array<{ id: string; title: string }> }
     expect(spaces.items.filter((s) => s.title === 'Resumed').map((s) => s.id)).toEqual([result.space.id])
-    expect((await openChangeRequests(t.api, result.space.id)).map((c) => c.id)).toEqual([result.changeRequest.id])
-    const revision = (await t.api.call('getRevisionOfChangeRequestById', { params: { spaceId: result.space.id, changeRequestId: result.changeRequest.id } })).body as { pages: RevisionPage[] }
+    expect((await openChangeRequests(fixture.t.api, result.space.id)).map((c) => c.id)).toEqual([result.changeRequest.id])
+    const revision = (await fixture.t.api.call('getRevisionOfChangeRequestById', { params: { spaceId: result.space.id, changeRequestId: result.changeRequest.id } })).body as { pages: RevisionPage[] }
     const titles = titlesOf(revision.pages)
     // The 42 pages of SUMMARY.md, each once (an insert sent twice would add a page).
     expect(titles).toHaveLength(42)
@@ -143,22 +117,22 @@ describe('quire import refuses bad input', () => {
   it('says what is wrong and exits non-zero', async () => {
     const home = await signedInHome('bad')
     const ws = path.join(home, 'ws')
-    const missing = await quire('import', path.join(base, 'nowhere'), '--org', orgId, '--title', 'X', '--workspace', ws)
+    const missing = await quire('import', path.join(fixture.base, 'nowhere'), '--org', fixture.orgId, '--title', 'X', '--workspace', ws)
     expect([missing.code, missing.err]).toEqual([2, expect.stringMatching(/nowhere: no such folder/)])
 
-    const noSummary = path.join(base, 'no-summary')
+    const noSummary = path.join(fixture.base, 'no-summary')
     fs.mkdirSync(noSummary, { recursive: true })
     fs.writeFileSync(path.join(noSummary, 'README.md'), '# Home\n')
-    const summaryless = await quire('import', noSummary, '--org', orgId, '--title', 'X', '--workspace', ws)
+    const summaryless = await quire('import', noSummary, '--org', fixture.orgId, '--title', 'X', '--workspace', ws)
     expect([summaryless.code, summaryless.err]).toEqual([2, expect.stringMatching(/no SUMMARY\.md: a Git Sync tree lists its pages there/)])
 
-    const badConfig = path.join(base, 'bad-config')
+    const badConfig = path.join(fixture.base, 'bad-config')
     fs.mkdirSync(badConfig, { recursive: true })
     fs.writeFileSync(path.join(badConfig, '.gitbook.yaml'), 'root: ../elsewhere\n')
-    const escaping = await quire('import', badConfig, '--org', orgId, '--title', 'X', '--workspace', ws)
+    const escaping = await quire('import', badConfig, '--org', fixture.orgId, '--title', 'X', '--workspace', ws)
     expect([escaping.code, escaping.err]).toEqual([2, expect.stringMatching(/\.gitbook\.yaml: root "\.\.\/elsewhere" leaves the repository/)])
 
-    const tree = path.join(base, 'small')
+    const tree = path.join(fixture.base, 'small')
     fs.mkdirSync(tree, { recursive: true })
     fs.writeFileSync(path.join(tree, 'README.md'), '# Home\n')
     fs.writeFileSync(path.join(tree, 'SUMMARY.md'), '# Table of contents\n\n* [Home](README.md)\n')
@@ -170,22 +144,22 @@ describe('quire import refuses bad input', () => {
     expect([neither.code, neither.err]).toEqual([2, expect.stringMatching(/choose the space: --space ID, or --org ID with --title TITLE/)])
 
     // Signed out: a home with no account.
-    process.env.QUIRE_HOME = path.join(base, 'signed-out')
+    process.env.QUIRE_HOME = path.join(fixture.base, 'signed-out')
     fs.mkdirSync(process.env.QUIRE_HOME, { recursive: true })
-    const signedOut = await quire('import', tree, '--org', orgId, '--title', 'X', '--workspace', ws)
+    const signedOut = await quire('import', tree, '--org', fixture.orgId, '--title', 'X', '--workspace', ws)
     expect([signedOut.code, signedOut.err]).toEqual([1, expect.stringMatching(/not signed in; run quire login/)])
   }, 60_000)
 
   it('refuses a space folder holding an edit not sent yet, and leaves the edit as it is', async () => {
     const home = await signedInHome('edited')
     const ws = path.join(home, 'ws')
-    const space = (await t.api.call('createSpace', { params: { organizationId: orgId }, body: { title: 'Edited' } })).body as { id: string }
+    const space = (await fixture.t.api.call('createSpace', { params: { organizationId: fixture.orgId }, body: { title: 'Edited' } })).body as { id: string }
     const sync = await quire('sync', '--once', '--space', space.id, '--workspace', ws)
     expect(sync.code, sync.err).toBe(0)
     const folder = path.join(ws, 'Acme', 'Edited')
     fs.writeFileSync(path.join(folder, 'notes.md'), '# My notes\n\nNot sent yet.\n')
 
-    const tree = path.join(base, 'tree-for-edited')
+    const tree = path.join(fixture.base, 'tree-for-edited')
     fs.mkdirSync(tree, { recursive: true })
     fs.writeFileSync(path.join(tree, 'README.md'), '# Home\n')
     fs.writeFileSync(path.join(tree, 'notes.md'), '# Theirs\n')
@@ -195,13 +169,13 @@ describe('quire import refuses bad input', () => {
     expect(refused.err).toMatch(/holds work not sent to the service yet/)
     expect(refused.err).toMatch(/notes\.md \(new\)/)
     expect(fs.readFileSync(path.join(folder, 'notes.md'), 'utf8')).toBe('# My notes\n\nNot sent yet.\n')
-    expect(await openChangeRequests(t.api, space.id)).toEqual([])
+    expect(await openChangeRequests(fixture.t.api, space.id)).toEqual([])
   }, 60_000)
 })
 
 describe('quire import of what the corpus lacks', () => {
   it('CRLF, H1 escapes and a trailing space, no H1, case-only asset clashes: identical after merge and mirror, or reported', async () => {
-    const tree = path.join(base, 'made')
+    const tree = path.join(fixture.base, 'made')
     const write = (rel: string, content: string | Buffer) => {
       fs.mkdirSync(path.dirname(path.join(tree, rel)), { recursive: true })
       fs.writeFileSync(path.join(tree, rel), content)
@@ -216,10 +190,10 @@ describe('quire import of what the corpus lacks', () => {
     write('docs/toc.md', '# Table of contents\n\n* [Welcome](intro.md)\n* [Windows file](crlf.md)\n* [LOAD\\_NAME](escaped.md)\n* [Named by SUMMARY](untitled.md)\n')
 
     const writer = await signedInHome('made-writer')
-    const run = await quire('import', tree, '--org', orgId, '--title', 'Made', '--workspace', path.join(writer, 'ws'), '--json')
+    const run = await quire('import', tree, '--org', fixture.orgId, '--title', 'Made', '--workspace', path.join(writer, 'ws'), '--json')
     expect(run.code, run.err).toBe(0)
     const result = JSON.parse(run.out.slice(run.out.indexOf('\n{') + 1)) as { space: { id: string }; changeRequest: { id: string }; notes: Array<{ kind: string; path: string; reason: string }> }
-    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: result.space.id, changeRequestId: result.changeRequest.id } })).status).toBe(200)
+    expect((await fixture.t.api.call('mergeChangeRequest', { params: { spaceId: result.space.id, changeRequestId: result.changeRequest.id } })).status).toBe(200)
 
     const reader = await signedInHome('made-reader')
     expect((await quire('sync', '--once', '--space', result.space.id, '--workspace', path.join(reader, 'ws'))).code).toBe(0)
@@ -240,7 +214,7 @@ describe('quire import of what the corpus lacks', () => {
     }
     console.log(`made tree: ${identical}/${names.length} pages identical; report:\n${result.notes.map((n) => `  ${n.kind}: ${n.path}: ${n.reason}`).join('\n')}`)
     // The page with no H1 is titled by its SUMMARY.md entry.
-    const revision = (await t.api.call('getCurrentRevision', { params: { spaceId: result.space.id } })).body as { pages: RevisionPage[] }
+    const revision = (await fixture.t.api.call('getCurrentRevision', { params: { spaceId: result.space.id } })).body as { pages: RevisionPage[] }
     expect(titlesOf(revision.pages)).toContain('Named by SUMMARY')
   }, 90_000)
 })

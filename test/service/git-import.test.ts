@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -11,7 +10,7 @@ import { OrganizationsRepository } from '../../src/main/service/store/organizati
 import { SpacesRepository } from '../../src/main/service/store/spaces'
 import { UsersRepository } from '../../src/main/service/store/users'
 import { serveGitOverHttp } from '../support/git-http'
-import { corpusTree, GITSYNC_CORPUS, retitled, SUMMARY_TEXT_NOT_H1, writeTree } from '../support/gitsync-corpus'
+import { commitTree, corpusTree, git, GITSYNC_CORPUS, retitled, SUMMARY_TEXT_NOT_H1 } from '../support/gitsync-corpus'
 import { startTestService, type TestService } from '../support/service'
 import { until } from '../support/until'
 
@@ -54,17 +53,10 @@ function tempDir(prefix: string): string {
   return dir
 }
 
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: os.devNull, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' }
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, maxBuffer: 512 * 1024 * 1024 })
 
 /** A repository on branch main whose one commit holds `files`. */
 function repositoryOf(files: Map<string, Buffer>): string {
-  const dir = tempDir('quire-git-repo-')
-  git(dir, 'init', '--quiet', '--initial-branch=main')
-  writeTree(dir, files)
-  git(dir, 'add', '--all')
-  git(dir, 'commit', '--quiet', '-m', 'docs')
-  return dir
+  return commitTree(tempDir('quire-git-repo-'), files)
 }
 
 async function newSpace(title: string): Promise<string> {

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 
 /**
@@ -59,4 +61,19 @@ export const SUMMARY_TEXT_NOT_H1: Record<string, Array<[string, string]>> = {
 /** SUMMARY.md as it comes back: the entries of `titles` retitled by their page's H1. */
 export function retitled(summary: string, titles: Array<[string, string]>): string {
   return titles.reduce((text, [written, h1]) => text.replace(`[${written}](`, `[${h1}](`), summary)
+}
+
+/** git with no user or system configuration and a fixed author, so tests run the same on any machine. */
+export const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: os.devNull, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'Writer', GIT_AUTHOR_EMAIL: 'writer@quire.local', GIT_COMMITTER_NAME: 'Writer', GIT_COMMITTER_EMAIL: 'writer@quire.local' }
+
+export const git = (cwd: string, ...args: string[]): Buffer => execFileSync('git', args, { cwd, env: GIT_ENV, maxBuffer: 512 * 1024 * 1024 })
+
+/** `dir` made a repository on branch main whose one commit holds `files`. */
+export function commitTree(dir: string, files: Map<string, Buffer>): string {
+  fs.mkdirSync(dir, { recursive: true })
+  git(dir, 'init', '--quiet', '--initial-branch=main')
+  writeTree(dir, files)
+  git(dir, 'add', '--all')
+  git(dir, 'commit', '--quiet', '-m', 'docs')
+  return dir
 }

@@ -1,12 +1,9 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, expect } from 'vitest'
+import { expect } from 'vitest'
 import type { ImportNote } from '../../../src/main/engine/import/import-notes'
 import { summaryPages } from '../../../src/main/engine/import/summary-structure'
-import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
-import { startTestService, type TestService } from '../../support/service'
-import { makeTree, quire } from './import-tree'
+import { importFixture, makeTree, quire } from './import-tree'
 
 export interface ImportJson {
   space: { id: string }
@@ -25,47 +22,23 @@ export interface ImportJson {
  * import's report. Prints `N/M files identical`.
  */
 export function corpusRoundTrip() {
-  let t: TestService
-  let base: string
-  let orgId: string
-  beforeAll(async () => {
-    t = await startTestService()
-    base = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-import-'))
-    process.env.QUIRE_TOKEN_STORE = 'file'
-    orgId = t.service.store.repo(OrganizationsRepository).create({ title: 'Acme', owner: t.service.ownerId }).id
-  })
-  afterAll(async () => {
-    await t.close()
-    fs.rmSync(base, { recursive: true, force: true })
-    delete process.env.QUIRE_HOME
-    delete process.env.QUIRE_TOKEN_STORE
-  })
-
-  /** A signed-in Quire home of its own (cache, tokens) under the test's folder. */
-  const home = async (name: string): Promise<string> => {
-    const dir = path.join(base, name)
-    fs.mkdirSync(dir, { recursive: true })
-    process.env.QUIRE_HOME = dir
-    const login = await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)
-    expect(login.code, login.err).toBe(0)
-    return dir
-  }
+  const fixture = importFixture('quire-import-')
 
   return async function importCorpus(name: string, prepare?: (tree: string) => void): Promise<{ result: ImportJson; tree: string; mirror: string }> {
-    const tree = path.join(base, `tree-${name}`)
+    const tree = path.join(fixture.base, `tree-${name}`)
     makeTree(name, tree)
     prepare?.(tree)
-    const writer = await home(`writer-${name}`)
+    const writer = await fixture.signedInHome(`writer-${name}`)
     const started = Date.now()
-    const run = await quire('import', tree, '--org', orgId, '--title', name, '--workspace', path.join(writer, 'ws'), '--json')
+    const run = await quire('import', tree, '--org', fixture.orgId, '--title', name, '--workspace', path.join(writer, 'ws'), '--json')
     expect(run.code, run.err).toBe(0)
     const seconds = (Date.now() - started) / 1000
     const result = JSON.parse(run.out.slice(run.out.indexOf('\n{') + 1)) as ImportJson
     expect(result.complete).toBe(true)
 
-    const merged = await t.api.call('mergeChangeRequest', { params: { spaceId: result.space.id, changeRequestId: result.changeRequest!.id } })
+    const merged = await fixture.t.api.call('mergeChangeRequest', { params: { spaceId: result.space.id, changeRequestId: result.changeRequest!.id } })
     expect(merged.status).toBe(200)
-    const reader = await home(`reader-${name}`)
+    const reader = await fixture.signedInHome(`reader-${name}`)
     const sync = await quire('sync', '--once', '--space', result.space.id, '--workspace', path.join(reader, 'ws'))
     expect(sync.code, sync.err).toBe(0)
     const mirror = path.join(reader, 'ws', 'Acme', name)

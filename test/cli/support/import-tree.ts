@@ -1,10 +1,11 @@
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { main } from '../../../src/main/cli/main'
-import { PNG } from '../../engine/sync-up/support/workspace'
-
-/** The corpus of real Git Sync trees (read in place, never copied into the project). */
-export const CORPUS = path.resolve(__dirname, '../../../../shared/corpus/gitsync')
+import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
+import { corpusTree, writeTree } from '../../support/gitsync-corpus'
+import { startTestService, type TestService } from '../../support/service'
 
 /** Every file of a tree, `/`-separated, relative to `root`. */
 export function listTree(root: string): string[] {
@@ -20,28 +21,40 @@ export function listTree(root: string): string[] {
   return out.sort()
 }
 
-/**
- * A corpus tree made whole in `dir`: its markdown and YAML as they are, and its assets as PNG-headed
- * files of the manifest's names and sizes (the bytes are not in the corpus).
- */
+/** A corpus tree made whole in `dir` (see test/support/gitsync-corpus.ts: assets to the manifest's names and sizes). */
 export function makeTree(name: string, dir: string): { assets: number } {
-  const source = path.join(CORPUS, name)
-  for (const rel of listTree(source)) {
-    if (rel === 'ASSETS.tsv') continue
-    const target = path.join(dir, ...rel.split('/'))
-    fs.mkdirSync(path.dirname(target), { recursive: true })
-    fs.copyFileSync(path.join(source, ...rel.split('/')), target)
+  const files = corpusTree(name)
+  writeTree(dir, files)
+  return { assets: [...files.keys()].filter((rel) => rel.startsWith('.gitbook/assets/')).length }
+}
+
+/**
+ * The local service and a test folder for a file of import tests: an organization "Acme" to import into,
+ * and Quire homes signed in to the service (each with its own cache and tokens, QUIRE_HOME set to it).
+ */
+export function importFixture(prefix: string) {
+  const fixture = {} as { t: TestService; base: string; orgId: string; signedInHome(name: string): Promise<string> }
+  beforeAll(async () => {
+    fixture.t = await startTestService()
+    fixture.base = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+    process.env.QUIRE_TOKEN_STORE = 'file'
+    fixture.orgId = fixture.t.service.store.repo(OrganizationsRepository).create({ title: 'Acme', owner: fixture.t.service.ownerId }).id
+  })
+  afterAll(async () => {
+    await fixture.t.close()
+    fs.rmSync(fixture.base, { recursive: true, force: true })
+    delete process.env.QUIRE_HOME
+    delete process.env.QUIRE_TOKEN_STORE
+  })
+  fixture.signedInHome = async (name: string) => {
+    const dir = path.join(fixture.base, name)
+    fs.mkdirSync(dir, { recursive: true })
+    process.env.QUIRE_HOME = dir
+    const login = await quire('login', '--endpoint', fixture.t.service.baseUrl, '--token', fixture.t.service.token)
+    expect(login.code, login.err).toBe(0)
+    return dir
   }
-  const lines = fs.readFileSync(path.join(source, 'ASSETS.tsv'), 'utf8').split('\n').filter(Boolean)
-  for (const line of lines) {
-    const [size, , rel] = line.split('\t')
-    const bytes = Buffer.alloc(Number(size))
-    PNG.copy(bytes, 0, 0, Math.min(PNG.length, bytes.length))
-    const target = path.join(dir, ...rel.split('/'))
-    fs.mkdirSync(path.dirname(target), { recursive: true })
-    fs.writeFileSync(target, bytes)
-  }
-  return { assets: lines.length }
+  return fixture
 }
 
 /** Runs the CLI in this process, output captured. */
