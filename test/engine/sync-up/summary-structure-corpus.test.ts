@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { parsePageMarkdown, parseSummary, type SummaryEntry } from '../../../src/main/content'
 import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
 import { removeWorkstation, serviceForFile } from './support/hooks'
-import { mainRevision, openChangeRequests, PNG, tempDir, Workstation } from './support/workspace'
+import { corpusTree, GITSYNC_CORPUS } from '../../support/gitsync-corpus'
+import { mainRevision, openChangeRequests, tempDir, Workstation } from './support/workspace'
 
 /**
  * A real Git Sync tree (the corpus's smaller one, lista: 42 pages, 5 groups, separators) copied into the
@@ -15,36 +16,16 @@ import { mainRevision, openChangeRequests, PNG, tempDir, Workstation } from './s
  * `N/M pages in place` and every difference. Assets are made to the manifest's names and sizes.
  */
 const t = serviceForFile()
-const CORPUS = path.resolve(__dirname, '../../../../shared/corpus/gitsync/lista')
+const CORPUS = path.join(GITSYNC_CORPUS, 'lista')
 
 const workstations: Workstation[] = []
 afterEach(() => {
   for (const ws of workstations.splice(0)) removeWorkstation(ws)
 })
 
-/** Every file of the corpus tree but its manifest, by path in the tree. */
-function corpusFiles(): string[] {
-  const out: string[] = []
-  const walk = (dir: string, rel: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${entry.name}` : entry.name
-      if (entry.isDirectory()) walk(path.join(dir, entry.name), r)
-      else if (r !== 'ASSETS.tsv') out.push(r)
-    }
-  }
-  walk(CORPUS, '')
-  return out.sort()
-}
-
-/** Writes the tree into the space folder: its markdown as is, its assets as PNG-headed files of the manifest's sizes. */
+/** Writes the tree into the space folder: its markdown as is, its assets made to the manifest's names and sizes. */
 function copyTree(ws: Workstation) {
-  for (const rel of corpusFiles()) ws.write(rel, fs.readFileSync(path.join(CORPUS, ...rel.split('/'))))
-  for (const line of fs.readFileSync(path.join(CORPUS, 'ASSETS.tsv'), 'utf8').split('\n').filter(Boolean)) {
-    const [size, , rel] = line.split('\t')
-    const bytes = Buffer.alloc(Number(size))
-    PNG.copy(bytes, 0, 0, Math.min(PNG.length, bytes.length))
-    ws.write(rel, bytes)
-  }
+  for (const [rel, bytes] of corpusTree('lista')) ws.write(rel, bytes)
 }
 
 interface OutlineLine {
