@@ -92,7 +92,26 @@ export class SpaceFolder implements SpaceFiles {
   async write(relative: string, data: Uint8Array, expect: string | undefined): Promise<void> {
     const full = await this.realEntry(relative, 'write', true)
     const temp = await writeTempFile(path.dirname(full), path.basename(full), data)
+    await this.commit(temp, full, relative, expect)
+  }
+
+  /**
+   * `write` from bytes as they arrive (a download), never held whole; they must hash to `oid` (when
+   * given) before anything is replaced. Returns their hash.
+   */
+  async writeStream(relative: string, body: ByteStream, expect: string | undefined, oid: string | undefined): Promise<string> {
+    const full = await this.realEntry(relative, 'write', true)
+    const { temp, hash } = await writeTempStream(path.dirname(full), path.basename(full), body)
+    await this.commit(temp, full, relative, expect, () => {
+      if (oid !== undefined && hash !== oid) throw new Error(`the service sent content for ${relative} that does not match its oid`)
+    })
+    return hash
+  }
+
+  /** Puts a written temp file in place of `full` unless the file changed from `expect`; the temp goes when a check refuses. */
+  private async commit(temp: string, full: string, relative: string, expect: string | undefined, check?: () => void): Promise<void> {
     try {
+      check?.()
       await this.options.beforeCommit?.('write', relative)
     } catch (error) {
       await fs.rm(temp, { force: true })
@@ -104,28 +123,6 @@ export class SpaceFolder implements SpaceFiles {
       // Also when the writer's bytes were put back: that rename is made durable the same way.
       this.unsynced.add(path.dirname(full))
     }
-  }
-
-  /**
-   * `write` from bytes as they arrive (a download), never held whole; they must hash to `oid` (when
-   * given) before anything is replaced. Returns their hash.
-   */
-  async writeStream(relative: string, body: ByteStream, expect: string | undefined, oid: string | undefined): Promise<string> {
-    const full = await this.realEntry(relative, 'write', true)
-    const { temp, hash } = await writeTempStream(path.dirname(full), path.basename(full), body)
-    try {
-      if (oid !== undefined && hash !== oid) throw new Error(`the service sent content for ${relative} that does not match its oid`)
-      await this.options.beforeCommit?.('write', relative)
-    } catch (error) {
-      await fs.rm(temp, { force: true })
-      throw error
-    }
-    try {
-      await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative))
-    } finally {
-      this.unsynced.add(path.dirname(full))
-    }
-    return hash
   }
 
   /** Makes every write so far durable: one sync per folder written to. */
