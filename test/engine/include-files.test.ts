@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { gitBlobOid } from '../../src/main/content'
 import { main } from '../../src/main/cli/main'
+import { placeRemoteTree } from '../../src/main/engine/sync/remote-snapshot'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { until } from '../support/until'
 import { removeWorkstation, serviceForFile } from './sync-up/support/hooks'
@@ -86,6 +87,27 @@ function counting(): { fetch: typeof fetch; documents: string[] } {
     },
   }
 }
+
+describe('where an include is written', () => {
+  it('at its Git Sync path, kept inside .gitbook/includes/ whatever the service says, apart from files of the same name', () => {
+    const content = (id: string, path: string) => ({ id, title: id, git: { oid: `oid-${id}`, path } })
+    const revision = {
+      id: 'r1',
+      pages: [],
+      files: [{ id: 'f1', name: 'a.md', contentType: 'text/markdown', downloadURL: 'http://x/f1', size: 1, git: { oid: 'oid-f1', path: '.gitbook/includes/a.md' } }],
+      reusableContents: [content('ok', '.gitbook/includes/need-help.md'), content('up', '.gitbook/includes/../../.ssh/config'), content('clash', '.gitbook/includes/a.md'), content('dot', '.gitbook/includes/.hidden.md')],
+    } as unknown as Parameters<typeof placeRemoteTree>[0]
+    const placed = placeRemoteTree(revision).entries.filter((e) => e.include)
+    expect(placed.map((e) => [e.id, e.path])).toEqual([
+      ['quire:include:ok', '.gitbook/includes/need-help.md'],
+      ['quire:include:up', '.gitbook/includes/config.md'],
+      ['quire:include:clash', expect.stringMatching(/^\.gitbook\/includes\/a.*\.md$/)],
+      ['quire:include:dot', expect.stringMatching(/^\.gitbook\/includes\/[^.][^/]*\.md$/)],
+    ])
+    expect(placed[2].path).not.toBe('.gitbook/includes/a.md')
+    expect(placed.map((e) => e.oid)).toEqual(['oid-ok', 'oid-up', 'oid-clash', 'oid-dot'])
+  })
+})
 
 describe('.gitbook/includes/ through Git import and quire sync', () => {
   let home: string
