@@ -40,7 +40,7 @@ describe('reusable contents in a revision', () => {
     const { tree, blobs, notes } = revisionFromGitSync(files, parseGitSyncConfig(undefined), env)
     expect(tree.reusableContents).toEqual([{ id: expect.any(String), title: 'Shared', slug: 'shared', blobOid: gitBlobOid(include) }])
     expect(new TextDecoder().decode(blobs.get(gitBlobOid(include)))).toBe(include)
-    expect(notes).toEqual(['.gitbook/includes/nested/other.md: not imported: the service keeps no includes of a space'])
+    expect(notes).toEqual(['.gitbook/includes/nested/other.md: not imported: reusable content is a .md file directly in .gitbook/includes/'])
     // Imported again, the same file keeps its id.
     const again = revisionFromGitSync(files, parseGitSyncConfig(undefined), env).tree
     keepIdentities(again, tree)

@@ -226,14 +226,17 @@ class TreeReader {
   /**
    * `.gitbook/includes/<slug>.md`: the space's reusable contents, by path. The whole file is kept as one
    * blob (its oid is the file's, so it is exported as it came); its title is its front matter's `title:`,
-   * else its slug. A file in a subfolder or not `.md` is not reusable content (noted).
+   * else its slug. A file in a subfolder or not `.md` is not reusable content (noted, not imported).
    */
   includes(): TreeReusableContent[] {
     const contents: TreeReusableContent[] = []
     for (const [path, bytes] of [...this.files].filter(([p]) => p.startsWith(INCLUDES_FOLDER)).sort(([a], [b]) => (a < b ? -1 : 1))) {
       const slug = includeSlug(path)
-      if (slug === undefined) continue // noted with the other files the service keeps no place for
       this.includePaths.add(path)
+      if (slug === undefined) {
+        this.notes.push(`${path}: not imported: reusable content is a .md file directly in ${INCLUDES_FOLDER}`)
+        continue
+      }
       const { title } = parseIncludeFile(utf8.decode(bytes))
       if (title === undefined) this.notes.push(`${path}: no title: front matter: imported with its file name as title`)
       const blobOid = gitBlobOid(bytes)
