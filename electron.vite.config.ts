@@ -6,10 +6,15 @@ import { defineConfig, externalizeDepsPlugin } from 'electron-vite'
 export default defineConfig({
   main: {
     plugins: [externalizeDepsPlugin()],
-    // Two entries: the main process (index) and the utility process the backend runs in (backend).
+    // Entries: the main process (index), the utility process the backend runs in (backend), the link workers.
     build: {
       rollupOptions: {
-        input: { index: resolve(__dirname, 'src/main/shell/index.ts'), backend: resolve(__dirname, 'src/main/shell/backend/backend-process.ts') },
+        // The link workers' script too: the embedded demo service parses large pages off its event loop.
+        input: {
+          index: resolve(__dirname, 'src/main/shell/index.ts'),
+          backend: resolve(__dirname, 'src/main/shell/backend/backend-process.ts'),
+          'link-worker': resolve(__dirname, 'src/main/service/link-workers/worker.ts'),
+        },
       },
     },
   },

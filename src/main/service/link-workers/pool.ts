@@ -7,7 +7,8 @@
  *
  * Where the worker's script comes from:
  * - the compiled CLI (scripts/build-cli.mjs) bundles `worker.ts` as an entry of its own and defines
- *   `__QUIRE_LINK_WORKER__` as that file's path;
+ *   `__QUIRE_LINK_WORKER__` as that file's path; the desktop app's build (electron.vite.config.ts) does
+ *   too, and its backend process names the file with `useLinkWorkerScript`;
  * - otherwise (tsx, vitest) the worker runs `worker.ts` itself, with tsx's loader.
  * When no worker can be started (a packaged app with neither), the runs are parsed on the calling thread
  * one at a time with the event loop given back in between: slower, but nothing stalls for long.
@@ -221,9 +222,18 @@ function defaultPoolSize(): number {
   return Math.max(1, Math.min(4, cores > 2 ? cores - 1 : cores))
 }
 
+/** The worker's script in a build that bundles it as an entry of its own (the Electron app's, out/main). */
+let bundledScript: string | undefined
+
+/** Names the bundled worker script (the desktop app's backend process does, at start). */
+export function useLinkWorkerScript(file: string): void {
+  bundledScript = file
+}
+
 /** The worker's code: the bundled script, or a few lines that register tsx and import the source. */
 function workerScript(): { url: URL } | { code: string } {
   if (typeof __QUIRE_LINK_WORKER__ === 'string') return { url: pathToFileURL(__QUIRE_LINK_WORKER__) }
+  if (bundledScript !== undefined) return { url: pathToFileURL(bundledScript) }
   // `--import tsx` in the worker's execArgv is not enough on Node 20 (its entry loads before the hooks).
   const tsxApi = pathToFileURL(tsxEsmApi()).href
   const source = new URL('./worker.ts', import.meta.url).href
