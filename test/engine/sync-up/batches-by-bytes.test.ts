@@ -34,7 +34,8 @@ class CountingFetch {
   readonly fetch: typeof fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
     const method = (init?.method ?? 'GET').toUpperCase()
-    const body = typeof init?.body === 'string' ? init.body : ''
+    // Content batches go as bytes (the sender writes their base64 straight into the body).
+    const body = typeof init?.body === 'string' ? init.body : init?.body instanceof Uint8Array ? Buffer.from(init.body).toString('utf8') : ''
     const bytes = Buffer.byteLength(body)
     const content = /\/change-requests\/[^/]+\/content$/.test(new URL(url).pathname)
     if (content && this.offline) throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } })

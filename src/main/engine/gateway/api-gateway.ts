@@ -1,4 +1,4 @@
-import { GitBookAPI } from '@gitbook/api'
+import { GitBookAPI, GitBookAPIError } from '@gitbook/api'
 import PQueue from 'p-queue'
 import { backoffDelay, isRetryable, parseRetryAfter, readRateLimit, type RateLimitState } from './retry-policy'
 import { checkTokenShape, redactSecrets, registerSecret } from './secrets'
@@ -101,6 +101,24 @@ export class ApiGateway {
    */
   fetchStream(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     return this.queue.add(() => this.attempt(input, init ?? {}, false))
+  }
+
+  /**
+   * A JSON request whose body is already encoded (a content batch written straight into bytes, so its
+   * files' base64 is not also held as strings); answered as the typed client answers: the parsed JSON,
+   * or a GitBookAPIError carrying the service's message for any other status than 2xx.
+   */
+  async sendJson<T>(method: string, path: string, body: Uint8Array<ArrayBuffer>): Promise<T> {
+    const response = await this.fetch(`${this.client.endpoint}/v1${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${this.options.token}`, 'User-Agent': 'quire', 'Content-Type': 'application/json' },
+      body,
+    })
+    if (!response.ok) {
+      const answer = (await response.json().catch(() => undefined)) as { error?: { message?: string } } | undefined
+      throw new GitBookAPIError(answer?.error?.message || response.statusText, response)
+    }
+    return (await response.json()) as T
   }
 
   private async attempt(input: RequestInfo | URL, init: RequestInit, whole: boolean): Promise<Response> {

@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises'
-import { gitBlobOid, type ContentChange, type InsertFileInput } from '../../content'
+import { gitBlobOid, type ContentChange } from '../../content'
 import { confinedPath } from '../workspace/safe-names'
 import { UnsendableError } from './outbox-errors'
 import type { ContentPayload, FileReference } from './outbox-types'
@@ -42,33 +42,51 @@ export function referencesFor(payload: ContentPayload, changes: readonly Content
 export class FileChangedError extends UnsendableError {}
 
 /**
- * The changes with the planned bytes of every referenced file, read now (one file at a time). Throws
- * FileChangedError naming the file when it changed or vanished since the plan: different bytes than
- * planned are never sent; the next plan carries the file as it is now.
+ * The request body of a content batch, `{"changes":[...]}` as UTF-8 bytes, with the planned bytes of
+ * every referenced file read now (one at a time) and written into it as base64. The body is the one
+ * large thing made: no base64 string of a file outlives its copy into the body, and there is no string
+ * of the whole body (JSON.stringify of changes carrying base64 held the base64 twice, and the request
+ * encoded it a third time). Throws FileChangedError naming the file when it changed or vanished since the plan: different bytes
+ * than planned are never sent; the next plan carries the file as it is now.
  */
-export async function withFileBytes(changes: readonly ContentChange[], payload: ContentPayload): Promise<ContentChange[]> {
-  if (!changes.some((c) => referencedPaths(c).length > 0)) return [...changes]
+export async function contentRequestBody(changes: readonly ContentChange[], payload: ContentPayload): Promise<Buffer<ArrayBuffer>> {
   const references = new Map((payload.files ?? []).map((f) => [f.path, f]))
-  const out: ContentChange[] = []
-  for (const change of changes) {
-    if (change.operation !== 'insert_files') {
-      out.push(change)
-      continue
+  // The body in order: JSON text, and the files whose base64 goes between the pieces of text.
+  const parts: Array<string | FileReference> = ['{"changes":[']
+  changes.forEach((change, index) => {
+    if (index > 0) parts.push(',')
+    if (!referencedPaths(change).length || change.operation !== 'insert_files') {
+      parts.push(JSON.stringify(change))
+      return
     }
-    const files: InsertFileInput[] = []
-    for (const file of change.files) {
+    // The change without its files, then each file without its bytes: both are objects with keys
+    // (operation; name), so each closing brace can be taken off and the rest appended.
+    parts.push(`${JSON.stringify({ ...change, files: undefined }).slice(0, -1)},"files":[`)
+    change.files.forEach((file, i) => {
       const path = placeholderPath(file.base64)
+      const text = JSON.stringify(path === undefined ? file : { ...file, base64: undefined })
       if (path === undefined) {
-        files.push(file)
-        continue
+        parts.push(i > 0 ? `,${text}` : text)
+        return
       }
       const reference = references.get(path)
       if (!reference || !payload.folder) throw new UnsendableError(`${path}: the outbox holds no reference to this file's planned bytes`)
-      files.push({ ref: file.ref, name: file.name, ...(file.contentType ? { contentType: file.contentType } : {}), base64: (await plannedBytes(payload.folder, reference)).toString('base64') })
-    }
-    out.push({ ...change, files })
+      parts.push(`${i > 0 ? ',' : ''}${text.slice(0, -1)},"base64":"`, reference, '"}')
+    })
+    parts.push(']}')
+  })
+  parts.push(']}')
+
+  const length = parts.reduce((n, part) => n + (typeof part === 'string' ? Buffer.byteLength(part) : base64Length(part.size)), 0)
+  const body = Buffer.allocUnsafe(length)
+  let offset = 0
+  for (const part of parts) {
+    if (typeof part === 'string') offset += body.write(part, offset, 'utf8')
+    // Base64 is ASCII: one byte a character.
+    else offset += body.write((await plannedBytes(payload.folder!, part)).toString('base64'), offset, 'latin1')
   }
-  return out
+  if (offset !== length) throw new Error(`a content batch's body came out at ${offset} bytes, not the ${length} counted`)
+  return body
 }
 
 async function plannedBytes(folder: string, reference: FileReference): Promise<Buffer> {

@@ -1,11 +1,11 @@
-import { GitBookAPIError, type ChangeRequest, type ChangeRequestContentChange, type ChangeRequestContentUpdate, type Comment, type CommentReply } from '@gitbook/api'
+import { GitBookAPIError, type ChangeRequest, type ChangeRequestContentUpdate, type Comment, type CommentReply } from '@gitbook/api'
 import type { ContentChange } from '../../content'
 import type { CommentsRepository } from '../comments/comments-repository'
 import { replyOf, threadOf } from '../comments/threads'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 import { ChangeRequestGoneError, UnsendableError, type ChangeRequestGone, type ContentOutcome } from './outbox-errors'
 import { dropForNextPlan, eachChange, halves, namesOf, splitBatch } from './batch-split'
-import { FileChangedError, withFileBytes } from './file-references'
+import { contentRequestBody, FileChangedError } from './file-references'
 import { definedRefs, withKnownRefs } from './known-refs'
 import { ClaimLostError, type OutboxRepository } from './outbox-repository'
 import type { OutboxOp } from './outbox-types'
@@ -260,13 +260,14 @@ export class OutboxSender {
         return (await this.spaces.updateChangeRequestById(spaceId, this.requireChangeRequest(op), { subject: op.payload.subject })).data
       case 'content': {
         const changes = withKnownRefs(this.outbox, op.spaceId, op.payload.changes, definedRefs(op.payload.defines))
-        // Uploads are read now, one file at a time, and only when still the bytes planned.
-        const body = { changes: (await withFileBytes(changes, op.payload)) as unknown as ChangeRequestContentChange[] }
+        // Uploads are read now, one file at a time, and only when still the bytes planned, straight into
+        // the request's bytes (updateChangeRequestContent, sent without the typed client's JSON.stringify).
+        const body = await contentRequestBody(changes, op.payload)
+        const route = `/spaces/${encodeURIComponent(spaceId)}/change-requests/${encodeURIComponent(this.requireChangeRequest(op))}/content?compat=false`
         try {
-          const { data } = await this.spaces.updateChangeRequestContent(spaceId, this.requireChangeRequest(op), body, { compat: false })
-          return contentOutcome(changes, data)
+          return contentOutcome(changes, await this.gateway.sendJson<ChangeRequestContentUpdate | ChangeRequest>('POST', route, body))
         } catch (error) {
-          if (error instanceof GitBookAPIError && error.code === 413) throw new TooLarge(`HTTP 413: ${error.errorMessage}`, Buffer.byteLength(JSON.stringify(body)))
+          if (error instanceof GitBookAPIError && error.code === 413) throw new TooLarge(`HTTP 413: ${error.errorMessage}`, body.byteLength)
           throw error
         }
       }
