@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { constants, type Dirent, type Stats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
@@ -45,6 +46,9 @@ export class LocalScanner {
     const files = new Map<string, LocalFile>()
     const skipped = new Map<string, SkipReason>()
     let summary: string | undefined
+    // The one buffer this scan hashes assets through: it reads one file at a time (scans of the same
+    // folder may overlap, so each has its own).
+    const chunk = Buffer.allocUnsafe(256 * 1024)
     const visit = async (dir: string, relative: string): Promise<void> => {
       let entries: Dirent[]
       try {
@@ -79,7 +83,7 @@ export class LocalScanner {
         }
         if (!entry.isFile()) skipped.set(rel, 'not-a-file')
         else {
-          const read = await this.read(full, rel, kind === 'page', wantText)
+          const read = await this.read(full, rel, kind === 'page', wantText, chunk)
           if (typeof read === 'string') skipped.set(rel, read)
           else if (read) {
             if (rel === SUMMARY_FILE) summary = read.text
@@ -117,7 +121,7 @@ export class LocalScanner {
     return 'unreadable'
   }
 
-  private async read(full: string, rel: string, isPage: boolean, wantText: (path: string, hash: string) => boolean): Promise<LocalFile | SkipReason | undefined> {
+  private async read(full: string, rel: string, isPage: boolean, wantText: (path: string, hash: string) => boolean, chunk: Buffer): Promise<LocalFile | SkipReason | undefined> {
     let stat: Stats
     try {
       stat = await fs.lstat(full)
@@ -130,11 +134,15 @@ export class LocalScanner {
     const seen = this.seen.get(rel)
     const unchanged = seen && seen.mtimeMs === stat.mtimeMs && seen.size === stat.size && seen.ino === stat.ino
     if (unchanged && !(isPage && (rel === SUMMARY_FILE || wantText(rel, seen.hash)))) return { hash: seen.hash, size: stat.size }
-    let bytes: Buffer
+    let bytes: Buffer | undefined
+    let hashed: { hash: string; size: number } | undefined
     try {
       const handle = await fs.open(full, READ_FLAGS)
       try {
-        bytes = await handle.readFile()
+        // A page's text may be wanted: read whole. Any other file (an asset) only needs its hash, read
+        // through one small buffer: a tree of 100 MB of images is not 100 MB of buffers to collect.
+        if (!isPage) hashed = await hashStreamed(handle, chunk)
+        if (!hashed) bytes = await handle.readFile()
       } finally {
         await handle.close()
       }
@@ -142,15 +150,33 @@ export class LocalScanner {
       if (isGone(error)) return undefined
       return (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'symlink' : 'unreadable'
     }
-    if (isPage && bytes.byteLength > MAX_PAGE_BYTES) return 'too-large'
-    const hash = gitBlobOid(bytes)
-    this.seen.set(rel, { mtimeMs: stat.mtimeMs, size: bytes.byteLength, ino: stat.ino, hash })
-    const text = isPage && (rel === SUMMARY_FILE || wantText(rel, hash)) ? bytes.toString('utf8') : undefined
-    return { hash, size: bytes.byteLength, ...(text !== undefined ? { text } : {}) }
+    if (bytes && isPage && bytes.byteLength > MAX_PAGE_BYTES) return 'too-large'
+    const { hash, size } = hashed ?? { hash: gitBlobOid(bytes!), size: bytes!.byteLength }
+    this.seen.set(rel, { mtimeMs: stat.mtimeMs, size, ino: stat.ino, hash })
+    const text = bytes && isPage && (rel === SUMMARY_FILE || wantText(rel, hash)) ? bytes.toString('utf8') : undefined
+    return { hash, size, ...(text !== undefined ? { text } : {}) }
   }
 }
 
 function isGone(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code
   return code === 'ENOENT' || code === 'ENOTDIR'
+}
+
+/**
+ * The git blob hash of an open file, read in chunks; undefined when the file's length changed while it
+ * was read (the caller reads it whole then, as the bytes it hashes must be the bytes it counted).
+ */
+async function hashStreamed(handle: fs.FileHandle, chunk: Buffer): Promise<{ hash: string; size: number } | undefined> {
+  const { size } = await handle.stat()
+  const hash = createHash('sha1').update(`blob ${size}\0`)
+  let read = 0
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, chunk.byteLength, read)
+    if (bytesRead === 0) break
+    read += bytesRead
+    if (read > size) return undefined
+    hash.update(chunk.subarray(0, bytesRead))
+  }
+  return read === size ? { hash: hash.digest('hex'), size } : undefined
 }
