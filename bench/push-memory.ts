@@ -16,6 +16,7 @@
  *   BENCH_ROUNDS=3 npm run bench:push-memory
  *   BENCH_NODE_FLAGS='--heap-prof --heap-prof-dir=/tmp/prof' npm run bench:push-memory   (flags for the push child)
  *   BENCH_SAMPLE_MS=250 npm run bench:push-memory   (the child prints process.memoryUsage() every 250 ms)
+ *   BENCH_IMPORT=1 npm run bench:push-memory   (`quire import <tree> --space ID` instead of watch --once)
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -104,6 +105,13 @@ async function corpus(): Promise<CorpusModule> {
   return import('../test/support/gitsync-corpus')
 }
 
+/** The tree written into a folder outside the workspace, for `quire import`. */
+function importFolder(scratch: string, index: number, tree: Map<string, Buffer>, writeTree: CorpusModule['writeTree']): string {
+  const dir = path.join(scratch, `tree-${index}`)
+  writeTree(dir, tree)
+  return dir
+}
+
 async function round(index: number, tree: Map<string, Buffer>, expected: { pages: number; files: number }, scratch: string, reporter: string) {
   const dataDir = path.join(scratch, `service-${index}`)
   fs.mkdirSync(dataDir, { recursive: true })
@@ -121,11 +129,13 @@ async function round(index: number, tree: Map<string, Buffer>, expected: { pages
     if (mirrored.code !== 0) throw new Error(`the first sync failed:\n${mirrored.output}`)
     const folder = path.join(workspace, 'Acme', 'Docs')
     const { writeTree } = await corpus()
-    writeTree(folder, tree)
+    if (process.env.BENCH_IMPORT !== '1') writeTree(folder, tree)
 
     const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)
     const floor = await runCli(['--help'], env, ['--import', reporter])
-    const push = await runCli(['watch', '--once', ...args], env, ['--import', reporter, ...nodeFlags])
+    // BENCH_IMPORT=1: `quire import` of the same tree (from a folder of its own) into the same empty space.
+    const command = process.env.BENCH_IMPORT === '1' ? ['import', importFolder(scratch, index, tree, writeTree), ...args] : ['watch', '--once', ...args]
+    const push = await runCli(command, env, ['--import', reporter, ...nodeFlags])
     if (push.code !== 0) throw new Error(`watch --once failed (${push.code}):\n${push.output.slice(-4000)}`)
     // Sampling: the child's lines in the order they came, to see which step holds what.
     if (process.env.BENCH_SAMPLE_MS) for (const line of push.output.split('\n')) if (line && !line.includes('upload limit')) console.log(`  ${line.slice(0, 160)}`)
@@ -173,7 +183,7 @@ async function main() {
       floors.push(mb(run.floor.peakKb))
       peaks.push(mb(run.push.peakKb))
       console.log(
-        `round ${i + 1}: push peak RSS ${mb(run.push.peakKb).toFixed(0)} MB in ${(run.push.wallMs / 1000).toFixed(1)} s; ` +
+        `round ${i + 1}: ${process.env.BENCH_IMPORT === '1' ? 'import' : 'push'} peak RSS ${mb(run.push.peakKb).toFixed(0)} MB in ${(run.push.wallMs / 1000).toFixed(1)} s; ` +
           `floor ${mb(run.floor.peakKb).toFixed(0)} MB; change request: ${run.pages} pages, ${run.files} files; load ${load()}`,
       )
     }
