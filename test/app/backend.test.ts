@@ -248,6 +248,8 @@ describe('the app backend against the real local service', () => {
     await backend.mergeChangeRequest({ spaceId: guideId, changeRequestId: mine[0].id })
     await backend.idle()
     expect(await backend.listChangeRequests({ mine: true })).toEqual([])
+    // The watcher may push once more after the merge's own writes: wait for that to settle too.
+    expect(await settledState(backend)).toBe('synced')
     expect((await backend.getStatus()).spaces[0]).toMatchObject({ state: 'synced', revision: (await t.api.call('getSpaceById', { params: { spaceId: guideId } })).body.revision })
   })
 
