@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { QuireBackend } from '../../src/main/app/backend'
-import type { SpaceNode } from '../../src/shared/contract'
+import type { CollectionNode, SpaceNode } from '../../src/shared/contract'
 import { overallWords, spaceWords } from '../../src/shared/status-words'
 import { startTestService, type TestService } from '../support/service'
 
@@ -34,7 +34,7 @@ describe('an organization chosen as a whole', () => {
 
   it('its spaces are synced: the header says In sync, each space its state, the tree the same; their own checkboxes stay unticked', async () => {
     const [org] = await backend.listSpaces()
-    const tree = await backend.setSelection({ kind: 'organization', id: org.id, selected: true })
+    await backend.setSelection({ kind: 'organization', id: org.id, selected: true })
     await backend.idle()
     const status = await backend.getStatus()
     expect(status.spaces.length).toBeGreaterThan(1)
@@ -42,7 +42,7 @@ describe('an organization chosen as a whole', () => {
     expect(overallWords(status, new Date())).toMatchObject({ kind: 'synced' })
     for (const space of status.spaces) expect(spaceWords(space, new Date()).kind).toBe('synced')
 
-    const walk = (c: (typeof tree)[number]['collections'][number]): SpaceNode[] => [...c.spaces, ...c.collections.flatMap(walk)]
+    const walk = (c: CollectionNode): SpaceNode[] => [...c.spaces, ...c.collections.flatMap(walk)]
     const listed = (await backend.listSpaces()).flatMap((o) => [...o.spaces, ...o.collections.flatMap(walk)])
     for (const space of listed) expect(space, space.title).toMatchObject({ synced: true, state: 'synced' })
   })
