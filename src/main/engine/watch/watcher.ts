@@ -79,8 +79,9 @@ export class WorkspaceWatcher {
     if (relative === '') return false
     const segments = relative.split(path.sep)
     if (segments.some((s) => isIgnoredName(s))) return true
-    // Hidden folders other than .gitbook hold no content.
-    return segments.slice(0, -1).some((s, i) => s.startsWith('.') && !(i === 0 && s === '.gitbook'))
+    // Hidden names other than the top .gitbook are no content, nor is what hidden folders hold: a new
+    // hidden folder is not reported either (the native watcher may or may not see it come, by timing).
+    return segments.some((s, i) => s.startsWith('.') && !(i === 0 && s === '.gitbook'))
   }
 
   private spaceOf(full: string): WatchedSpace | undefined {
