@@ -21,6 +21,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
+import { bigMarkdown, percentile, probeLatencies } from './support/latency'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const SIZES = (process.env.BENCH_SIZES ?? '1,5,20').split(',').filter(Boolean).map(Number)
@@ -137,47 +138,8 @@ async function rate(urls: string[]): Promise<{ rps: number; requests: number }> 
   return { rps: requests / ((performance.now() - started) / 1000), requests }
 }
 
-/** Latencies of `GET /user`, one after another, until `until` settles (or `count` when given). */
-async function probe(baseUrl: string, until: Promise<unknown> | undefined, count = 0): Promise<number[]> {
-  let settled = false
-  void until?.finally(() => (settled = true))
-  const waits: number[] = []
-  while (until ? !settled : waits.length < count) {
-    const sent = performance.now()
-    try {
-      const res = await fetch(`${baseUrl}/user`, { headers })
-      await res.arrayBuffer()
-    } catch (error) {
-      // A stalled server lets its keep-alive sockets expire, then resets the request sent on one.
-      probeFailures.push(`${error instanceof Error ? error.message : String(error)} (${error instanceof Error && error.cause instanceof Error ? error.cause.message : ''})`)
-    }
-    waits.push(performance.now() - sent)
-  }
-  return waits
-}
 const probeFailures: string[] = []
-
-const percentile = (values: number[], p: number) => {
-  const sorted = values.slice().sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-}
-
-function bigMarkdown(bytes: number, batchLinks: boolean): string {
-  const parts: string[] = ['# Big page\n\n']
-  let size = 0
-  for (let i = 0; size < bytes; i++) {
-    const target = batchLinks ? `./new-page.md#part-${i}` : `page-${i % 50}.md`
-    const block =
-      i % 10 === 9
-        ? '```js\nconst x = [1, 2, 3]\nfunction double(a) { return a * 2 }\n```\n\n'
-        : i % 5 === 4
-          ? `| Key | Value |\n| --- | --- |\n| ${i} | [cell](${target}) |\n\n`
-          : `Paragraph ${i} with **bold**, _emphasis_, a [link](${target}), https://example.com/${i} and \`code\`. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n\n`
-    parts.push(block)
-    size += block.length
-  }
-  return parts.join('')
-}
+const probe = (baseUrl: string, until: Promise<unknown> | undefined, count = 0) => probeLatencies(`${baseUrl}/user`, headers, until, count, probeFailures)
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-content-'))
 console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`)

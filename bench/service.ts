@@ -23,6 +23,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
+import { bigMarkdown, percentile, probeLatencies } from './support/latency'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CLIENTS = 2
@@ -78,48 +79,6 @@ async function measure(url: string, token: string, pid?: number): Promise<{ rps:
   return { rps: requests / ((performance.now() - started) / 1000), requests, cpuPerRequest }
 }
 
-/** Latencies of `GET /user`, one after another, until `until` settles (or `count` of them). */
-async function probe(url: string, token: string, until: Promise<unknown> | undefined, count = 0): Promise<number[]> {
-  let settled = false
-  void until?.then(
-    () => (settled = true),
-    () => (settled = true),
-  )
-  const waits: number[] = []
-  while (until ? !settled : waits.length < count) {
-    const sent = performance.now()
-    // A server that stalls past its keep-alive timeout resets the next request: that counts as a wait.
-    await fetch(url, { headers: { Authorization: `Bearer ${token}` } })
-      .then((res) => res.arrayBuffer())
-      .catch(() => undefined)
-    waits.push(performance.now() - sent)
-  }
-  return waits
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = values.slice().sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-}
-
-/** About `bytes` of markdown: paragraphs, tables and code, a link in most blocks. */
-function bigMarkdown(bytes: number, batchLinks: boolean): string {
-  const parts: string[] = ['# Big page\n\n']
-  let size = 0
-  for (let i = 0; size < bytes; i++) {
-    const target = batchLinks ? `./new-page.md#part-${i}` : `page-${i % 50}.md`
-    const block =
-      i % 10 === 9
-        ? '```js\nconst x = [1, 2, 3]\nfunction double(a) { return a * 2 }\n```\n\n'
-        : i % 5 === 4
-          ? `| Key | Value |\n| --- | --- |\n| ${i} | [cell](${target}) |\n\n`
-          : `Paragraph ${i} with **bold**, _emphasis_, a [link](${target}), https://example.com/${i} and \`code\`. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n\n`
-    parts.push(block)
-    size += block.length
-  }
-  return parts.join('')
-}
-
 async function post(url: string, token: string, body: unknown) {
   const res = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
   const text = await res.text()
@@ -140,6 +99,7 @@ try {
   const pageId = pages[0].pages?.[0]?.id ?? pages[0].id
   const pageUrl = `${service.baseUrl}/spaces/${space.id}/content/page/${pageId}?format=markdown`
   const userUrl = `${service.baseUrl}/user`
+  const auth = { Authorization: `Bearer ${service.token}` }
   await measure(pageUrl, service.token) // warm-up: JIT and SQLite page cache
 
   const floor = await measure(userUrl, service.token, service.pid)
@@ -151,8 +111,8 @@ try {
   console.log(`ratio   page / floor                      ${(page.rps / floor.rps).toFixed(2)} (CPU per request: ${(page.cpuPerRequest / floor.cpuPerRequest).toFixed(2)}x the floor's)`)
 
   // The big edit, with GET /user beside it; floors first, in the same run.
-  await probe(userUrl, service.token, undefined, 200)
-  const idle = await probe(userUrl, service.token, undefined, 500)
+  await probeLatencies(userUrl, auth, undefined, 200)
+  const idle = await probeLatencies(userUrl, auth, undefined, 500)
   console.log('')
   console.log(`floor   GET /user one at a time, service idle   median ${percentile(idle, 50).toFixed(1)} ms, p99 ${percentile(idle, 99).toFixed(1)} ms, worst ${percentile(idle, 100).toFixed(1)} ms`)
   for (const batchLinks of [false, true]) {
@@ -172,7 +132,7 @@ try {
     const cpuBefore = cpuMs(service.pid)
     const started = performance.now()
     const edit = post(contentUrl, service.token, { changes })
-    const waits = await probe(userUrl, service.token, edit)
+    const waits = await probeLatencies(userUrl, auth, edit)
     await edit
     const ms = performance.now() - started
     const editCpu = cpuMs(service.pid) - cpuBefore
@@ -184,7 +144,7 @@ try {
     const linksCpuBefore = cpuMs(service.pid)
     const linksStarted = performance.now()
     const links = getJson(`${contentUrl}/page/${pageId}/links?limit=1`, service.token)
-    const linkWaits = await probe(userUrl, service.token, links)
+    const linkWaits = await probeLatencies(userUrl, auth, links)
     const report = (await links) as { stats: { total: number; broken: { total: number } } }
     const linksMs = performance.now() - linksStarted
     const linksP99 = percentile(linkWaits, 99)
