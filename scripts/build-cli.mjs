@@ -45,7 +45,7 @@ const BUILD_INPUTS = ['scripts/build-cli.mjs', 'tsconfig.json']
  * Left to Node: native addons (better-sqlite3; @parcel/watcher, which picks its binary by platform at run
  * time), and build tools only ever loaded on demand (headless serve's renderer build).
  */
-const NATIVE_OR_TOOLS = ['better-sqlite3', '@parcel/watcher', 'electron', 'vite', 'esbuild', 'tsx']
+export const NATIVE_OR_TOOLS = ['better-sqlite3', '@parcel/watcher', 'electron', 'vite', 'esbuild', 'tsx']
 /** Bumped when build.json's shape changes. */
 const STAMP_FORMAT = 1
 /** Outputs of earlier builds are kept this long: a process that started on one imports its command's chunk within moments. */
@@ -84,7 +84,7 @@ function statTree(dir, into) {
 }
 
 /** esbuild plugin: each module's import.meta.url/dirname/filename name its source file (see above). */
-const sourceLocation = {
+export const sourceLocation = {
   name: 'quire-source-location',
   setup(build) {
     build.onLoad({ filter: /\.[cm]?tsx?$/ }, async (args) => {

@@ -7,33 +7,15 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
-import type { Plugin } from 'esbuild'
+import { NATIVE_OR_TOOLS, sourceLocation } from '../../scripts/build-cli.mjs'
 
 const OUT_ROOT = path.resolve('node_modules', '.cache', 'quire-bench')
-/** As scripts/build-cli.mjs leaves them to Node. */
-const EXTERNAL = ['better-sqlite3', '@parcel/watcher', 'electron', 'vite', 'esbuild', 'tsx']
 
 /**
  * A `require` for the Node built-ins bundled CommonJS packages ask for. Spelled in two pieces: this file
- * is bundled too, and the plugin below would rewrite the whole expression inside the string.
+ * is bundled too, and the source-location plugin (scripts/build-cli.mjs) would rewrite the whole expression inside the string.
  */
 const BANNER = `import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import${'.meta.url'});`
-
-/** The same rewrite as build-cli.mjs's plugin: paths computed from import.meta resolve as under tsx. */
-const sourceLocation: Plugin = {
-  name: 'bench-source-location',
-  setup(build) {
-    build.onLoad({ filter: /\.[cm]?tsx?$/ }, async (args) => {
-      const source = await fs.promises.readFile(args.path, 'utf8')
-      const contents = source
-        .replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href))
-        .replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(path.dirname(args.path)))
-        .replace(/\bimport\.meta\.filename\b/g, JSON.stringify(args.path))
-      return { contents, loader: args.path.endsWith('x') ? 'tsx' : 'ts' }
-    })
-  },
-}
 
 /** Bundles `script` (a bench file) and returns the entry module to run with plain `node`. */
 export async function compileBench(script: string): Promise<string> {
@@ -51,7 +33,7 @@ export async function compileBench(script: string): Promise<string> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: EXTERNAL,
+    external: NATIVE_OR_TOOLS,
     banner: { js: BANNER },
     logLevel: 'silent',
     plugins: [sourceLocation],
