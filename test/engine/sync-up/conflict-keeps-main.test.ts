@@ -1,8 +1,7 @@
 import fs from 'node:fs'
-import type { ChangeRequest } from '@gitbook/api'
-import { afterEach, describe, expect, it } from 'vitest'
-import { removeWorkstation, serviceForFile } from './support/hooks'
-import { mainRevision, pagesOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
+import { describe, expect, it } from 'vitest'
+import { serviceForFile } from './support/hooks'
+import { aMergesParagraphOne, changeRequestMarkdown, mainMarkdown, paragraphs, twoWritersPerTest } from './support/two-writers'
 
 /**
  * A merged edit is never undone by another writer's conflict (issue 9, finding 5): A changes paragraph 1
@@ -14,44 +13,7 @@ import { mainRevision, pagesOf, seedSpace, tempDir, Workstation, type SeededSpac
 
 const t = serviceForFile()
 
-const paragraphs = (changes: Record<number, string> = {}) =>
-  `# Install\n\n${Array.from({ length: 7 }, (_, i) => changes[i + 1] ?? `Paragraph ${i + 1} as first written.`).join('\n\n')}\n`
-
-let stations: Workstation[] = []
-afterEach(() => {
-  for (const ws of stations) removeWorkstation(ws)
-  stations = []
-})
-
-async function twoWriters(): Promise<{ a: Workstation; b: Workstation; seeded: SeededSpace; install: string }> {
-  const seeded = await seedSpace(t)
-  const install = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'guide/install.md')![0]
-  await mergeRemote(seeded.spaceId, [{ operation: 'update_page', page: install, document: { markdown: paragraphs() } }])
-  const a = new Workstation(t, seeded, tempDir('quire-a-'))
-  const b = new Workstation(t, seeded, tempDir('quire-b-'))
-  stations = [a, b]
-  await a.pull()
-  await b.pull()
-  return { a, b, seeded, install }
-}
-
-async function mergeRemote(spaceId: string, changes: unknown[]) {
-  const cr = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Setup' } })).body as ChangeRequest
-  await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: cr.id }, body: { changes } })
-  expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })).body.result).toBe('merge')
-}
-
-async function mainMarkdown(spaceId: string, pageId: string): Promise<string> {
-  return (await t.api.call('getPageById', { params: { spaceId, pageId }, query: { format: 'markdown' } })).body.markdown
-}
-
-/** A writes paragraph 1, pushes, and merges their change request. */
-async function aMergesParagraphOne(a: Workstation) {
-  a.write('guide/install.md', paragraphs({ 1: 'Paragraph 1 as A rewrote it.' }))
-  await a.push()
-  const session = a.outbox.session(a.seeded.spaceId)!
-  expect(await a.pusher.merge(session.changeRequestId!)).toMatchObject({ result: 'merge' })
-}
+const { twoWriters } = twoWritersPerTest(t)
 
 describe("another writer's conflict never undoes a merged edit", () => {
   it('B, synced before A merged, edits paragraph 1 too: B gets a conflicted copy and A keeps paragraph 1 in main', async () => {
@@ -72,7 +34,7 @@ describe("another writer's conflict never undoes a merged edit", () => {
 
     const crId = b.outbox.session(seeded.spaceId)!.changeRequestId!
     expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
-    const merged = await mainMarkdown(seeded.spaceId, install)
+    const merged = await mainMarkdown(t.api, seeded.spaceId, install)
     expect(merged).toContain('Paragraph 1 as A rewrote it.')
     expect(merged).not.toContain('Paragraph 1 as B rewrote it.')
     expect(merged).toContain('Paragraph 7 as first written.')
@@ -85,7 +47,7 @@ describe("another writer's conflict never undoes a merged edit", () => {
     expect(resolved.conflicts).toEqual([])
     const next = b.outbox.session(seeded.spaceId)!.changeRequestId!
     expect(await b.pusher.merge(next)).toMatchObject({ result: 'merge' })
-    const final = await mainMarkdown(seeded.spaceId, install)
+    const final = await mainMarkdown(t.api, seeded.spaceId, install)
     expect(final).toContain('Paragraph 1 as A rewrote it.')
     expect(final).toContain('Paragraph 7 as B rewrote it.')
   })
@@ -105,7 +67,7 @@ describe("another writer's conflict never undoes a merged edit", () => {
     expect(b.read(pushed.conflicts[0])).toContain('Paragraph 7 as B rewrote it.')
 
     expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
-    const merged = await mainMarkdown(seeded.spaceId, install)
+    const merged = await mainMarkdown(t.api, seeded.spaceId, install)
     expect(merged).toContain('Paragraph 1 as A rewrote it.')
     expect(merged).not.toContain('Paragraph 1 as B first rewrote it.')
     // Nothing more is sent for the page until B saves it.
@@ -131,7 +93,7 @@ describe("another writer's conflict never undoes a merged edit", () => {
     fs.rmSync(b.file(copy))
     const kept = await b.push()
     expect(kept.planned).toBeGreaterThan(0)
-    const carried = (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: crId, pageId: install }, query: { format: 'markdown' } })).body.markdown
+    const carried = await changeRequestMarkdown(t.api, seeded.spaceId, crId, install)
     expect(carried).toContain('Paragraph 1 as B first rewrote it.')
   })
 })

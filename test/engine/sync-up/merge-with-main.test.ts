@@ -1,10 +1,10 @@
 import fs from 'node:fs'
-import type { ChangeRequest } from '@gitbook/api'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { gitBlobOid } from '../../../src/main/content'
 import { SpacePusher, type SpacePusherOptions } from '../../../src/main/engine/push/space-pusher'
-import { removeWorkstation, serviceForFile } from './support/hooks'
-import { mainRevision, pagesOf, seedSpace, tempDir, Workstation } from './support/workspace'
+import { serviceForFile } from './support/hooks'
+import { A1, aMergesParagraphOne, changeRequestMarkdown, INSTALL_PAGE as PAGE, mainMarkdown, paragraphs, twoWritersPerTest } from './support/two-writers'
+import { tempDir, Workstation } from './support/workspace'
 
 /**
  * Merge, don't copy (issue 15): when the writer and main both changed a page since the writer's merge
@@ -16,50 +16,9 @@ import { mainRevision, pagesOf, seedSpace, tempDir, Workstation } from './suppor
 
 const t = serviceForFile()
 
-const PAGE = 'guide/install.md'
-const A1 = 'Paragraph 1 as A rewrote it.'
 const B7 = 'Paragraph 7 as B rewrote it.'
 
-const paragraphs = (changes: Record<number, string> = {}) =>
-  `# Install\n\n${Array.from({ length: 7 }, (_, i) => changes[i + 1] ?? `Paragraph ${i + 1} as first written.`).join('\n\n')}\n`
-
-let stations: Workstation[] = []
-afterEach(() => {
-  for (const ws of stations) removeWorkstation(ws)
-  stations = []
-})
-
-async function twoWriters(): Promise<{ a: Workstation; b: Workstation; install: string; spaceId: string }> {
-  const seeded = await seedSpace(t)
-  const install = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === PAGE)![0]
-  await mergeRemote(seeded.spaceId, [{ operation: 'update_page', page: install, document: { markdown: paragraphs() } }])
-  const a = new Workstation(t, seeded, tempDir('quire-a-'))
-  const b = new Workstation(t, seeded, tempDir('quire-b-'))
-  stations = [a, b]
-  await a.pull()
-  await b.pull()
-  return { a, b, install, spaceId: seeded.spaceId }
-}
-
-async function mergeRemote(spaceId: string, changes: unknown[]) {
-  const cr = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Setup' } })).body as ChangeRequest
-  await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: cr.id }, body: { changes } })
-  expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })).body.result).toBe('merge')
-}
-
-async function mainMarkdown(spaceId: string, pageId: string): Promise<string> {
-  return (await t.api.call('getPageById', { params: { spaceId, pageId }, query: { format: 'markdown' } })).body.markdown
-}
-
-async function changeRequestMarkdown(spaceId: string, changeRequestId: string, pageId: string): Promise<string> {
-  return (await t.api.call('getPageInChangeRequestById', { params: { spaceId, changeRequestId, pageId }, query: { format: 'markdown' } })).body.markdown
-}
-
-async function aMergesParagraphOne(a: Workstation) {
-  a.write(PAGE, paragraphs({ 1: A1 }))
-  await a.push()
-  expect(await a.pusher.merge(a.outbox.session(a.seeded.spaceId)!.changeRequestId!)).toMatchObject({ result: 'merge' })
-}
+const { twoWriters, keep } = twoWritersPerTest(t)
 
 /** A second pusher of B's, with hooks at the rewrite of a merged page. */
 function pusherWith(b: Workstation, rewriteHooks: SpacePusherOptions['rewriteHooks']): SpacePusher {
@@ -84,7 +43,7 @@ describe('a page both sides changed merges block by block', () => {
     expect(b.read(PAGE)).toBe(paragraphs({ 1: A1, 7: B7 }))
 
     // The merge base is main's version now: the merged file still counts as B's edit, nothing more to send.
-    const mainNow = await mainMarkdown(spaceId, install)
+    const mainNow = await mainMarkdown(t.api, spaceId, install)
     const journaled = b.cache.journal(spaceId).find((j) => j.id === install)!
     expect(journaled.baseHash).toBe(gitBlobOid(mainNow))
     expect(b.cache.pageBases.text(spaceId, journaled.oid)).toBe(mainNow)
@@ -92,9 +51,9 @@ describe('a page both sides changed merges block by block', () => {
     expect((await b.push()).planned).toBe(0)
 
     const crId = b.outbox.session(spaceId)!.changeRequestId!
-    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(await changeRequestMarkdown(t.api, spaceId, crId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
     expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
-    expect(await mainMarkdown(spaceId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(await mainMarkdown(t.api, spaceId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
     await b.pull()
     expect(b.read(PAGE)).toBe(paragraphs({ 1: A1, 7: B7 }))
     expect(b.read('faq.md')).toContain('B also answered a question.')
@@ -113,9 +72,9 @@ describe('a page both sides changed merges block by block', () => {
     expect(pushed.conflicts).toEqual([])
     const all = paragraphs({ 1: A1, 5: 'Paragraph 5 as B first rewrote it.', 7: B7 })
     expect(b.read(PAGE)).toBe(all)
-    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(all)
+    expect(await changeRequestMarkdown(t.api, spaceId, crId, install)).toBe(all)
     expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
-    expect(await mainMarkdown(spaceId, install)).toBe(all)
+    expect(await mainMarkdown(t.api, spaceId, install)).toBe(all)
   })
 
   it("after B's own change request is merged, B's next edit of the page still merges with a later main", async () => {
@@ -136,7 +95,7 @@ describe('a page both sides changed merges block by block', () => {
     const all = paragraphs({ 1: A1, 3: 'Paragraph 3 as B rewrote it.', 7: B7 })
     expect(b.read(PAGE)).toBe(all)
     const crId = b.outbox.session(spaceId)!.changeRequestId!
-    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(all)
+    expect(await changeRequestMarkdown(t.api, spaceId, crId, install)).toBe(all)
   })
 
   it('main moved on again since B last synced: B merges with main as it is now', async () => {
@@ -153,7 +112,7 @@ describe('a page both sides changed merges block by block', () => {
     expect(pushed.conflicts).toEqual([])
     const all = paragraphs({ 1: A1, 3: 'Paragraph 3 as A rewrote it.', 7: B7 })
     expect(b.read(PAGE)).toBe(all)
-    expect(await changeRequestMarkdown(spaceId, b.outbox.session(spaceId)!.changeRequestId!, install)).toBe(all)
+    expect(await changeRequestMarkdown(t.api, spaceId, b.outbox.session(spaceId)!.changeRequestId!, install)).toBe(all)
     await b.pull()
     expect(b.read(PAGE)).toBe(all)
     expect((await b.push()).planned).toBe(0)
@@ -161,8 +120,7 @@ describe('a page both sides changed merges block by block', () => {
 
   it('a page adopted by a first sync into a folder that already had it merges too', async () => {
     const { a, b, install, spaceId } = await twoWriters()
-    const c = new Workstation(t, b.seeded, tempDir('quire-c-'))
-    stations.push(c)
+    const c = keep(new Workstation(t, b.seeded, tempDir('quire-c-')))
     fs.cpSync(b.folder, c.folder, { recursive: true })
     await c.pull()
     await aMergesParagraphOne(a)
@@ -172,7 +130,7 @@ describe('a page both sides changed merges block by block', () => {
     const pushed = await c.push()
     expect(pushed.conflicts).toEqual([])
     expect(c.read(PAGE)).toBe(paragraphs({ 1: A1, 7: B7 }))
-    expect(await changeRequestMarkdown(spaceId, c.outbox.session(spaceId)!.changeRequestId!, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(await changeRequestMarkdown(t.api, spaceId, c.outbox.session(spaceId)!.changeRequestId!, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
   })
 
   it('the same paragraph on both sides: a conflicted copy as before, main keeps its paragraph', async () => {
@@ -188,7 +146,7 @@ describe('a page both sides changed merges block by block', () => {
     if (crId) {
       expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
     }
-    expect(await mainMarkdown(spaceId, install)).toBe(paragraphs({ 1: A1 }))
+    expect(await mainMarkdown(t.api, spaceId, install)).toBe(paragraphs({ 1: A1 }))
   })
 })
 
@@ -205,12 +163,12 @@ describe('the rewrite of a merged page never replaces a save', () => {
     expect(copiesIn(b)).toEqual([])
     expect(b.read(PAGE)).toBe(later)
     const crId = b.outbox.session(spaceId)!.changeRequestId!
-    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(await changeRequestMarkdown(t.api, spaceId, crId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
 
     await b.push()
     const all = paragraphs({ 1: A1, 3: 'Paragraph 3 saved during the push.', 7: B7 })
     expect(b.read(PAGE)).toBe(all)
-    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(all)
+    expect(await changeRequestMarkdown(t.api, spaceId, crId, install)).toBe(all)
   })
 
   it('a save inside the final window is put back in place', async () => {
@@ -228,7 +186,7 @@ describe('the rewrite of a merged page never replaces a save', () => {
     await b.push()
     const all = paragraphs({ 1: A1, 4: 'Paragraph 4 saved in the window.', 7: B7 })
     expect(b.read(PAGE)).toBe(all)
-    expect(await changeRequestMarkdown(spaceId, b.outbox.session(spaceId)!.changeRequestId!, install)).toBe(all)
+    expect(await changeRequestMarkdown(t.api, spaceId, b.outbox.session(spaceId)!.changeRequestId!, install)).toBe(all)
   })
 
   it('a crash after the plan is written and before the rewrite: the next push rewrites, sending nothing twice', async () => {
@@ -249,8 +207,8 @@ describe('the rewrite of a merged page never replaces a save', () => {
     expect(again.conflicts).toEqual([])
     expect(b.read(PAGE)).toBe(paragraphs({ 1: A1, 7: B7 }))
     const crId = b.outbox.session(spaceId)!.changeRequestId!
-    expect(await changeRequestMarkdown(spaceId, crId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(await changeRequestMarkdown(t.api, spaceId, crId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
     expect(await b.pusher.merge(crId)).toMatchObject({ result: 'merge' })
-    expect(await mainMarkdown(spaceId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
+    expect(await mainMarkdown(t.api, spaceId, install)).toBe(paragraphs({ 1: A1, 7: B7 }))
   })
 })
