@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FileTokenStore } from '../../src/main/engine/account/token-store'
 import { buildRenderer } from '../../src/main/headless/renderer-build'
 import { ApiClient } from '../support/service'
-import { axeViolations, hasChromium, launchBrowser, screenshotsAtSizes, SCREENSHOTS, startServe, type ServeProcess } from './support'
+import { axeViolations, hasChromium, launchBrowser, openSection, screenshotsAtSizes, SCREENSHOTS, startServe, type ServeProcess } from './support'
 
 /**
  * The real renderer, built with Vite, served by the real `quire serve` (a child process running
@@ -41,7 +41,7 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     fs.rmSync(tmp, { recursive: true, force: true })
   })
 
-  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name, exact: true }).click()
+  const nav = (name: string) => openSection(page, name)
 
   /** The demo service's API as the signed-in owner (its origin and token are the app's own). */
   const serviceApi = async (): Promise<ApiClient> => {

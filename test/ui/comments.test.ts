@@ -1,14 +1,10 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import type { Page, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { QuireBackend } from '../../src/main/app/backend'
 import type { DesktopActions } from '../../src/main/app/desktop-actions'
-import { buildRenderer } from '../../src/main/headless/renderer-build'
-import { startHeadlessServer, type HeadlessServer } from '../../src/main/headless/server'
 import { serviceForFile } from '../engine/sync-up/support/hooks'
-import { mainRevision, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
-import { axeViolations, hasChromium, launchBrowser, screenshotsAtSizes } from './support'
+import { mainRevision, pageIdAt, pagesOf, seedSpace, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { openAppInBrowser, type AppInBrowser } from './open-app'
+import { axeViolations, hasChromium, openSection, screenshotsAtSizes } from './support'
 
 /**
  * Issue 12, defect 8: the Comments screen. "Raw markdown, open and resolved mixed with no filter, a flat
@@ -39,16 +35,13 @@ const MARKDOWN_COMMENT = [
 const RESOLVED_COMMENT = 'The FAQ answer about proxies is outdated.'
 
 describe.skipIf(!hasChromium)('Comments: rendered, filtered, a tree to pick from, ids to reply with, the space with threads', () => {
-  let dataDir: string
   let seeded: SeededSpace
   let emptySpaceId: string
   let markdownThread: string
   let resolvedThread: string
-  let backend: QuireBackend
-  let server: HeadlessServer
-  let browser: Awaited<ReturnType<typeof launchBrowser>>
+  let app: AppInBrowser
   let page: Page
-  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name, exact: true }).click()
+  const nav = (name: string) => openSection(page, name)
   const which = (name: 'Open' | 'Resolved' | 'All') => page.getByRole('group', { name: 'Which threads' }).getByRole('button', { name: new RegExp(`^${name}\\b`) })
   const shownThreads = () => page.locator('li.thread').evaluateAll((items) => items.map((li) => li.getAttribute('data-comment-id')))
 
@@ -64,29 +57,18 @@ describe.skipIf(!hasChromium)('Comments: rendered, filtered, a tree to pick from
     resolvedThread = await post('faq.md', RESOLVED_COMMENT)
     await t.api.call('updateCommentInSpace', { params: { spaceId: seeded.spaceId, commentId: resolvedThread }, body: { resolved: true } })
 
-    dataDir = tempDir('quire-ui-comments-')
-    const rendererDir = path.join(dataDir, 'renderer')
-    await buildRenderer(rendererDir)
-    backend = await QuireBackend.open({ dataDir, desktop, debounceMs: 200, reconnectMs: 300, gateway: { maxAttempts: 1, timeoutMs: 5000 } })
-    await backend.updateSettings({ workspace: path.join(dataDir, 'docs'), intervalSeconds: 86_400 })
-    await backend.signIn({ endpoint: t.service.origin, token: t.service.token })
-    await backend.listSpaces()
-    for (const id of [emptySpaceId, seeded.spaceId]) await backend.setSelection({ kind: 'space', id, selected: true })
-    server = await startHeadlessServer({ backend, rendererDir, port: 0 })
-    browser = await launchBrowser()
-    page = browser.page
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin })
-    await page.goto(server.url)
-    await page.getByRole('heading', { name: 'Spaces' }).waitFor({ timeout: 30_000 })
-    expect((await backend.getStatus()).spaces.map((s) => s.title)).toEqual(['Archive', 'Docs'])
+    app = await openAppInBrowser('quire-ui-comments-', {
+      desktop,
+      endpoint: t.service.origin,
+      token: t.service.token,
+      select: [emptySpaceId, seeded.spaceId],
+      permissions: ['clipboard-read', 'clipboard-write'],
+    })
+    page = app.page
+    expect((await app.backend.getStatus()).spaces.map((s) => s.title)).toEqual(['Archive', 'Docs'])
   }, 120_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-    await backend?.close()
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => app?.close())
 
   it('with two spaces, the first empty, the screen opens on the one with threads (and never shows the empty one first)', async () => {
     // Every value the space picker takes and every "no comments" line, recorded from the first frame on.
@@ -237,7 +219,7 @@ describe.skipIf(!hasChromium)('Comments: rendered, filtered, a tree to pick from
     })
     expect(after).toBe(true)
     // And posting there adds a thread above it.
-    const install = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'guide/install.md')![0]
+    const install = await pageIdAt(t.api, seeded.spaceId, 'guide/install.md')
     await page.getByLabel('On page', { exact: true }).selectOption(install)
     await page.getByLabel('Comment', { exact: true }).fill('Posted from the form at the bottom.')
     await page.getByRole('button', { name: 'Post comment' }).click()

@@ -1,14 +1,12 @@
-import fs from 'node:fs'
 import path from 'node:path'
 import type { Page, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { QuireBackend } from '../../src/main/app/backend'
 import type { DesktopActions } from '../../src/main/app/desktop-actions'
-import { buildRenderer } from '../../src/main/headless/renderer-build'
-import { startHeadlessServer, type HeadlessServer } from '../../src/main/headless/server'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
-import { mainRevision, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
-import { axeViolations, hasChromium, launchBrowser, screenshotsAtSizes } from './support'
+import { mergeOnMain } from '../engine/sync-up/support/two-writers'
+import { pageIdAt, seedSpace, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { expectNoNotSyncedYetOnceSyncing, openAppInBrowser, recordHeaderStates, type AppInBrowser } from './open-app'
+import { axeViolations, hasChromium, openSection, screenshotsAtSizes } from './support'
 
 /**
  * Issue 12, defects 7 and 9 and the offline page picker: every button says it is busy, then that it
@@ -49,22 +47,18 @@ const t = restartableServiceForFile()
 const desktop = new PlayedDesktop()
 
 describe.skipIf(!hasChromium)('every button gives feedback; the layout and the words hold', () => {
-  let dataDir: string
-  let workspace: string
   let seeded: SeededSpace
-  let backend: QuireBackend
-  let server: HeadlessServer
-  let browser: Awaited<ReturnType<typeof launchBrowser>>
+  let app: AppInBrowser
   let page: Page
   let crNumber: number
   const header = () => page.locator('#overall-state')
-  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name, exact: true }).click()
+  const nav = (name: string) => openSection(page, name)
   /** Every text a button showed, in order, from a MutationObserver in the page (busy labels last a moment only). */
   const buttonTexts = () => page.evaluate(() => (window as unknown as { buttonTexts: string[] }).buttonTexts)
 
   beforeAll(async () => {
     seeded = await seedSpace(t)
-    const install = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'guide/install.md')![0]
+    const install = await pageIdAt(t.api, seeded.spaceId, 'guide/install.md')
     // Someone's change request, for the change request card's buttons.
     const cr = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Clarify <the> installer' } })).body as { id: string; number: number }
     await t.api.call('updateChangeRequestContent', {
@@ -73,48 +67,25 @@ describe.skipIf(!hasChromium)('every button gives feedback; the layout and the w
     })
     crNumber = cr.number
     // A broken link on main, for the link report's Open.
-    const faq = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
-    const broken = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Link the old page' } })).body as { id: string }
-    await t.api.call('updateChangeRequestContent', {
-      params: { spaceId: seeded.spaceId, changeRequestId: broken.id },
-      body: { changes: [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nSee [the old page](./missing-page.md).\n' } }] },
-    })
-    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: broken.id } })).body.result).toBe('merge')
+    const faq = await pageIdAt(t.api, seeded.spaceId, 'faq.md')
+    await mergeOnMain(t.api, seeded.spaceId, [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nSee [the old page](./missing-page.md).\n' } }], 'Link the old page')
     // A resolved comment, for the light-mode contrast of resolved threads.
     const comment = (await t.api.call('postCommentInSpace', { params: { spaceId: seeded.spaceId }, body: { body: { markdown: 'Is the **installer** signed?' }, page: install } })).body as { id: string }
     await t.api.call('updateCommentInSpace', { params: { spaceId: seeded.spaceId, commentId: comment.id }, body: { resolved: true } })
 
-    dataDir = tempDir('quire-ui-feedback-')
-    workspace = path.join(dataDir, 'docs')
-    const rendererDir = path.join(dataDir, 'renderer')
-    await buildRenderer(rendererDir)
-    backend = await QuireBackend.open({ dataDir, desktop: desktop.actions, debounceMs: 200, reconnectMs: 300, gateway: { maxAttempts: 1, timeoutMs: 5000 } })
-    await backend.updateSettings({ workspace, intervalSeconds: 86_400 })
-    await backend.signIn({ endpoint: t.service.origin, token: t.service.token })
-    server = await startHeadlessServer({ backend, rendererDir, port: 0 })
-    browser = await launchBrowser()
-    page = browser.page
-    await page.goto(server.url)
-    await page.getByRole('heading', { name: 'Spaces' }).waitFor({ timeout: 30_000 })
+    app = await openAppInBrowser('quire-ui-feedback-', { desktop: desktop.actions, endpoint: t.service.origin, token: t.service.token })
+    page = app.page
+    await recordHeaderStates(page)
     await page.evaluate(() => {
       const seen: string[] = []
       ;(window as unknown as { buttonTexts: string[] }).buttonTexts = seen
-      const headerSeen: string[] = []
-      ;(window as unknown as { headerSeen: string[] }).headerSeen = headerSeen
       new MutationObserver(() => {
         for (const button of document.querySelectorAll('button')) if (seen.at(-1) !== button.textContent) seen.push(button.textContent ?? '')
-        const text = document.querySelector('#overall-state')?.textContent ?? ''
-        if (headerSeen.at(-1) !== text) headerSeen.push(text)
       }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true })
     })
   }, 120_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-    await backend?.close()
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => app?.close())
 
   it('defect 9: never "In sync" with nothing selected, no "Not synced yet" once syncing, relative times with the absolute time on hover', async () => {
     await expect.poll(() => header().textContent(), { timeout: 20_000 }).toMatch(/No spaces chosen to sync/)
@@ -122,10 +93,7 @@ describe.skipIf(!hasChromium)('every button gives feedback; the layout and the w
     const box = page.getByRole('checkbox', { name: 'Docs' })
     await box.click()
     await expect.poll(() => header().textContent(), { timeout: 60_000 }).toMatch(/In sync/)
-    const seen = await page.evaluate(() => (window as unknown as { headerSeen: string[] }).headerSeen)
-    const firstSync = seen.findIndex((s) => /Syncing|In sync/.test(s))
-    expect(firstSync).toBeGreaterThanOrEqual(0)
-    expect(seen.slice(firstSync).filter((s) => /not synced yet/i.test(s))).toEqual([])
+    await expectNoNotSyncedYetOnceSyncing(page)
     const time = page.locator('li.space-row', { hasText: 'Docs' }).locator('time').first()
     await expect(time.textContent()).resolves.toMatch(/just now|min ago/)
     const [title, datetime] = await Promise.all([time.getAttribute('title'), time.getAttribute('datetime')])
@@ -189,7 +157,7 @@ describe.skipIf(!hasChromium)('every button gives feedback; the layout and the w
     expect(html).toContain('<h1>Clarify &lt;the&gt; installer</h1>')
     expect(html).toContain('1 page changed')
     // The page itself, in the same browser: it renders, runs nothing, passes axe.
-    const view = await browser.context.newPage()
+    const view = await app.browser.context.newPage()
     await view.goto(opened.target)
     await view.getByRole('heading', { name: 'Clarify <the> installer' }).waitFor()
     expect(await axeViolations(view)).toEqual([])
@@ -216,7 +184,7 @@ describe.skipIf(!hasChromium)('every button gives feedback; the layout and the w
     await button.click()
     await page.getByRole('button', { name: 'Opening…' }).waitFor({ timeout: 20_000 })
     await expect.poll(() => desktop.opened.length, { timeout: 20_000 }).toBe(before + 1)
-    expect(desktop.opened.at(-1)).toEqual({ kind: 'folder', target: workspace })
+    expect(desktop.opened.at(-1)).toEqual({ kind: 'folder', target: app.workspace })
     desktop.release()
     const form = page.locator('form.settings')
     await form.getByRole('status').filter({ hasText: 'Opened the workspace folder in your file manager.' }).waitFor({ timeout: 20_000 })

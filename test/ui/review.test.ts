@@ -1,16 +1,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { QuireBackend } from '../../src/main/app/backend'
 import type { DesktopActions } from '../../src/main/app/desktop-actions'
 import { buildRenderer } from '../../src/main/headless/renderer-build'
-import { startHeadlessServer, type HeadlessServer } from '../../src/main/headless/server'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { grant } from '../support/content-fixtures'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
 import { openChangeRequests, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
-import { axeViolations, hasChromium, launchBrowser, screenshotsAtSizes } from './support'
+import { openApp, type OpenedApp } from './open-app'
+import { axeViolations, hasChromium, launchBrowser, openSection, screenshotsAtSizes } from './support'
 
 /**
  * Issue 13, the app's side of the review workflow, in Chromium against the real local service: two
@@ -26,10 +24,7 @@ process.env.QUIRE_TOKEN_STORE = 'file'
 const t = restartableServiceForFile()
 const desktop: DesktopActions = { openFile: async () => {}, openUrl: async () => {}, openFolder: async () => {} }
 
-interface Person {
-  backend: QuireBackend
-  server: HeadlessServer
-  page: Page
+interface Person extends OpenedApp {
   folder: () => string
 }
 
@@ -45,22 +40,14 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
 
   async function person(name: string, token: string, rendererDir: string): Promise<Person> {
     const dataDir = path.join(dir, name)
-    const backend = await QuireBackend.open({ dataDir, desktop, debounceMs: 200, reconnectMs: 300, gateway: { maxAttempts: 1, timeoutMs: 5000 } })
-    await backend.updateSettings({ workspace: path.join(dataDir, 'docs'), intervalSeconds: 86_400 })
-    await backend.signIn({ endpoint: t.service.origin, token })
-    await backend.listSpaces()
-    await backend.setSelection({ kind: 'space', id: seeded.spaceId, selected: true })
-    await backend.idle()
-    const server = await startHeadlessServer({ backend, rendererDir, port: 0 })
     const page = await browser.context.newPage()
-    await page.goto(server.url)
-    await page.getByRole('heading', { name: 'Spaces' }).waitFor({ timeout: 30_000 })
-    const p = { backend, server, page, folder: () => path.join(dataDir, 'docs', 'Acme', 'Docs') }
+    const app = await openApp({ dataDir, rendererDir, desktop, endpoint: t.service.origin, token, select: [seeded.spaceId], settled: true, page })
+    const p = { ...app, folder: () => path.join(app.workspace, 'Acme', 'Docs') }
     people.push(p)
     return p
   }
 
-  const nav = (p: Person, name: RegExp) => p.page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name }).click()
+  const nav = (p: Person, name: RegExp) => openSection(p.page, name)
   const card = (p: Person) => p.page.locator(`li[data-cr-id="${crId}"]`)
 
   beforeAll(async () => {
@@ -79,10 +66,7 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
 
   afterAll(async () => {
     await browser?.close()
-    for (const p of people) {
-      await p.server.close()
-      await p.backend.close()
-    }
+    for (const p of people) await p.close()
     if (dir) fs.rmSync(dir, { recursive: true, force: true })
   })
 

@@ -78,6 +78,11 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; page: 
   }
 }
 
+/** Opens a section of the app from its Sections navigation: a name matched exactly, a pattern as it is. */
+export function openSection(page: Page, name: string | RegExp): Promise<void> {
+  return page.getByRole('navigation', { name: 'Sections' }).getByRole('button', typeof name === 'string' ? { name, exact: true } : { name }).click()
+}
+
 /** A light and a dark screenshot of what the page shows now. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true })

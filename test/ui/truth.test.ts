@@ -2,14 +2,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { QuireBackend } from '../../src/main/app/backend'
+import type { QuireBackend } from '../../src/main/app/backend'
 import type { DesktopActions } from '../../src/main/app/desktop-actions'
-import { buildRenderer } from '../../src/main/headless/renderer-build'
-import { startHeadlessServer, type HeadlessServer } from '../../src/main/headless/server'
 import { UsersRepository } from '../../src/main/service/store/users'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
-import { mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
-import { axeViolations, hasChromium, launchBrowser, screenshotsAtSizes } from './support'
+import { mergeOnMain as mergeOnMainOf, paragraphs as installParagraphs } from '../engine/sync-up/support/two-writers'
+import { openChangeRequestMarkdown, pageIdAt, seedSpace, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { expectNoNotSyncedYetOnceSyncing, openAppInBrowser, recordHeaderStates, type AppInBrowser } from './open-app'
+import { axeViolations, hasChromium, openSection, screenshotsAtSizes } from './support'
 
 /**
  * Issue 12: the window tells the truth and offers the way out. The real renderer (built with Vite) is
@@ -24,61 +24,30 @@ const t = restartableServiceForFile()
 const opened: Array<{ file: string; line?: number }> = []
 const desktop: DesktopActions = { openFile: async (file, line) => void opened.push({ file, line }), openUrl: async () => {}, openFolder: async () => {} }
 
-const paragraphs = (changes: Record<number, string> = {}) => `# Install\n\n${Array.from({ length: 5 }, (_, i) => changes[i + 1] ?? `Paragraph ${i + 1} as first written.`).join('\n\n')}\n`
+const paragraphs = (changes: Record<number, string> = {}) => installParagraphs(changes, 5)
 
 describe.skipIf(!hasChromium)('the window tells the truth and offers the way out', () => {
-  let dataDir: string
-  let workspace: string
   let folder: string
   let seeded: SeededSpace
+  let app: AppInBrowser
   let backend: QuireBackend
-  let server: HeadlessServer
-  let browser: Awaited<ReturnType<typeof launchBrowser>>
   let page: Page
-  /** Every text the header's state line showed, in order (a MutationObserver in the page). */
-  const headerSeen = () => page.evaluate(() => (window as unknown as { headerSeen: string[] }).headerSeen)
   const header = () => page.locator('#overall-state')
-  const nav = (name: string) => page.getByRole('navigation', { name: 'Sections' }).getByRole('button', { name, exact: true }).click()
-  const installId = async () => [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'guide/install.md')![0]
-
-  async function mergeOnMain(changes: unknown[]) {
-    const cr = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Someone else' } })).body as { id: string }
-    await t.api.call('updateChangeRequestContent', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id }, body: { changes } })
-    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id } })).body.result).toBe('merge')
-  }
+  const nav = (name: string) => openSection(page, name)
+  const installId = () => pageIdAt(t.api, seeded.spaceId, 'guide/install.md')
+  /** Someone else's change request, merged into main. */
+  const mergeOnMain = (changes: unknown[]) => mergeOnMainOf(t.api, seeded.spaceId, changes, 'Someone else')
 
   beforeAll(async () => {
     seeded = await seedSpace(t)
-    dataDir = tempDir('quire-ui-truth-')
-    workspace = path.join(dataDir, 'docs')
-    folder = path.join(workspace, 'Acme', 'Docs')
-    const rendererDir = path.join(dataDir, 'renderer')
-    await buildRenderer(rendererDir)
-    backend = await QuireBackend.open({ dataDir, desktop, debounceMs: 200, reconnectMs: 300, gateway: { maxAttempts: 1, timeoutMs: 5000 } })
-    // No timed passes during the test: every cycle is one the test (or the app's own logic) asks for.
-    await backend.updateSettings({ workspace, intervalSeconds: 86_400 })
-    await backend.signIn({ endpoint: t.service.origin, token: t.service.token })
-    server = await startHeadlessServer({ backend, rendererDir, port: 0 })
-    browser = await launchBrowser()
-    page = browser.page
-    await page.goto(server.url)
-    await page.getByRole('heading', { name: 'Spaces' }).waitFor({ timeout: 30_000 })
-    await page.evaluate(() => {
-      const seen: string[] = []
-      ;(window as unknown as { headerSeen: string[] }).headerSeen = seen
-      new MutationObserver(() => {
-        const text = document.querySelector('#overall-state')?.textContent ?? ''
-        if (seen.at(-1) !== text) seen.push(text)
-      }).observe(document.body, { subtree: true, childList: true, characterData: true })
-    })
+    app = await openAppInBrowser('quire-ui-truth-', { desktop, endpoint: t.service.origin, token: t.service.token })
+    backend = app.backend
+    page = app.page
+    folder = path.join(app.workspace, 'Acme', 'Docs')
+    await recordHeaderStates(page)
   }, 120_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-    await backend?.close()
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => app?.close())
 
   it('with nothing selected the header says so (never "In sync"); choosing a space syncs it, with no "not synced yet" on the way', async () => {
     await expect.poll(() => header().textContent(), { timeout: 20_000 }).toMatch(/No spaces chosen to sync/)
@@ -91,10 +60,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await expect.poll(() => box.isChecked(), { timeout: 20_000 }).toBe(true)
     await expect.poll(() => header().textContent(), { timeout: 60_000 }).toMatch(/In sync/)
     expect(fs.readFileSync(path.join(folder, 'guide', 'install.md'), 'utf8')).toContain('Run the installer.')
-    const seen = await headerSeen()
-    const firstSync = seen.findIndex((s) => /Syncing|In sync/.test(s))
-    expect(firstSync).toBeGreaterThanOrEqual(0)
-    expect(seen.slice(firstSync).filter((s) => /not synced yet/i.test(s))).toEqual([])
+    await expectNoNotSyncedYetOnceSyncing(page)
     const row = page.locator('li.space-row', { hasText: 'Docs' })
     await expect(row.locator('time').first().getAttribute('title')).resolves.toMatch(/\d/) // the absolute time on hover
     await screenshotsAtSizes(page, 'truth-02-in-sync')
@@ -142,11 +108,7 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await expect.poll(() => page.locator('li.conflict').count(), { timeout: 20_000 }).toBe(0)
     expect(fs.existsSync(path.join(folder, ...copyPath.split('/')))).toBe(false)
     expect(fs.readFileSync(path.join(folder, 'guide', 'install.md'), 'utf8')).toContain('Paragraph 1 as the writer rewrote it.')
-    const crText = async () => {
-      const [cr] = await openChangeRequests(t.api, seeded.spaceId)
-      if (!cr) return ''
-      return (await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id, pageId: install }, query: { format: 'markdown' } })).body.markdown as string
-    }
+    const crText = async () => (await openChangeRequestMarkdown(t.api, seeded.spaceId, install)) ?? ''
     await expect.poll(crText, { timeout: 30_000 }).toContain('Paragraph 1 as the writer rewrote it.')
     await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/In sync/)
     // The activity log calls the copy the writer's own version, never "theirs".
@@ -170,12 +132,9 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     expect(await axeViolations(page)).toEqual([])
 
     // The writer answers the FAQ; once that is in the change request, main changes the same line.
-    const faq = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    const faq = await pageIdAt(t.api, seeded.spaceId, 'faq.md')
     fs.writeFileSync(path.join(folder, 'faq.md'), '# FAQ\n\nQuestions, answered by the writer.\n')
-    const crFaq = async () => {
-      const [cr] = await openChangeRequests(t.api, seeded.spaceId)
-      return cr ? ((await t.api.call('getPageInChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id, pageId: faq }, query: { format: 'markdown' } })).body.markdown as string) : ''
-    }
+    const crFaq = async () => (await openChangeRequestMarkdown(t.api, seeded.spaceId, faq)) ?? ''
     await expect.poll(crFaq, { timeout: 30_000 }).toContain('answered by the writer')
     await backend.idle()
     await mergeOnMain([{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nQuestions, answered on main.\n' } }])
