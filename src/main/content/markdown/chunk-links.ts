@@ -2,8 +2,10 @@
  * The links of one run of markdown as remark parses it: the costly part of `extractLinks`, kept apart so
  * that a worker thread (the service's `link-workers/worker.ts`) can run it with nothing else of the content model loaded. Its
  * result is plain data (offsets and strings), so it crosses a thread boundary by structured clone.
+ * Most runs of prose never reach remark: `link-scanner.ts` reads them in linear time, exactly as remark would.
  */
 import type { Nodes } from 'mdast'
+import { scanChunkLinks } from './link-scanner'
 import { endOffset, parseMarkdownTree, startOffset, visitNodes } from './syntax-tree'
 
 /** How the target is written, which decides how a replacement must be quoted. */
@@ -17,8 +19,16 @@ export interface ChunkLinks {
 
 const HTML_ATTRIBUTE = /<(?:img|a)\b[^>]*?\s(?:src|href)\s*=\s*(["'])(?<value>.*?)\1/dgi
 
-/** Parses `body` with remark and lists its links (not GitBook tags: see `extractLinks`) and code ranges. */
+/**
+ * Lists the links of `body` (not GitBook tags: see `extractLinks`) and its code ranges: by the linear
+ * scanner when it can read the run, else by remark. The result is the same either way.
+ */
 export function parseChunkLinks(body: string): ChunkLinks {
+  return scanChunkLinks(body) ?? parseChunkLinksWithRemark(body)
+}
+
+/** Parses `body` with remark and lists its links and code ranges (the scanner's oracle in tests). */
+export function parseChunkLinksWithRemark(body: string): ChunkLinks {
   const links: ChunkLinks['links'] = []
   const code: ChunkLinks['code'] = []
   const add = (target: string, start: number, end: number, syntax: LinkSyntax): void => {

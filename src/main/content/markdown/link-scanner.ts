@@ -1,0 +1,281 @@
+/**
+ * A linear scanner for the links and code ranges of a run of plain prose markdown (issue 16): remark costs
+ * seconds per megabyte, while most runs of a real page are paragraphs, headings, lists, tables and code
+ * fences with plain `[text](url)` links, in which finding the links needs no parser.
+ *
+ * `scanChunkLinks` gives exactly what `parseChunkLinks` (remark) gives for a run, or `undefined` when the
+ * run holds anything that makes links subtle, and the caller parses it with remark. Being exact matters
+ * more than being fast, so it refuses on any doubt:
+ * - `<` anywhere outside code (HTML blocks and tags, `<...>` autolinks and destinations),
+ * - reference definitions and footnotes (`]:`, `[^`): they change what `[a][b]` and `[a]` are,
+ * - nested brackets (`[a [b](c)](d)`, a badge `[![a](b)](c)`), a label or code span across lines,
+ * - a destination with a title, spaces, `\`, `&` (escapes and character references are decoded) or backticks,
+ * - a bare URL (GFM literal autolink) in anything but a plain shape: `http(s)://` after a space or at the
+ *   start of a line, host and path of letters, digits, `-`, `.`, `/`, then a space or the line's end
+ *   (a final `.` is left out, as GFM does); `www.` and `@` (emails) are always refused,
+ * - `|` inside a link or code span (a table row splits cells before it reads links),
+ * - a line indented by four columns, five spaces after a list or quote marker, or a tab (indented code,
+ *   or not, depends on the list around it), a fence that is indented or inside a container, a carriage return.
+ * Emphasis needs no care: links bind tighter than emphasis. Every loop moves forward, so the time is
+ * linear in the size whatever the input (the few regular expressions cannot backtrack).
+ */
+import type { ChunkLinks } from './chunk-links'
+
+type Links = ChunkLinks['links']
+type Code = ChunkLinks['code']
+
+const FENCE_OPENER = /^(`{3,}|~{3,})(.*)$/
+const FENCE_CLOSER = /^ {0,3}(`{3,}|~{3,})[ \t]*$/
+
+const BACKSLASH = 92
+const BACKTICK = 96
+const TILDE = 126
+const OPEN_BRACKET = 91
+const CLOSE_BRACKET = 93
+const OPEN_PAREN = 40
+const CLOSE_PAREN = 41
+const SPACE = 32
+const TAB = 9
+const LESS_THAN = 60
+const GREATER_THAN = 62
+const AMPERSAND = 38
+const AT = 64
+const PIPE = 124
+const DOT = 46
+const SLASH = 47
+const HYPHEN = 45
+
+/** Thrown inside the scan when the run needs remark; never escapes `scanChunkLinks`. */
+class NeedsParser extends Error {}
+const refuse = (): never => {
+  throw new NeedsParser()
+}
+
+/** The run's links and code ranges, or `undefined` when only remark can tell (see the top of this file). */
+export function scanChunkLinks(text: string): ChunkLinks | undefined {
+  // Nothing that could start a link, code (fenced, indented, inline) or a bare URL: nothing to find.
+  if (!/[[`~<@:\t]|^ {4}|ww/im.test(text)) return { links: [], code: [] }
+  if (text.includes('\r') || text.includes(']:') || text.includes('[^')) return undefined
+  const links: Links = []
+  const code: Code = []
+  try {
+    scanLines(text, links, code)
+  } catch (error) {
+    if (error instanceof NeedsParser) return undefined
+    throw error
+  }
+  return { links, code }
+}
+
+function scanLines(text: string, links: Links, code: Code): void {
+  let fence: { char: number; length: number; start: number } | undefined
+  let lineStart = 0
+  for (;;) {
+    const newline = text.indexOf('\n', lineStart)
+    const lineEnd = newline === -1 ? text.length : newline
+    if (fence) {
+      if (closesFence(text, lineStart, lineEnd, fence)) {
+        code.push([fence.start, lineEnd])
+        fence = undefined
+      }
+    } else if (!isBlank(text, lineStart, lineEnd)) {
+      const content = contentStart(text, lineStart, lineEnd)
+      const first = text.charCodeAt(content)
+      const line = first === BACKTICK || first === TILDE ? text.slice(content, lineEnd) : ''
+      const opener = FENCE_OPENER.exec(line)
+      if (opener && !(first === BACKTICK && opener[2].includes('`'))) {
+        // Only a fence in column 0 is surely top-level: one behind indentation or a marker may sit in a list.
+        if (content !== lineStart) refuse()
+        fence = { char: first, length: opener[1].length, start: lineStart }
+      } else scanInline(text, content, lineEnd, links, code)
+    }
+    if (newline === -1) break
+    lineStart = newline + 1
+  }
+  // An unclosed fence runs to the end of the text.
+  if (fence) code.push([fence.start, text.length])
+}
+
+function closesFence(text: string, lineStart: number, lineEnd: number, fence: { char: number; length: number }): boolean {
+  const spaces = leadingSpaces(text, lineStart, lineEnd)
+  if (spaces > 3 || text.charCodeAt(lineStart + spaces) !== fence.char) return false
+  const closer = FENCE_CLOSER.exec(text.slice(lineStart, lineEnd))
+  return closer !== null && closer[1].charCodeAt(0) === fence.char && closer[1].length >= fence.length
+}
+
+/**
+ * Where a line's inline content starts, past block quote and list markers; refuses a line whose content
+ * is (or may be) indented code: four columns of indentation, five spaces after a marker, or a tab.
+ */
+function contentStart(text: string, lineStart: number, lineEnd: number): number {
+  let i = lineStart + leadingSpaces(text, lineStart, lineEnd)
+  if (i - lineStart >= 4) refuse()
+  for (;;) {
+    const c = text.charCodeAt(i)
+    if (c === TAB) refuse()
+    let marker = 0
+    if (c === GREATER_THAN) marker = 1
+    else if ((c === HYPHEN || c === 43 || c === 42) && isSpaceOrTab(text.charCodeAt(i + 1))) marker = 1
+    else if (isDigit(c)) {
+      let digits = 0
+      while (digits < 10 && isDigit(text.charCodeAt(i + digits))) digits++
+      const after = text.charCodeAt(i + digits)
+      if (digits <= 9 && (after === DOT || after === CLOSE_PAREN) && isSpaceOrTab(text.charCodeAt(i + digits + 1))) marker = digits + 1
+    }
+    if (marker === 0) return i
+    i += marker
+    const spaces = leadingSpaces(text, i, lineEnd)
+    if (spaces >= 5 || text.charCodeAt(i + spaces) === TAB) refuse()
+    i += spaces
+    if (i >= lineEnd) return i
+  }
+}
+
+function isBlank(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    if (c !== SPACE && c !== TAB) return false
+  }
+  return true
+}
+
+function leadingSpaces(text: string, from: number, to: number): number {
+  let i = from
+  while (i < to && text.charCodeAt(i) === SPACE) i++
+  return i - from
+}
+
+const isSpaceOrTab = (c: number): boolean => c === SPACE || c === TAB
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+
+/**
+ * Links, images, code spans and bare URLs of one line of inline content; refuses anything subtle. An
+ * image's destination is read like a link's (`![alt](src)`: the `!` changes nothing here).
+ */
+function scanInline(text: string, lineStart: number, lineEnd: number, links: Links, code: Code): void {
+  /** Where the open `[` (or `![`) of a possible link label is, -1 for none. */
+  let label = -1
+  let i = lineStart
+  while (i < lineEnd) {
+    const c = text.charCodeAt(i)
+    if (c === BACKSLASH) {
+      // An escaped punctuation character is literal: never a bracket, backtick or `!`.
+      i += isAsciiPunctuation(text.charCodeAt(i + 1)) && i + 1 < lineEnd ? 2 : 1
+    } else if (c === BACKTICK) {
+      i = codeSpan(text, i, lineEnd, label !== -1, code)
+    } else if (c === LESS_THAN || c === AT) {
+      refuse()
+    } else if (c === OPEN_BRACKET) {
+      if (label !== -1) refuse()
+      label = i++
+    } else if (c === CLOSE_BRACKET) {
+      if (label !== -1 && text.charCodeAt(i + 1) === OPEN_PAREN) {
+        i = destination(text, i + 2, lineEnd, links)
+      } else i++
+      label = -1
+    } else if ((c === 104 || c === 72) && startsWithIgnoringCase(text, i, 'http')) {
+      i = bareUrl(text, i, lineStart, lineEnd, label !== -1, links)
+    } else if ((c === 119 || c === 87) && startsWithIgnoringCase(text, i, 'www.')) {
+      refuse()
+    } else i++
+  }
+  if (label !== -1) refuse() // a label may go on on the next line
+}
+
+/** A code span opening at `open`, closed on the same line; returns the index after it. */
+function codeSpan(text: string, open: number, lineEnd: number, inLabel: boolean, code: Code): number {
+  let ticks = 0
+  while (text.charCodeAt(open + ticks) === BACKTICK) ticks++
+  let i = open + ticks
+  let inner = false
+  while (i < lineEnd) {
+    if (text.charCodeAt(i) !== BACKTICK) {
+      i++
+      continue
+    }
+    let run = 0
+    while (text.charCodeAt(i + run) === BACKTICK) run++
+    if (run === ticks) {
+      const end = i + run
+      // Inside a label, `destinationRange` skips code spans its own way: keep to spans it reads alike.
+      if ((inLabel && inner) || hasPipe(text, open, end)) refuse()
+      code.push([open, end])
+      return end
+    }
+    inner = true
+    i += run
+  }
+  return refuse()
+}
+
+/** The destination of `[label](` from `from`: a plain one closed by `)` on this line, or refused. */
+function destination(text: string, from: number, lineEnd: number, links: Links): number {
+  let depth = 0
+  let i = from
+  for (; i < lineEnd; i++) {
+    const c = text.charCodeAt(i)
+    if (c <= SPACE || c === 127 || c === BACKSLASH || c === AMPERSAND || c === LESS_THAN || c === BACKTICK) break
+    if (c === OPEN_PAREN) {
+      if (++depth > 8) refuse()
+    } else if (c === CLOSE_PAREN && depth-- === 0) break
+  }
+  if (i >= lineEnd || text.charCodeAt(i) !== CLOSE_PAREN || depth !== -1 || hasPipe(text, from, i)) refuse()
+  if (i > from) links.push({ target: text.slice(from, i), start: from, end: i, syntax: 'markdown' })
+  return i + 1
+}
+
+/** A bare `http(s)://` URL at `start` in the plain shape of the top of this file; returns the index after it. */
+function bareUrl(text: string, start: number, lineStart: number, lineEnd: number, inLabel: boolean, links: Links): number {
+  const scheme = text.startsWith('https://', start) ? 8 : text.startsWith('http://', start) ? 7 : 0
+  if (scheme === 0) {
+    // `http` as a word, or in another case / form GFM may still read as a URL.
+    return startsWithIgnoringCase(text, start + 4, '://') || startsWithIgnoringCase(text, start + 4, 's://') ? refuse() : start + 4
+  }
+  const before = start === lineStart ? SPACE : text.charCodeAt(start - 1)
+  if (inLabel || (before !== SPACE && start !== lineStart)) refuse()
+  let i = start + scheme
+  let hostDots = 0
+  let inHost = true
+  let previous = SLASH
+  for (; i < lineEnd; i++) {
+    const c = text.charCodeAt(i)
+    if (c === SPACE) break
+    if (c === DOT) {
+      if (previous === DOT || previous === SLASH) refuse()
+      if (inHost) hostDots++
+    } else if (c === SLASH) {
+      if (inHost && previous === DOT) refuse()
+      inHost = false
+    } else if (!(isAsciiAlphanumeric(c) || c === HYPHEN)) refuse()
+    previous = c
+  }
+  let end = i
+  if (previous === DOT) {
+    end-- // a final `.` ends the sentence, not the URL
+    if (inHost) hostDots--
+  }
+  const host = inHost ? end : text.indexOf('/', start + scheme)
+  if (hostDots < 1 || host <= start + scheme || text.charCodeAt(start + scheme) === HYPHEN) refuse()
+  links.push({ target: text.slice(start, end), start, end, syntax: 'autolink' })
+  return i
+}
+
+function hasPipe(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) === PIPE) return true
+  return false
+}
+
+function startsWithIgnoringCase(text: string, at: number, word: string): boolean {
+  for (let k = 0; k < word.length; k++) {
+    if ((text.charCodeAt(at + k) | 0x20) !== word.charCodeAt(k)) return false
+  }
+  return true
+}
+
+function isAsciiAlphanumeric(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+}
+
+function isAsciiPunctuation(c: number): boolean {
+  return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)
+}
