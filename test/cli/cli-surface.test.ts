@@ -1,40 +1,19 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/main/cli/main'
+import { describe, expect, it } from 'vitest'
 import { openCache, quirePaths } from '../../src/main/engine/account/account'
 import { UsersRepository } from '../../src/main/service/store/users'
-import { startTestService, type TestService } from '../support/service'
+import { serviceForFile } from '../engine/sync-up/support/hooks'
+import { quire, quireHomeForFile } from './support/cli-home'
 
 /**
  * Issue 12, the CLI as a new user meets it: the version, every command in the help, the spaces with
  * their ids and states, and a refused token said plainly everywhere (run quire login), never as a URL.
  */
 
-let t: TestService
-let home: string
-let workspace: string
-beforeAll(async () => {
-  t = await startTestService({ demo: true })
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-cli-surface-'))
-  workspace = path.join(home, 'docs')
-  process.env.QUIRE_HOME = home
-  process.env.QUIRE_TOKEN_STORE = 'file'
-})
-afterAll(async () => {
-  await t.close().catch(() => undefined)
-  fs.rmSync(home, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
-})
-
-async function quire(...args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false })
-  return { code, out: out.join('\n'), err: err.join('\n'), all: [...out, ...err].join('\n') }
-}
+const t = serviceForFile({ demo: true })
+const home = quireHomeForFile('quire-cli-surface-')
+const workspace = path.join(home, 'docs')
 
 const login = () => quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)
 const revoke = () => t.service.store.repo(UsersRepository).revokeToken(t.service.token)

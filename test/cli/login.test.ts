@@ -1,26 +1,14 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { main } from '../../src/main/cli/main'
 import { openCache, quirePaths } from '../../src/main/engine/account/account'
 import { FileTokenStore } from '../../src/main/engine/account/token-store'
-import { startTestService, type TestService } from '../support/service'
+import { serviceForFile } from '../engine/sync-up/support/hooks'
+import { quireHomeForFile } from './support/cli-home'
 
-let t: TestService
-let home: string
-beforeAll(async () => {
-  t = await startTestService({ demo: true })
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-login-'))
-  process.env.QUIRE_HOME = home
-  process.env.QUIRE_TOKEN_STORE = 'file'
-})
-afterAll(async () => {
-  await t.close()
-  fs.rmSync(home, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
-})
+const t = serviceForFile({ demo: true })
+quireHomeForFile('quire-login-')
 
 function capture() {
   const lines: string[] = []

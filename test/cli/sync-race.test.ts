@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { main } from '../../src/main/cli/main'
 import { CONFLICT_COPY } from '../../src/main/engine/push/push-types'
 import { TEMP_MARK } from '../../src/main/engine/workspace/atomic-write'
 import { arrangeSpace, editSpaceDirectly, page } from '../support/content-fixtures'
-import { startTestService, type TestService } from '../support/service'
+import { serviceForFile } from '../engine/sync-up/support/hooks'
 import { rng } from '../engine/sync-up/support/rng'
+import { quireHomeForFile } from './support/cli-home'
 
 /**
  * The probe of issue 9 (finding 3) as a test: a space whose pages all changed remotely, a real
@@ -26,22 +26,9 @@ const SEED = Number(process.env.QUIRE_RACE_SEED ?? 20261124)
 /** The service takes at most 50 changes a batch. */
 const BATCH = 50
 
-let t: TestService
-let home: string
+const t = serviceForFile()
+const home = quireHomeForFile('quire-sync-race-')
 const silent = { out: () => {}, err: () => {}, isTTY: false }
-
-beforeAll(async () => {
-  t = await startTestService()
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sync-race-'))
-  process.env.QUIRE_HOME = home
-  process.env.QUIRE_TOKEN_STORE = 'file'
-})
-afterAll(async () => {
-  await t.close()
-  fs.rmSync(home, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
-})
 
 let orgId: string | undefined
 /** A space of `PAGES` top-level pages; returns its id and page ids. */

@@ -1,37 +1,16 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/main/cli/main'
+import { describe, expect, it } from 'vitest'
 import { createProgress } from '../../src/main/cli/progress'
 import type { SyncProgressEvent } from '../../src/main/engine/sync/sync-engine'
-import { startTestService, type TestService } from '../support/service'
+import { serviceForFile } from '../engine/sync-up/support/hooks'
+import { quire, quireHomeForFile } from './support/cli-home'
 
-let t: TestService
-let home: string
-let workspace: string
-beforeAll(async () => {
-  t = await startTestService({ demo: true })
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-cli-sync-'))
-  workspace = path.join(home, 'docs')
-  process.env.QUIRE_HOME = home
-  process.env.QUIRE_TOKEN_STORE = 'file'
-})
-afterAll(async () => {
-  await t.close().catch(() => undefined)
-  fs.rmSync(home, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
-})
-
-async function quire(...args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const t = serviceForFile({ demo: true })
+const home = quireHomeForFile('quire-cli-sync-')
+const workspace = path.join(home, 'docs')
 
 describe('quire sync / status / links', () => {
   it('refuses to sync before login, and without a selection', async () => {

@@ -1,10 +1,9 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/main/cli/main'
-import { startTestService, type TestService } from '../support/service'
-import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, seedSpace, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { serviceForFile } from '../engine/sync-up/support/hooks'
+import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { mirroredSeededSpace, quire, quireHomeForFile } from './support/cli-home'
 
 /**
  * Issue 9, finding 2, as the writer saw it: after an unrelated edit `quire watch --once` said only
@@ -12,34 +11,13 @@ import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, 
  * and says which files it left alone.
  */
 
-let t: TestService
-let home: string
+const t = serviceForFile()
+const home = quireHomeForFile('quire-notread-')
 let seeded: SeededSpace
 let folder: string
 
-async function quire(...args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(args, { out: (l: string) => out.push(l), err: (l: string) => err.push(l), isTTY: false })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
-
 beforeAll(async () => {
-  t = await startTestService()
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-notread-'))
-  process.env.QUIRE_HOME = home
-  process.env.QUIRE_TOKEN_STORE = 'file'
-  seeded = await seedSpace(t)
-  expect((await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)).code).toBe(0)
-  const sync = await quire('sync', '--once', '--space', seeded.spaceId, '--workspace', path.join(home, 'ws'))
-  expect(sync.code, sync.err).toBe(0)
-  folder = path.join(home, 'ws', 'Acme', 'Docs')
-})
-afterAll(async () => {
-  await t.close()
-  fs.rmSync(home, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
+  ;({ seeded, folder } = await mirroredSeededSpace(t, home))
 })
 
 describe('quire watch --once with files it does not read', () => {

@@ -1,10 +1,9 @@
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/main/cli/main'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
-import { seedSpace, type SeededSpace } from '../engine/sync-up/support/workspace'
+import type { SeededSpace } from '../engine/sync-up/support/workspace'
+import { mirroredSeededSpace, quire, quireHomeForFile } from './support/cli-home'
 
 /**
  * Issue 12: `quire watch` said "1 change queued" and nothing more, whether the change reached the
@@ -13,31 +12,12 @@ import { seedSpace, type SeededSpace } from '../engine/sync-up/support/workspace
  */
 
 const t = restartableServiceForFile()
-let home: string
+const home = quireHomeForFile('quire-watch-sent-')
 let seeded: SeededSpace
 let folder: string
 
-async function quire(...args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
-
 beforeAll(async () => {
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-watch-sent-'))
-  process.env.QUIRE_HOME = home
-  process.env.QUIRE_TOKEN_STORE = 'file'
-  seeded = await seedSpace(t)
-  expect((await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)).code).toBe(0)
-  const sync = await quire('sync', '--once', '--space', seeded.spaceId, '--workspace', path.join(home, 'ws'))
-  expect(sync.code, sync.err).toBe(0)
-  folder = path.join(home, 'ws', 'Acme', 'Docs')
-})
-afterAll(() => {
-  fs.rmSync(home, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
+  ;({ seeded, folder } = await mirroredSeededSpace(t, home))
 })
 
 async function commentsOnService(): Promise<Array<{ id: string; body: { markdown: string } }>> {

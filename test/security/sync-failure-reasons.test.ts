@@ -2,36 +2,17 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { main } from '../../src/main/cli/main'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { failureReason } from '../../src/main/cli/progress'
-import { startTestService, type TestService } from '../support/service'
+import { quire, quireHomeForFile } from '../cli/support/cli-home'
+import { serviceForFile } from '../engine/sync-up/support/hooks'
 
 /**
  * Issue 10, finding 5: on a full disk `quire sync` said only "N steps failed"; the reason was in
  * `quire status` alone. The sync output now names what each failed step ran into.
  */
-let t: TestService
-let home: string
-beforeAll(async () => {
-  t = await startTestService({ demo: true })
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sync-reasons-'))
-  process.env.QUIRE_HOME = home
-  process.env.QUIRE_TOKEN_STORE = 'file'
-})
-afterAll(async () => {
-  await t.close()
-  fs.rmSync(home, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
-})
-
-async function quire(...args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const t = serviceForFile({ demo: true })
+const home = quireHomeForFile('quire-sync-reasons-')
 
 /** Node's own error for a write on a full disk. */
 const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { errno: -28, code: 'ENOSPC', syscall: 'write' })

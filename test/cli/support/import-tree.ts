@@ -1,11 +1,13 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, expect } from 'vitest'
-import { main } from '../../../src/main/cli/main'
+import { afterAll, beforeAll } from 'vitest'
 import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
 import { corpusTree, writeTree } from '../../support/gitsync-corpus'
 import { startTestService, type TestService } from '../../support/service'
+import { loginTo } from './cli-home'
+
+export { quire } from './cli-home'
 
 /** Every file of a tree, `/`-separated, relative to `root`. */
 export function listTree(root: string): string[] {
@@ -50,17 +52,8 @@ export function importFixture(prefix: string) {
     const dir = path.join(fixture.base, name)
     fs.mkdirSync(dir, { recursive: true })
     process.env.QUIRE_HOME = dir
-    const login = await quire('login', '--endpoint', fixture.t.service.baseUrl, '--token', fixture.t.service.token)
-    expect(login.code, login.err).toBe(0)
+    await loginTo(fixture.t)
     return dir
   }
   return fixture
-}
-
-/** Runs the CLI in this process, output captured. */
-export async function quire(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false })
-  return { code, out: out.join('\n'), err: err.join('\n') }
 }

@@ -1,19 +1,22 @@
 import fs from 'node:fs'
 import { afterAll, beforeAll } from 'vitest'
+import type { LocalServiceOptions } from '../../../../src/main/service/local-service'
 import { startTestService, type TestService } from '../../../support/service'
 import { seedSpace, tempDir, Workstation } from './workspace'
 
 /**
- * The real local service for the tests of one file: started before them, closed after them. The object
- * is returned at once and reads through to the service, so it can be used at the top level of the file.
+ * The real local service for the tests of one file: started before them (with `options`, e.g. the
+ * demo's content), closed after them unless a test closed it already (to play offline). The object is
+ * returned at once and reads through to the service, so it can be used at the top level of the file.
  */
-export function serviceForFile(): TestService {
+export function serviceForFile(options: LocalServiceOptions = {}): TestService {
   let started: TestService | undefined
+  let closed = false
   beforeAll(async () => {
-    started = await startTestService()
+    started = await startTestService(options)
   })
   afterAll(async () => {
-    await started?.close()
+    if (!closed) await started?.close()
   })
   const current = (): TestService => {
     if (!started) throw new Error('the test service is started in beforeAll')
@@ -26,7 +29,10 @@ export function serviceForFile(): TestService {
     get api() {
       return current().api
     },
-    close: () => current().close(),
+    close: () => {
+      closed = true
+      return current().close()
+    },
   }
 }
 
