@@ -15,7 +15,8 @@
  *   (a final `.` is left out, as GFM does); `www.` and `@` (emails) are always refused,
  * - `|` inside a link or code span (a table row splits cells before it reads links),
  * - a line indented by four columns, five spaces after a list or quote marker, or a tab (indented code,
- *   or not, depends on the list around it), a fence that is indented or inside a container, a carriage return.
+ *   or not, depends on the list around it), a fence that is indented or inside a container, more than 8
+ *   nested quotes or lists, a carriage return.
  * Emphasis needs no care: links bind tighter than emphasis. Every loop moves forward, so the time is
  * linear in the size whatever the input (the few regular expressions cannot backtrack).
  */
@@ -44,6 +45,8 @@ const PIPE = 124
 const DOT = 46
 const SLASH = 47
 const HYPHEN = 45
+/** Block quote and list markers on one line, at most. */
+const MAX_CONTAINERS = 8
 
 /** Thrown inside the scan when the run needs remark; never escapes `scanChunkLinks`. */
 class NeedsParser extends Error {}
@@ -110,7 +113,9 @@ function closesFence(text: string, lineStart: number, lineEnd: number, fence: { 
 function contentStart(text: string, lineStart: number, lineEnd: number): number {
   let i = lineStart + leadingSpaces(text, lineStart, lineEnd)
   if (i - lineStart >= 4) refuse()
-  for (;;) {
+  for (let depth = 0; ; depth++) {
+    // Deeper nesting than prose uses is left to remark (and to its time limit in the service's workers).
+    if (depth > MAX_CONTAINERS) refuse()
     const c = text.charCodeAt(i)
     if (c === TAB) refuse()
     let marker = 0

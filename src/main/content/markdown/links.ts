@@ -9,7 +9,8 @@
  * Text inside code is never a link.
  */
 import { topLevelChunks } from './blocks'
-import { decodeAttribute, matchesIn, parseChunkLinks, type ChunkLinks, type LinkSyntax } from './chunk-links'
+import { decodeAttribute, matchesIn, parseChunkLinksWithRemark, type ChunkLinks, type LinkSyntax } from './chunk-links'
+import { scanChunkLinks } from './link-scanner'
 import { LineIndex } from './syntax-tree'
 
 export type { ChunkLinks, LinkSyntax } from './chunk-links'
@@ -102,19 +103,27 @@ export type RunParser = (texts: string[]) => Promise<ChunkLinks[]>
  * with the same `mayContain` would parse, so that those, handed the result,
  * parse nothing on their own synchronous turn: a server parses a large page in
  * worker threads (the service's `link-workers/pool.ts`) and its event loop stays free. Runs
- * parsed before (any body: revisions share most of their text) come from the
- * cache; the result keeps them however the cache evicts meanwhile.
+ * the scanner reads (`link-scanner.ts`) are never handed to `parse`; runs parsed
+ * before (any body: revisions share most of their text) come from the cache; the
+ * result keeps them however the cache evicts meanwhile.
  */
 export async function parseLinksAhead(body: string, mayContain: ((text: string) => boolean) | undefined, parse: RunParser): Promise<ParsedRuns> {
   const runs = new Map<string, ChunkLinks>()
   if (mayContain && !mayContain(body)) return runs
   const missing = new Set<string>()
+  let scannedChars = 0
   for (const [from, to] of topLevelChunks(body, CHUNK_CHARS)) {
     const text = body.slice(from, to)
     if ((mayContain && !mayContain(text)) || runs.has(text)) continue
-    const hit = cached(text)
+    // Runs of plain prose are scanned here, a few milliseconds per megabyte, with the event loop given
+    // back between slices; only the rest needs remark and goes to `parse`.
+    const hit = scanChunkLinks(text) ?? cached(text)
     if (hit) runs.set(text, hit)
     else missing.add(text)
+    if ((scannedChars += text.length) >= SCAN_SLICE_CHARS) {
+      scannedChars = 0
+      await new Promise<void>((resolve) => setTimeout(resolve, 0))
+    }
   }
   if (missing.size === 0) return runs
   const texts = [...missing]
@@ -130,16 +139,19 @@ export async function parseLinksAhead(body: string, mayContain: ((text: string) 
 
 /** About 50 ms of remark on a slow, busy machine. */
 const CHUNK_CHARS = 8 * 1024
+/** Characters scanned between two turns of the event loop in `parseLinksAhead` (a few ms of scanning). */
+const SCAN_SLICE_CHARS = 512 * 1024
 /** Characters of run text kept in the cache (the least recently used go first). */
 const CACHE_CHARS = 16 * 1024 * 1024
 
 const cache = new Map<string, ChunkLinks>()
 let cachedChars = 0
 
+/** A run's links: scanned (cheaper than a cache lookup, so not cached), else from the cache or remark. */
 function chunkLinks(text: string): ChunkLinks {
-  const hit = cached(text)
+  const hit = scanChunkLinks(text) ?? cached(text)
   if (hit) return hit
-  const result = parseChunkLinks(text)
+  const result = parseChunkLinksWithRemark(text)
   remember(text, result)
   return result
 }
