@@ -2,46 +2,24 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { MenuItemConstructorOptions } from 'electron'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { EVENT_CHANNEL, IPC_PREFIX, QUIRE_CHANNELS, type QuireEvent } from '../../src/shared/contract'
-import { serveBackend } from '../../src/main/shell/backend/serve-backend'
-import { DesktopApp, runDesktopApp } from '../../src/main/shell/desktop-app'
-import { app, BrowserWindow, FakeMenu, FakeNativeImage, FakeWebContents, ipcMain, Notification, resetElectronMock, session, Tray, utilityProcess } from './electron-mock'
-import { FakeChild, fakeBackendFactory } from './fake-backend'
+import { runDesktopApp } from '../../src/main/shell/desktop-app'
+import { clickTrayItem, desktopAppPerTest, MAIN_DIR, SETTINGS as settings, trayMenu } from './desktop-harness'
+import { app, BrowserWindow, FakeNativeImage, FakeWebContents, ipcMain, Notification, resetElectronMock, session, Tray, utilityProcess } from './electron-mock'
+import { fakeBackendFactory } from './fake-backend'
 import { cr, space, status, writer } from './fixtures'
 
 vi.mock('electron', () => import('./electron-mock'))
 
-const MAIN_DIR = '/opt/Quire/resources/app.asar/out/main'
 const RENDERER = pathToFileURL(path.join(MAIN_DIR, '../renderer/index.html')).href
-const settings = { workspace: '/home/w/Quire', intervalSeconds: 60, paused: false, startAtLogin: false, notifications: true }
 
 describe('desktop app wiring', () => {
-  let root: string
-  let desktop: DesktopApp | undefined
-  beforeEach(() => {
-    resetElectronMock()
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-desktop-app-'))
-    app.pathRoot = root
-    app.appPath = path.resolve(__dirname, '../..')
-  })
-  afterEach(async () => {
-    await desktop?.stop()
-    desktop = undefined
-    await new Promise((resolve) => setTimeout(resolve, 20)) // the log's last lines are written asynchronously
-    fs.rmSync(root, { recursive: true, force: true })
-  })
+  const harness = desktopAppPerTest('quire-desktop-app-')
 
   function started(answers = {}) {
     const factory = fakeBackendFactory({ getSession: writer, getStatus: status([space('s1', 'synced')]), getSettings: settings, listChangeRequests: [cr('cr1', 'open')], listComments: [], ...answers })
-    utilityProcess.fork.mockImplementation(() => {
-      const child = new FakeChild()
-      serveBackend(child.link(), factory.open)
-      return child
-    })
-    desktop = new DesktopApp(MAIN_DIR)
-    return { factory, ready: desktop.start() }
+    return { factory, ready: harness.start(factory.open) }
   }
 
   it('starts the backend in a utility process and serves every channel to the app window only', async () => {
@@ -66,9 +44,9 @@ describe('desktop app wiring', () => {
     const window = BrowserWindow.instances[0]
     expect(window.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: path.join(MAIN_DIR, '../preload/index.cjs') })
     expect(window.loaded.file).toBe(path.join(MAIN_DIR, '../renderer/index.html'))
-    await desktop!.stop()
+    await harness.desktop()!.stop()
     resetElectronMock()
-    app.pathRoot = root
+    app.pathRoot = harness.root()
     const argv = process.argv
     process.argv = [...argv, '--hidden']
     try {
@@ -87,8 +65,7 @@ describe('desktop app wiring', () => {
     const event: QuireEvent = { type: 'status', status: status([space('s1', 'error')], { brokenLinks: 4 }) }
     factory.emit(event)
     await vi.waitFor(() => expect(path.basename((tray.image as FakeNativeImage).path)).toMatch(/^error/))
-    const menu = (tray.menu as FakeMenu).template as MenuItemConstructorOptions[]
-    expect(menu.find((m) => m.id === 'broken-links')?.label).toBe('Broken links: 4')
+    expect(trayMenu().find((m) => m.id === 'broken-links')?.label).toBe('Broken links: 4')
     const contents = BrowserWindow.instances[0].webContents as FakeWebContents
     expect(contents.sent).toContainEqual({ channel: EVENT_CHANNEL, args: [event] })
   })
@@ -96,12 +73,11 @@ describe('desktop app wiring', () => {
   it('sends tray actions to the backend, and "Broken links" to the link report screen', async () => {
     const { factory, ready } = started()
     await ready
-    const menu = () => (Tray.instances[0].menu as FakeMenu).template as MenuItemConstructorOptions[]
-    ;(menu().find((m) => m.id === 'sync-now')!.click as () => void)()
-    ;(menu().find((m) => m.id === 'pause')!.click as () => void)()
+    clickTrayItem('sync-now')
+    clickTrayItem('pause')
     await vi.waitFor(() => expect(factory.calls.map(([c]) => c)).toEqual(expect.arrayContaining(['syncNow', 'setPaused'])))
     expect(factory.calls.find(([c]) => c === 'setPaused')![1]).toEqual([true])
-    ;(menu().find((m) => m.id === 'broken-links')!.click as () => void)()
+    clickTrayItem('broken-links')
     const contents = BrowserWindow.instances[0].webContents as FakeWebContents
     expect(contents.sent).toContainEqual({ channel: EVENT_CHANNEL, args: [{ type: 'show', screen: 'links' }] })
   })
@@ -121,14 +97,14 @@ describe('desktop app wiring', () => {
     await ready
     app.isPackaged = true
     // On Linux the login item is an XDG autostart file: keep it inside the test's folder.
-    vi.stubEnv('XDG_CONFIG_HOME', root)
+    vi.stubEnv('XDG_CONFIG_HOME', harness.root())
     try {
       await ipcMain.invoke('quire:updateSettings', { frameUrl: RENDERER }, { startAtLogin: true })
     } finally {
       vi.unstubAllEnvs()
     }
     expect(factory.calls.find(([c]) => c === 'updateSettings')![1]).toEqual([{ startAtLogin: true }])
-    if (process.platform === 'linux') expect(fs.readFileSync(path.join(root, 'autostart', 'quire.desktop'), 'utf8')).toContain('--hidden')
+    if (process.platform === 'linux') expect(fs.readFileSync(path.join(harness.root(), 'autostart', 'quire.desktop'), 'utf8')).toContain('--hidden')
     else expect(app.setLoginItemSettings).toHaveBeenCalledWith(expect.objectContaining({ openAtLogin: true }))
   })
 })

@@ -1,16 +1,11 @@
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import type { MenuItemConstructorOptions } from 'electron'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { BackendOptions } from '../../src/main/app/backend'
 import { registerSecret } from '../../src/main/engine/gateway/secrets'
-import { serveBackend } from '../../src/main/shell/backend/serve-backend'
-import { DesktopApp } from '../../src/main/shell/desktop-app'
 import type { DesktopNotification } from '../../src/main/shell/notification-rules'
 import { runTrayTask, trayFailureNotification, trayFailureReason } from '../../src/main/shell/tray-feedback'
-import { app, FakeMenu, Notification, resetElectronMock, shell, Tray, utilityProcess } from './electron-mock'
-import { FakeChild, fakeBackendFactory } from './fake-backend'
+import { clickTrayItem, desktopAppPerTest, SETTINGS as settings } from './desktop-harness'
+import { Notification, shell } from './electron-mock'
+import { fakeBackendFactory } from './fake-backend'
 import { space, status, writer } from './fixtures'
 
 vi.mock('electron', () => import('./electron-mock'))
@@ -90,23 +85,7 @@ describe('running a tray action', () => {
 })
 
 describe('the desktop app: a failed tray action shows a notification', () => {
-  const MAIN_DIR = '/opt/Quire/resources/app.asar/out/main'
-  const settings = { workspace: '/home/w/Quire', intervalSeconds: 60, paused: false, startAtLogin: false, notifications: true }
-  let root: string
-  let desktop: DesktopApp | undefined
-
-  beforeEach(() => {
-    resetElectronMock()
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-tray-feedback-'))
-    app.pathRoot = root
-    app.appPath = path.resolve(__dirname, '../..')
-  })
-  afterEach(async () => {
-    await desktop?.stop()
-    desktop = undefined
-    await new Promise((resolve) => setTimeout(resolve, 20)) // the log's last lines are written asynchronously
-    fs.rmSync(root, { recursive: true, force: true })
-  })
+  const harness = desktopAppPerTest('quire-tray-feedback-')
 
   /** The app over a backend whose openWorkspaceFolder fails as the real one does when the desktop refuses. */
   async function started() {
@@ -115,15 +94,8 @@ describe('the desktop app: a failed tray action shows a notification', () => {
       const backend = await factory.open(options)
       return Object.assign(backend, { openWorkspaceFolder: async () => Promise.reject(new Error('could not open /home/w/Quire: No application knows how to open folders')) })
     }
-    utilityProcess.fork.mockImplementation(() => {
-      const child = new FakeChild()
-      serveBackend(child.link(), open)
-      return child
-    })
-    desktop = new DesktopApp(MAIN_DIR)
-    await desktop.start()
-    const item = (id: string) => ((Tray.instances[0].menu as FakeMenu).template as MenuItemConstructorOptions[]).find((m) => m.id === id)!
-    return { click: (id: string) => (item(id).click as () => void)() }
+    await harness.start(open)
+    return { click: clickTrayItem }
   }
 
   const shown = () => Notification.shown.map((n) => n.options)
