@@ -231,23 +231,25 @@ export function installFaultInjection(): () => void {
     )
   }
   const sync = fs as unknown as Record<string, unknown>
-  for (const name of SYNC_FNS) {
-    patch(sync, name, (original) =>
-      function (this: unknown, ...args: unknown[]) {
-        const where = scoped(args)
-        if (where !== undefined) {
-          try {
-            access('fs', `${name} ${where}`, { code: 'EIO' })
-          } catch (error) {
-            // existsSync answers false for any failure: it never throws.
-            if (name === 'existsSync' && error instanceof InjectedFault) return false
-            throw error
-          }
+  const syncAccess = (name: string) => (original: AnyFn) =>
+    function (this: unknown, ...args: unknown[]) {
+      const where = scoped(args)
+      if (where !== undefined) {
+        try {
+          access('fs', `${name} ${where}`, { code: 'EIO' })
+        } catch (error) {
+          // existsSync answers false for any failure: it never throws.
+          if (name === 'existsSync' && error instanceof InjectedFault) return false
+          throw error
         }
-        return original.apply(this, args)
-      },
-    )
-  }
+      }
+      return original.apply(this, args)
+    }
+  // libc's realpath (the engine resolves folders with it) hangs off the realpathSync replaced below.
+  const nativeRealpath = { native: fs.realpathSync.native } as Record<string, unknown>
+  for (const name of SYNC_FNS) patch(sync, name, syncAccess(name))
+  patch(nativeRealpath, 'native', syncAccess('realpathSync.native'))
+  ;(sync.realpathSync as unknown as Record<string, unknown>).native = nativeRealpath.native
   syncBuiltinESMExports()
 
   const proto = Database.prototype as unknown as Record<string, unknown>

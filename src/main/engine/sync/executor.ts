@@ -72,18 +72,22 @@ const StaleLocalFile = LocalFileChanged
  * Performs a plan. Every step re-checks the file it touches (the user may have edited it since the
  * plan was made) before its slow work and again, inside SpaceFiles, right before the rename or deletion
  * itself, so a save during the pass is never overwritten: the step is skipped and the file stays a
- * local edit. It writes atomically and records the result in the journal at once, in the same turn as
- * the rename: a killed pass leaves no file the journal does not know (sync up would take one for a new
- * page). The folders' own entries are synced in rounds, one sync per folder, and all before the pass
- * ends. A step that fails is reported and the others go on; an unreachable service stops the pass
- * (offline).
+ * local edit. It writes atomically and records the result in the journal right after the rename: at
+ * once, in the same turn, when the file differs from its remote oid (a killed pass leaves no such file
+ * the journal does not know: sync up would take one for a new page); in batches when it holds exactly
+ * the remote oid's bytes, which the next pass adopts (JournalBatch says why that is safe). The folders'
+ * own entries are synced in rounds, one sync per folder, and all before the pass ends. A step that fails
+ * is reported and the others go on; an unreachable service or a journal batch that cannot be recorded
+ * stops the pass (offline, or an error; the run stays unfinished).
  */
 export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Promise<ExecutionResult> {
   const { files, source, journal } = options
   const result: ExecutionResult = { done: 0, skipped: [], failed: [] }
   const total = plan.actions.length
   let index = 0
-  const commit = (work: () => void) => (journal.commit ? journal.commit(work) : work())
+  const journalBatch = new JournalBatch(journal)
+  const commit = (work: () => void) => journalBatch.now(work)
+  const commitMatching = (work: () => void) => journalBatch.later(work)
   const folderSyncs = new FolderSyncs(files)
 
   const finish = (action: SyncAction, outcome: StepEvent['outcome']) => {
@@ -97,7 +101,7 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
       await apply(action)
       result.done++
     } catch (error) {
-      if (error instanceof ServiceUnreachableError) throw error
+      if (error instanceof ServiceUnreachableError || error instanceof JournalBatchFailed) throw error
       if (error instanceof StaleLocalFile) {
         outcome = 'skipped'
         result.skipped.push({ action, reason: error.message })
@@ -127,13 +131,13 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         return
       case 'adopt':
         await expectHash(action.path, action.oid)
-        commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: action.oid }))
+        commitMatching(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: action.oid }))
         return
       case 'download': {
         if (action.include) {
           const document = await includeDocument(action.include.contentId)
           const bytes = utf8.encode(renderInclude(document, action.path, action.include))
-          await expectHash(action.path, action.expect)
+          await expectWritable(action.path, action.expect)
           await files.write(action.path, bytes, action.expect)
           commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: gitBlobOid(bytes) }))
           folderSyncs.wrote()
@@ -141,10 +145,10 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         }
         if (action.kind === 'file' && action.content === undefined && source.fileInto && files.writeStream) {
           // Written to disk as the bytes arrive: a space's files are most of what a first mirror moves.
-          await expectHash(action.path, action.expect)
+          await expectWritable(action.path, action.expect)
           const writeStream = files.writeStream.bind(files)
           const hash = await source.fileInto(action.id, action.url ?? '', (body) => writeStream(action.path, body, action.expect, action.oid === '' ? undefined : action.oid))
-          commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
+          ;(hash === action.oid ? commitMatching : commit)(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
           folderSyncs.wrote()
           return
         }
@@ -153,9 +157,9 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         const bytes = action.links ? localBytes(remote, action.path, action.links) : remote
         const hash = bytes === remote && action.oid !== '' ? action.oid : gitBlobOid(bytes)
         // Before writing a temp file for nothing; `write` checks again right before its rename.
-        await expectHash(action.path, action.expect)
+        await expectWritable(action.path, action.expect)
         await files.write(action.path, bytes, action.expect)
-        commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
+        ;(hash === action.oid ? commitMatching : commit)(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
         folderSyncs.wrote()
         return
       }
@@ -171,6 +175,12 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
     if (action.content !== undefined) return Promise.resolve(utf8.encode(action.content))
     if (action.kind === 'file') return source.file(action.id, action.url ?? '')
     return source.page(action.id)
+  }
+
+  /** Before a write's slow work: the file is still what the plan saw (the write itself looks when it can). */
+  const expectWritable = async (path: string, expected: string | undefined) => {
+    if (expected === undefined && files.refusesOccupied) return
+    await expectHash(path, expected)
   }
 
   const expectHash = async (path: string, expected: string | undefined) => {
@@ -208,7 +218,12 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   } catch (error) {
     stopped = { error }
   }
-  // However the pass ends (offline, a crash in a callback), what was written is made durable.
+  // However the pass ends (offline, a crash in a callback), what was written is journaled and made durable.
+  try {
+    journalBatch.flush()
+  } catch (error) {
+    stopped ??= { error }
+  }
   try {
     await folderSyncs.close()
   } catch (error) {
@@ -216,6 +231,71 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   }
   if (stopped) throw stopped.error
   return result
+}
+
+/** The journal could not record a batch of written files: the pass stops (unfinished, so the next one resumes it). */
+class JournalBatchFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the journal could not record the files written: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }
+}
+
+/** Records of files that hold their remote content wait at most this many, and at most this long (ms). */
+const JOURNAL_BATCH_SIZE = 64
+const JOURNAL_BATCH_MS = 250
+
+/**
+ * The journal's writes, one transaction for many files. A record of a file that holds exactly its
+ * remote content (it hashes to the remote oid: a download written as sent, an adopted file) may wait
+ * for the batch's transaction; any other record is written at once, in one transaction with those
+ * waiting (so records keep their order). Why waiting is safe: a pass killed before the batch commits
+ * leaves files the journal does not know, each at its remote path holding its remote oid's bytes, and
+ * its run unfinished. Sync up plans nothing while a run is unfinished (SpacePusher), and the next pass
+ * adopts such a file (planner: an unjournaled file that hashes to the remote oid), so it is neither sent
+ * as a new page nor overwritten nor lost. A record that differs from the oid (a page written with local
+ * links, an include, SUMMARY.md) would not be adopted, so it never waits.
+ */
+class JournalBatch {
+  private waiting: Array<() => void> = []
+  private since = 0
+
+  constructor(private readonly journal: JournalWriter) {}
+
+  now(work: () => void) {
+    const works = this.take()
+    this.run(() => {
+      for (const w of works) w()
+      work()
+    }, works.length > 0)
+  }
+
+  later(work: () => void) {
+    if (this.waiting.length === 0) this.since = Date.now()
+    this.waiting.push(work)
+    if (this.waiting.length >= JOURNAL_BATCH_SIZE || Date.now() - this.since >= JOURNAL_BATCH_MS) this.flush()
+  }
+
+  flush() {
+    const works = this.take()
+    if (works.length > 0) this.run(() => works.forEach((w) => w()), true)
+  }
+
+  private take(): Array<() => void> {
+    const works = this.waiting
+    this.waiting = []
+    return works
+  }
+
+  /** A failure of a transaction holding waiting records stops the pass: those files are written. */
+  private run(work: () => void, batched: boolean) {
+    try {
+      if (this.journal.commit) this.journal.commit(work)
+      else work()
+    } catch (error) {
+      if (batched) throw new JournalBatchFailed(error)
+      throw error
+    }
+  }
 }
 
 /** Syncs the folders written to, in the background, one round at a time, at most every FOLDER_SYNC_MS. */

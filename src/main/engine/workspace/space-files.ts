@@ -18,6 +18,11 @@ export interface SpaceFiles {
   hash(path: string): Promise<string | undefined>
   /** Whether nothing at all is at `path`: what `hash` says by answering undefined, without reading a file. */
   isAbsent?(path: string): Promise<boolean>
+  /**
+   * True when `write` and `writeStream` with `expect` undefined refuse (`LocalFileChanged`, 'appeared')
+   * a file at `path` before writing anything, so the caller need not look first.
+   */
+  readonly refusesOccupied?: boolean
   // The three steps below happen only if the file still is what the plan saw (`expect`: its hash;
   // undefined: nothing there), checked right before the step itself; otherwise they throw
   // `LocalFileChanged` and leave the writer's bytes alone (atomic-write.ts says what window remains).

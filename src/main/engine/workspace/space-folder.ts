@@ -1,10 +1,10 @@
-import { lstatSync, type BigIntStats } from 'node:fs'
+import { lstatSync, realpathSync, type BigIntStats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
 import type { ByteStream, LocalState, SpaceFiles } from './space-files'
 import { conflictCopyPath } from './space-files'
-import { removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile, writeTempStream, type GuardOptions } from './atomic-write'
+import { LocalFileChanged, removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile, writeTempStream, type GuardOptions } from './atomic-write'
 import { confinedPath, PathEscapeError } from './safe-names'
 import { isSettled, statSignature, type StatMemo } from './stat-first'
 
@@ -43,6 +43,8 @@ const FOLDER_HASH = 'folder'
  */
 export class SpaceFolder implements SpaceFiles {
   readonly root: string
+  /** `write` and `writeStream` refuse a file where the plan saw none before any temp file or download (realEntry). */
+  readonly refusesOccupied = true
   /** Folders that received files since the last `flush` (real paths). */
   private readonly unsynced = new Set<string>()
   private realRootPath: Promise<string> | undefined
@@ -90,7 +92,7 @@ export class SpaceFolder implements SpaceFiles {
    * once `flush` has run (the folder sync is shared by every file written to it).
    */
   async write(relative: string, data: Uint8Array, expect: string | undefined): Promise<void> {
-    const full = await this.realEntry(relative, 'write', true)
+    const full = await this.realEntry(relative, 'write', true, expect === undefined)
     const temp = await writeTempFile(path.dirname(full), path.basename(full), data)
     await this.commit(temp, full, relative, expect)
   }
@@ -100,7 +102,7 @@ export class SpaceFolder implements SpaceFiles {
    * given) before anything is replaced. Returns their hash.
    */
   async writeStream(relative: string, body: ByteStream, expect: string | undefined, oid: string | undefined): Promise<string> {
-    const full = await this.realEntry(relative, 'write', true)
+    const full = await this.realEntry(relative, 'write', true, expect === undefined)
     const { temp, hash } = await writeTempStream(path.dirname(full), path.basename(full), body)
     await this.commit(temp, full, relative, expect, () => {
       if (oid !== undefined && hash !== oid) throw new Error(`the service sent content for ${relative} that does not match its oid`)
@@ -177,17 +179,20 @@ export class SpaceFolder implements SpaceFiles {
    * the space folder's own real path, created folder by folder when `create` (mkdir never follows a
    * link at the name it makes); a link at the name itself is refused. Operations then use this path, so
    * temp files go to the real folder. A link swapped in after this check and before the step is the
-   * remaining window; the steps open files with O_NOFOLLOW where the platform has it.
+   * remaining window; the steps open files with O_NOFOLLOW where the platform has it. `refuseOccupied`:
+   * anything at the name (the plan saw nothing there) is refused as a local change, in the same lstat.
    */
-  private async realEntry(relative: string, operation: Operation, create: boolean): Promise<string> {
+  private async realEntry(relative: string, operation: Operation, create: boolean, refuseOccupied = false): Promise<string> {
     const full = this.resolve(relative)
     this.realRoot()
     const folders = path.relative(this.root, path.dirname(full)).split(path.sep).filter(Boolean)
-    // The deepest folder on the way that exists (usually the parent itself).
+    // The deepest folder on the way that exists (usually the parent itself). Resolved synchronously: a
+    // few microseconds of readlink, where the thread pool's round trip costs more than the work and
+    // waits behind the pass's own writes.
     let depth = folders.length
     let real: string | undefined
     for (; depth >= 0 && real === undefined; depth--) {
-      real = await realpathOrUndefined(path.join(this.root, ...folders.slice(0, depth)))
+      real = realpathOrUndefined(path.join(this.root, ...folders.slice(0, depth)))
     }
     depth++
     if (real === undefined) throw new Error(`the space folder ${this.root} is missing`)
@@ -201,7 +206,7 @@ export class SpaceFolder implements SpaceFiles {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
         // Made meanwhile, or a link.
-        const resolved = await realpathOrUndefined(next)
+        const resolved = realpathOrUndefined(next)
         if (resolved === undefined) {
           const name = [...folders.slice(0, depth + 1)].join('/')
           throw new WorkspaceBoundaryError(`${relative}: ${name} is a symbolic link that leads nowhere; Quire does not ${operation} through it`)
@@ -211,9 +216,11 @@ export class SpaceFolder implements SpaceFiles {
       }
     }
     const entry = path.join(real, path.basename(full))
-    if (lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    const stat = lstatSync(entry, { throwIfNoEntry: false })
+    if (stat?.isSymbolicLink()) {
       throw new WorkspaceBoundaryError(`${relative} is a symbolic link; Quire does not ${operation} through it (the file it points to is left alone)`)
     }
+    if (stat && refuseOccupied) throw new LocalFileChanged(relative, 'appeared')
     return entry
   }
 
@@ -326,9 +333,9 @@ function lstatOrUndefined(full: string): BigIntStats | undefined {
   }
 }
 
-async function realpathOrUndefined(full: string): Promise<string | undefined> {
+function realpathOrUndefined(full: string): string | undefined {
   try {
-    return await fs.realpath(full)
+    return realpathSync.native(full)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
