@@ -40,7 +40,6 @@ export function desktopAppPerTest(prefix: string) {
   afterEach(async () => {
     await desktop?.stop()
     desktop = undefined
-    await new Promise((resolve) => setTimeout(resolve, 20)) // the log's last lines are written asynchronously
     fs.rmSync(root, { recursive: true, force: true })
   })
   return {

@@ -14,7 +14,7 @@ import type { DesktopNotification } from './notification-rules'
 import { NotificationWatch } from './notification-watch'
 import { isAppRendererUrl, type RendererLocation } from './renderer-origin'
 import { contentSecurityPolicy, denyAllPermissions, hardenWebContents, installCsp } from './security'
-import { shellLog } from './shell-log'
+import { shellLog, type ShellLog } from './shell-log'
 import { ElectronTokenStore } from './token-store'
 import { TrayController } from './tray'
 import { runTrayTask } from './tray-feedback'
@@ -47,7 +47,7 @@ const MIN_WATCH_MS = 60_000
  */
 export class DesktopApp {
   private readonly paths: ReturnType<typeof layout>
-  private readonly log: (message: string) => void
+  private readonly log: ShellLog
   private readonly window: MainWindow
   private backend: BackendHost | undefined
   private tray: TrayController | undefined
@@ -160,6 +160,7 @@ export class DesktopApp {
     this.watch?.dispose()
     this.tray?.dispose()
     await this.backend?.stop()
+    await this.log.flushed()
   }
 
   /** The backend's API as the renderer and the tray use it, plus what settings mean to the desktop. */

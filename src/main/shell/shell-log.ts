@@ -1,16 +1,22 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
+export interface ShellLog {
+  (message: string): void
+  /** Resolves once every line logged so far is on disk (or given up on): the app awaits it before it quits. */
+  flushed(): Promise<void>
+}
+
 /**
  * The main process's own log (startup, backend restarts, update checks, refused requests), appended to
  * `<logs>/main.log` without blocking: writes are chained, never synchronous. Tokens never reach it:
  * nothing here is given one.
  */
-export function shellLog(dir: string, echo: (line: string) => void = (line) => console.error(line)): (message: string) => void {
+export function shellLog(dir: string, echo: (line: string) => void = (line) => console.error(line)): ShellLog {
   const file = path.join(dir, 'main.log')
   let chain: Promise<unknown> = Promise.resolve()
   let made = false
-  return (message: string) => {
+  const log = (message: string) => {
     const line = `${new Date().toISOString()} ${message}`
     echo(`quire: ${message}`)
     chain = chain
@@ -22,4 +28,5 @@ export function shellLog(dir: string, echo: (line: string) => void = (line) => c
       // A log that cannot be written must not take the app down; the line still went to stderr.
       .catch(() => undefined)
   }
+  return Object.assign(log, { flushed: () => chain.then(() => undefined) })
 }
