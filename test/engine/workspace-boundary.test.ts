@@ -109,6 +109,34 @@ describe('a folder in the space that is a link to outside it', () => {
   })
 })
 
+describe('a folder swapped for a link while a pass writes into it', () => {
+  it('the steps after the swap are refused, even when the link leads to that very folder moved outside', async () => {
+    // The folder keeps its inode when moved: only a check of the whole path, made for each file, sees it left.
+    const text = new TextDecoder().decode(NEW)
+    const actions: SyncAction[] = Array.from({ length: 6 }, (_, i) => ({ type: 'download', id: `p${i}`, kind: 'page', path: `guide/p${i}.md`, oid: gitBlobOid(NEW), content: text }))
+    const moved = path.join(outside, 'guide')
+    const recorded: string[] = []
+    const result = await executePlan(
+      { revision: 'r', actions, notices: [] },
+      {
+        files: new SpaceFolder(root),
+        source: { page: () => Promise.reject(new Error('unused')), file: () => Promise.reject(new Error('unused')) },
+        journal: { record: (e) => recorded.push(e.id), forget: (id) => recorded.push(`-${id}`) },
+        concurrency: 1,
+        onStep: ({ index }) => {
+          if (index !== 2) return
+          fs.renameSync(path.join(root, 'guide'), moved)
+          fs.symlinkSync(moved, path.join(root, 'guide'), 'dir')
+        },
+      },
+    )
+    expect(recorded).toEqual(['p0', 'p1'])
+    expect(result.failed.map((f) => f.action.type === 'download' && f.action.path)).toEqual(['guide/p2.md', 'guide/p3.md', 'guide/p4.md', 'guide/p5.md'])
+    for (const failure of result.failed) expect(failure.error).toMatch(/guide is a symbolic link that leads outside the space folder/)
+    expect(fs.readdirSync(moved).sort()).toEqual(['p0.md', 'p1.md'])
+  })
+})
+
 describe('a file in the space that is a link', () => {
   beforeEach(() => fs.symlinkSync(path.join(outside, 'a.md'), path.join(root, 'page.md')))
 

@@ -44,6 +44,8 @@ export interface ExecuteOptions {
   concurrency?: number
   /** Called after each step is recorded; an exception here stops the pass (like a crash would). */
   onStep?: (event: StepEvent) => void
+  /** How many records of files that hold their remote content may wait, and how long in ms (JournalBatch; tests). */
+  journalBatch?: { size: number; ms: number }
 }
 
 export interface ExecutionResult {
@@ -85,7 +87,7 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   const result: ExecutionResult = { done: 0, skipped: [], failed: [] }
   const total = plan.actions.length
   let index = 0
-  const journalBatch = new JournalBatch(journal)
+  const journalBatch = new JournalBatch(journal, options.journalBatch ?? { size: JOURNAL_BATCH_SIZE, ms: JOURNAL_BATCH_MS })
   const commit = (work: () => void) => journalBatch.now(work)
   const commitMatching = (work: () => void) => journalBatch.later(work)
   const folderSyncs = new FolderSyncs(files)
@@ -259,7 +261,10 @@ class JournalBatch {
   private waiting: Array<() => void> = []
   private since = 0
 
-  constructor(private readonly journal: JournalWriter) {}
+  constructor(
+    private readonly journal: JournalWriter,
+    private readonly limits: { size: number; ms: number },
+  ) {}
 
   now(work: () => void) {
     const works = this.take()
@@ -272,7 +277,7 @@ class JournalBatch {
   later(work: () => void) {
     if (this.waiting.length === 0) this.since = Date.now()
     this.waiting.push(work)
-    if (this.waiting.length >= JOURNAL_BATCH_SIZE || Date.now() - this.since >= JOURNAL_BATCH_MS) this.flush()
+    if (this.waiting.length >= this.limits.size || Date.now() - this.since >= this.limits.ms) this.flush()
   }
 
   flush() {

@@ -19,8 +19,9 @@ export interface SpaceFiles {
   /** Whether nothing at all is at `path`: what `hash` says by answering undefined, without reading a file. */
   isAbsent?(path: string): Promise<boolean>
   /**
-   * True when `write` and `writeStream` with `expect` undefined refuse (`LocalFileChanged`, 'appeared')
-   * a file at `path` before writing anything, so the caller need not look first.
+   * True when `write` and `writeStream` with `expect` undefined refuse a file at `path` atomically, in the
+   * step that puts theirs in place (`LocalFileChanged`, 'appeared'): a look first would only spare the
+   * work of a write that is refused, which is rare, so the caller need not look.
    */
   readonly refusesOccupied?: boolean
   // The three steps below happen only if the file still is what the plan saw (`expect`: its hash;

@@ -43,7 +43,7 @@ const FOLDER_HASH = 'folder'
  */
 export class SpaceFolder implements SpaceFiles {
   readonly root: string
-  /** `write` and `writeStream` refuse a file where the plan saw none before any temp file or download (realEntry). */
+  /** `write` and `writeStream` onto nothing never replace a file that appeared (the link that puts them in place refuses it). */
   readonly refusesOccupied = true
   /** Folders that received files since the last `flush` (real paths). */
   private readonly unsynced = new Set<string>()
@@ -121,6 +121,10 @@ export class SpaceFolder implements SpaceFiles {
     }
     try {
       await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative))
+    } catch (error) {
+      // Onto nothing, the name is looked at only when the link refused it (realEntry skipped the lstat).
+      if (expect === undefined && error instanceof LocalFileChanged && lstatSync(full, { throwIfNoEntry: false })?.isSymbolicLink()) throw this.linkAtName(relative, 'write')
+      throw error
     } finally {
       // Also when the writer's bytes were put back: that rename is made durable the same way.
       this.unsynced.add(path.dirname(full))
@@ -179,10 +183,12 @@ export class SpaceFolder implements SpaceFiles {
    * the space folder's own real path, created folder by folder when `create` (mkdir never follows a
    * link at the name it makes); a link at the name itself is refused. Operations then use this path, so
    * temp files go to the real folder. A link swapped in after this check and before the step is the
-   * remaining window; the steps open files with O_NOFOLLOW where the platform has it. `refuseOccupied`:
-   * anything at the name (the plan saw nothing there) is refused as a local change, in the same lstat.
+   * remaining window; the steps open files with O_NOFOLLOW where the platform has it. `ontoNothing`
+   * (a write where the plan saw no file): the name itself is not looked at, since the step that puts
+   * the file in place (`link`) fails on anything there, a link included, and `commit` says which; one
+   * lookup less per new file, in folders that may hold thousands while the pass's own writes lock them.
    */
-  private async realEntry(relative: string, operation: Operation, create: boolean, refuseOccupied = false): Promise<string> {
+  private async realEntry(relative: string, operation: Operation, create: boolean, ontoNothing = false): Promise<string> {
     const full = this.resolve(relative)
     this.realRoot()
     const folders = path.relative(this.root, path.dirname(full)).split(path.sep).filter(Boolean)
@@ -216,12 +222,12 @@ export class SpaceFolder implements SpaceFiles {
       }
     }
     const entry = path.join(real, path.basename(full))
-    const stat = lstatSync(entry, { throwIfNoEntry: false })
-    if (stat?.isSymbolicLink()) {
-      throw new WorkspaceBoundaryError(`${relative} is a symbolic link; Quire does not ${operation} through it (the file it points to is left alone)`)
-    }
-    if (stat && refuseOccupied) throw new LocalFileChanged(relative, 'appeared')
+    if (!ontoNothing && lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink()) throw this.linkAtName(relative, operation)
     return entry
+  }
+
+  private linkAtName(relative: string, operation: Operation): WorkspaceBoundaryError {
+    return new WorkspaceBoundaryError(`${relative} is a symbolic link; Quire does not ${operation} through it (the file it points to is left alone)`)
   }
 
   /**
