@@ -36,6 +36,7 @@ const CLOSE_BRACKET = 93
 const OPEN_PAREN = 40
 const CLOSE_PAREN = 41
 const SPACE = 32
+const BANG = 33
 const TAB = 9
 const LESS_THAN = 60
 const GREATER_THAN = 62
@@ -56,8 +57,8 @@ const refuse = (): never => {
 
 /** The run's links and code ranges, or `undefined` when only remark can tell (see the top of this file). */
 export function scanChunkLinks(text: string): ChunkLinks | undefined {
-  // Nothing that could start a link, code (fenced, indented, inline) or a bare URL: nothing to find.
-  if (!/[[`~<@:\t]|^ {4}|ww/im.test(text)) return { links: [], code: [] }
+  // Nothing that could start a link, code (fenced, inline, or indented: four spaces, after a marker too) or a bare URL.
+  if (!/[[`~<@:\t]| {4}|ww/i.test(text)) return { links: [], code: [] }
   if (text.includes('\r') || text.includes(']:') || text.includes('[^')) return undefined
   const links: Links = []
   const code: Code = []
@@ -155,11 +156,16 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57
 
 /**
  * Links, images, code spans and bare URLs of one line of inline content; refuses anything subtle. An
- * image's destination is read like a link's (`![alt](src)`: the `!` changes nothing here).
+ * image's destination is read like a link's, but its label is only alt text to remark: code spans in it
+ * are not code nodes (they are, should the image not form).
  */
 function scanInline(text: string, lineStart: number, lineEnd: number, links: Links, code: Code): void {
-  /** Where the open `[` (or `![`) of a possible link label is, -1 for none. */
+  /** Where the open `[` of a possible link or image label is, -1 for none. */
   let label = -1
+  /** Code spans inside the open label, kept until the label's fate is known. */
+  let labelCode: Code = []
+  /** Position of the last `!` read as itself (not escaped): a `[` right after it opens an image. */
+  let bang = -2
   let i = lineStart
   while (i < lineEnd) {
     const c = text.charCodeAt(i)
@@ -167,17 +173,25 @@ function scanInline(text: string, lineStart: number, lineEnd: number, links: Lin
       // An escaped punctuation character is literal: never a bracket, backtick or `!`.
       i += isAsciiPunctuation(text.charCodeAt(i + 1)) && i + 1 < lineEnd ? 2 : 1
     } else if (c === BACKTICK) {
-      i = codeSpan(text, i, lineEnd, label !== -1, code)
+      i = codeSpan(text, i, lineEnd, label !== -1, label === -1 ? code : labelCode)
     } else if (c === LESS_THAN || c === AT) {
       refuse()
+    } else if (c === BANG) {
+      bang = i++
     } else if (c === OPEN_BRACKET) {
       if (label !== -1) refuse()
       label = i++
     } else if (c === CLOSE_BRACKET) {
+      let image = false
       if (label !== -1 && text.charCodeAt(i + 1) === OPEN_PAREN) {
+        // A `|` in the label or destination may be a table's cell separator: remark splits cells first.
+        if (hasPipe(text, label, i)) refuse()
         i = destination(text, i + 2, lineEnd, links)
+        image = bang === label - 1
       } else i++
+      if (!image) code.push(...labelCode)
       label = -1
+      labelCode = []
     } else if ((c === 104 || c === 72) && startsWithIgnoringCase(text, i, 'http')) {
       i = bareUrl(text, i, lineStart, lineEnd, label !== -1, links)
     } else if ((c === 119 || c === 87) && startsWithIgnoringCase(text, i, 'www.')) {

@@ -1,0 +1,104 @@
+/**
+ * Random markdown for the link scanner's property test: blocks and inline pieces mixing what makes
+ * links subtle (escapes, entities, nested brackets, code spans, HTML, definitions, bare URLs, tables,
+ * containers, indentation, fences), each drawn from a seeded generator so a failure is reproduced.
+ */
+/** mulberry32: a small seeded generator, so a failure is reproduced by its seed. */
+export function random(seed: number): { next: () => number; pick: <T>(items: readonly T[]) => T; int: (low: number, high: number) => number } {
+  let state = seed >>> 0
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  return { next, pick: (items) => items[Math.floor(next() * items.length)], int: (low, high) => low + Math.floor(next() * (high - low + 1)) }
+}
+
+export type Random = ReturnType<typeof random>
+
+/** Pieces in two kinds: plain ones (what most prose is made of) and tricky ones (what makes links subtle). */
+interface Pieces {
+  plain: readonly string[]
+  tricky: readonly string[]
+}
+
+const WORDS: Pieces = {
+  plain: ['foo', 'bar baz', 'Note:', 'x.y', 'R&D', '(paren)', '!', '*em*', '_u_', '**b**', '~~s~~', '#', 'é', 'a]b', 'http', 'https:'],
+  tricky: ['&amp;', '&#91;', 'a)b', ' | ', '\\[', '\\]', '\\`', '\\\\', '\\', '](x)', '((', '  ', '\\!', '!\\[', 'x:/y'],
+}
+const DESTINATIONS: Pieces = {
+  plain: ['./a.md', 'page.md#x', '/pages/abc', 'https://example.com/x', 'a(b)c', 'é.md', '%20', '', '.gitbook/assets/a.png'],
+  tricky: ['a(b', 'a\\)b', 'a&amp;b', 'c`d', 'a|b', '((((((((((x))))))))))', '.gitbook/assets/a b.png', 'a)b'],
+}
+const LABELS: Pieces = {
+  plain: ['text', '`code`', '', '*em*', 'a `]` b', 'a\\]b'],
+  tricky: ['https://x.com', 'www.x.com', 'nested [x](y)', 'multi\nline', '![i](j.png)', 'a|b', '``a`b``', '`a'],
+}
+const OTHER_LINKS: Pieces = {
+  plain: ['[a]', '[x](y) ]', '[a][b]'],
+  tricky: ['[a][ref]', '[ref]', '[a](<b c>)', '[a](b "t")', '[a]( b )', '[a](b\n)', '[^1]', '[a](b )'],
+}
+const URLS: Pieces = {
+  plain: ['https://example.com/page', 'http://example.com.', 'https://a.b/c.d', 'https://a-b.c/', 'https://x.com/a/', 'https://1.2.3.4/x', 'https://x.com/a.b.'],
+  tricky: ['https://a.b/c_d', 'www.example.com', 'WWW.example.com', 'HTTPS://x.com', 'me@example.com', 'https://localhost', 'https://x.com?a=1', '(https://x.com)', 'https://x.com,', 'xhttps://a.com', 'https://-a.com', 'https://a.com-', 'https://a..com', '"https://x.com/a"', 'https://x.com/.', 'https://a.b/c-', 'https://a_b.com/x'],
+}
+const CODE_SPANS: Pieces = {
+  plain: ['`a`', '``a`b``', '` `` `', '`[a](b)`', '`https://x.com`', '`\\`'],
+  tricky: ['`a', '```x```', '`|`', '`<b>`', '``', '`a\nb`'],
+}
+const HTML: Pieces = { plain: ['a > b'], tricky: ['<a href="x.md">', '<img src="y.png">', '<https://auto.com>', '<br>', 'a < b'] }
+const PREFIXES: Pieces = {
+  plain: ['', '', '', '# ', '## ', '- ', '* ', '1. ', '> ', '  ', '- - ', '> > ', '1) ', '- [ ] ', '   '],
+  tricky: ['    ', '\t', '     ', '-     ', '>     ', '- \t', '>>>>>>>>>> '],
+}
+
+/** A document's generator: `tricky` is how often a piece comes from the tricky kind. */
+export interface Generator {
+  rnd: Random
+  tricky: number
+}
+
+const pick = (g: Generator, pieces: Pieces): string => g.rnd.pick(g.rnd.next() < g.tricky ? pieces.tricky : pieces.plain)
+
+function inline(g: Generator): string {
+  const parts: string[] = []
+  for (let n = g.rnd.int(1, 6); n > 0; n--) {
+    const kind = g.rnd.next()
+    if (kind < 0.3) parts.push(pick(g, WORDS))
+    else if (kind < 0.55) parts.push(`${g.rnd.next() < 0.25 ? '!' : ''}[${pick(g, LABELS)}](${pick(g, DESTINATIONS)})`)
+    else if (kind < 0.6) parts.push(pick(g, OTHER_LINKS))
+    else if (kind < 0.72) parts.push(pick(g, CODE_SPANS))
+    else if (kind < 0.9) parts.push(pick(g, URLS))
+    else parts.push(pick(g, HTML))
+  }
+  return parts.join(g.rnd.next() < 0.8 ? ' ' : '')
+}
+
+function block(g: Generator): string {
+  const { rnd } = g
+  const kind = rnd.next()
+  if (kind < 0.5) {
+    const lines = Array.from({ length: rnd.int(1, 3) }, (_, i) => (i === 0 || rnd.next() < 0.3 ? pick(g, PREFIXES) : '') + inline(g))
+    return lines.join('\n')
+  }
+  if (kind < 0.65) {
+    const fence = pick(g, { plain: ['```', '````', '~~~', '```js'], tricky: ['``` `x`', ' ```', '- ```', '> ```', '```js title="a"'] })
+    const closer = pick(g, { plain: ['```', '````', '~~~', '  ```', '```  ', ''], tricky: ['``` x', '    ```', '~~~~'] })
+    return [fence, inline(g), rnd.next() < 0.3 ? '' : inline(g), closer].join('\n')
+  }
+  if (kind < 0.75) return ['| a | b |', rnd.pick(['| - | - |', '|---|:-:|', 'no delimiter']), `| ${inline(g)} | ${inline(g)} |`, `${inline(g)} | x`].join('\n')
+  if (kind < 0.8) return pick(g, { plain: ['---', '***', 'Title\n===', 'Title\n---'], tricky: ['[ref]: ./defined.md', '[ref]:\n  /url "t"', '[^1]: note', '[a\nb]: c', '<div>\n[a](b)\n</div>', '<!--\n[a](b)\n-->'] })
+  if (kind < 0.85) return `${pick(g, PREFIXES)}${inline(g)}\n${pick(g, { plain: ['  ', '', '> ', '- '], tricky: ['    ', '\t', '      '] })}${inline(g)}`
+  if (kind < 0.9) return `- ${inline(g)}\n\n${pick(g, { plain: ['  ', '- ', ''], tricky: ['    ', '     '] })}${inline(g)}`
+  return `${inline(g)}\n${rnd.pick(['    ', '  ', ''])}${inline(g)}`
+}
+
+/** A few blocks of random markdown, about a third of its pieces tricky at most. */
+export function randomMarkdown(rnd: Random): string {
+  const g: Generator = { rnd, tricky: rnd.next() < 0.3 ? 0 : rnd.next() * 0.35 }
+  const blocks = Array.from({ length: rnd.int(1, 6) }, () => block(g))
+  const text = blocks.join(rnd.next() < 0.7 ? '\n\n' : '\n') + (rnd.next() < 0.5 ? '\n' : '')
+  return rnd.next() < 0.03 ? text.replace(/\n/g, '\r\n') : text
+}
