@@ -1,51 +1,24 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/main/cli/main'
 import { startTestService, type TestService } from '../support/service'
-import { openChangeRequests, seedSpace, SEED_PAGES, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { openChangeRequests, SEED_PAGES, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { mirroredSeededSpace, quire, quireHomeForFile } from './support/cli-home'
 
 const bin = path.resolve(__dirname, '../../bin/quire.mjs')
 let t: TestService
-let home: string
-let workspace: string
+const home = quireHomeForFile('quire-upcli-')
 let seeded: SeededSpace
 let folder: string
 
-function capture() {
-  const out: string[] = []
-  const err: string[] = []
-  return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), isTTY: false } }
-}
-
-async function quire(...args: string[]) {
-  const c = capture()
-  const code = await main(args, c.io)
-  return { code, out: c.out.join('\n'), err: c.err.join('\n') }
-}
-
 beforeAll(async () => {
   t = await startTestService()
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-upcli-'))
-  workspace = path.join(home, 'ws')
-  process.env.QUIRE_HOME = home
-  process.env.QUIRE_TOKEN_STORE = 'file'
-  seeded = await seedSpace(t)
-  expect((await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)).code).toBe(0)
-  const sync = await quire('sync', '--once', '--space', seeded.spaceId, '--workspace', workspace)
-  expect(sync.code, sync.err).toBe(0)
-  folder = path.join(workspace, 'Acme', 'Docs')
+  ;({ seeded, folder } = await mirroredSeededSpace(t, home))
   expect(fs.readFileSync(path.join(folder, 'faq.md'), 'utf8')).toBe(SEED_PAGES.faq)
 })
-afterAll(async () => {
-  await t.close()
-  fs.rmSync(home, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
-})
+afterAll(() => t.close())
 
 describe('quire watch, comments, comment, reply, resolve, cr', () => {
   it('watch --once sends an edit and a marker; comments lists the thread; reply and resolve answer it', async () => {

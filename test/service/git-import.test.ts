@@ -3,7 +3,6 @@ import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/main/cli/main'
 import { importGitTree } from '../../src/main/engine/import/git-import'
 import { ApiGateway } from '../../src/main/engine/gateway/api-gateway'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
@@ -13,6 +12,7 @@ import { serveGitOverHttp } from '../support/git-http'
 import { commitTree, corpusTree, git, GITSYNC_CORPUS, retitled, SUMMARY_TEXT_NOT_H1 } from '../support/gitsync-corpus'
 import { startTestService, type TestService } from '../support/service'
 import { until } from '../support/until'
+import { loginTo, quire, quireHomeForFile } from '../cli/support/cli-home'
 
 /**
  * The service's Git import, export and info (spec tag `space-git`) over loopback HTTP, on real git
@@ -20,32 +20,20 @@ import { until } from '../support/until'
  * `quire sync` into a fresh folder is compared with the original, file by file, byte for byte.
  */
 let t: TestService
-let home: string
+// The CLI's cache and token live in this file's own QUIRE_HOME.
+quireHomeForFile('quire-git-import-')
 let orgId: string
 const made: string[] = []
 
 beforeAll(async () => {
   t = await startTestService()
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-git-import-'))
-  made.push(home)
-  process.env.QUIRE_HOME = home
-  process.env.QUIRE_TOKEN_STORE = 'file'
   orgId = t.service.store.repo(OrganizationsRepository).create({ title: 'Acme', owner: t.service.ownerId }).id
-  expect((await quire('login', '--endpoint', t.service.baseUrl, '--token', t.service.token)).code).toBe(0)
+  await loginTo(t)
 })
 afterAll(async () => {
   await t.close().catch(() => undefined)
   for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
-  delete process.env.QUIRE_HOME
-  delete process.env.QUIRE_TOKEN_STORE
 })
-
-async function quire(...args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
 
 function tempDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
