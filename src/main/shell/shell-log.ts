@@ -1,5 +1,5 @@
-import fs from 'node:fs/promises'
 import path from 'node:path'
+import { RotatingLogFile } from '../app/rotating-log-file'
 
 export interface ShellLog {
   (message: string): void
@@ -9,22 +9,17 @@ export interface ShellLog {
 
 /**
  * The main process's own log (startup, backend restarts, update checks, refused requests), appended to
- * `<logs>/main.log` without blocking: writes are chained, never synchronous. Tokens never reach it:
+ * `<logs>/main.log` without blocking: writes are chained, never synchronous; the file rotates. Tokens never reach it:
  * nothing here is given one.
  */
 export function shellLog(dir: string, echo: (line: string) => void = (line) => console.error(line)): ShellLog {
-  const file = path.join(dir, 'main.log')
+  const file = new RotatingLogFile(path.join(dir, 'main.log'))
   let chain: Promise<unknown> = Promise.resolve()
-  let made = false
   const log = (message: string) => {
     const line = `${new Date().toISOString()} ${message}`
     echo(`quire: ${message}`)
     chain = chain
-      .then(async () => {
-        if (!made) await fs.mkdir(dir, { recursive: true })
-        made = true
-        await fs.appendFile(file, `${line}\n`, { mode: 0o600 })
-      })
+      .then(() => file.append(`${line}\n`))
       // A log that cannot be written must not take the app down; the line still went to stderr.
       .catch(() => undefined)
   }
