@@ -17,7 +17,7 @@ import { random, randomMarkdown } from './support/random-markdown'
 describe('link scanner against remark', () => {
   it('gives what remark gives on every random run it accepts', () => {
     const rnd = random(16)
-    const counts = { documents: 0, accepted: 0, links: 0, autolinks: 0, code: 0 }
+    const counts = { documents: 0, accepted: 0, links: 0, autolinks: 0, attributes: 0, code: 0 }
     for (let i = 0; i < 4000; i++) {
       const text = randomMarkdown(rnd)
       counts.documents++
@@ -26,13 +26,15 @@ describe('link scanner against remark', () => {
       counts.accepted++
       counts.links += scanned.links.filter((link) => link.syntax === 'markdown').length
       counts.autolinks += scanned.links.filter((link) => link.syntax === 'autolink').length
+      counts.attributes += scanned.links.filter((link) => link.syntax === 'attribute').length
       counts.code += scanned.code.length
       expect({ text, ...scanned }).toEqual({ text, ...parseChunkLinksWithRemark(text) })
     }
-    // Not a vacuous pass: the scanner accepted many runs, with links, bare URLs and code among them.
+    // Not a vacuous pass: the scanner accepted many runs, with links, bare URLs, HTML and code among them.
     expect(counts.accepted).toBeGreaterThan(counts.documents / 10)
     expect(counts.links).toBeGreaterThan(500)
     expect(counts.autolinks).toBeGreaterThan(100)
+    expect(counts.attributes).toBeGreaterThan(200)
     expect(counts.code).toBeGreaterThan(500)
   })
 
@@ -95,6 +97,11 @@ describe('link scanner on hostile input', () => {
     ['list markers', repeat('- ')],
     ['short lines of brackets', repeat('[a\n')],
     ['a fence of many lines', '```\n' + repeat('``\n')],
+    ['inline tags', repeat('<a href="x" id="y">t</a> ')],
+    ['an unclosed attribute', '<a b="' + repeat('c ')],
+    ['tag openers', repeat('<a ')],
+    ['an HTML block of tags', '<div>\n' + repeat('<a href="x.md"><img src="y.png"></a>\n')],
+    ['an HTML block of src attributes', '<div>\n<img' + repeat(' src="a"')],
   ])('scans a 5 MB line of %s in time linear in its size', (_, text) => {
     // The plain pass: one read of every character. The scanner may do a few times that, never more.
     const plain = cpu(() => {

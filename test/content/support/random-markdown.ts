@@ -48,7 +48,22 @@ const CODE_SPANS: Pieces = {
   plain: ['`a`', '``a`b``', '` `` `', '`[a](b)`', '`https://x.com`', '`\\`'],
   tricky: ['`a', '```x```', '`|`', '`<b>`', '``', '`a\nb`'],
 }
-const HTML: Pieces = { plain: ['a > b'], tricky: ['<a href="x.md">', '<img src="y.png">', '<https://auto.com>', '<br>', 'a < b'] }
+const HTML: Pieces = {
+  plain: ['a > b', '<a href="#x" id="x"></a>', '<img src="y.png" alt="">', '<br/>', '</a>', '<mark style="color:red;">x</mark>', '<a href=x.md>t</a>', "<img src='z.png' />", '<A HREF="Q.md">q</A>', '<a href="">e</a>', '<a href="a&amp;b">'],
+  tricky: ['<a href = "x">', '<a href="x"id="y">', "<img src='a>b'>", '<https://auto.com>', 'a < b', '<a title="a|b">', '<a\nhref="x">', '<!-- c -->', '<a href="x', '<x:y>', '<a href="`">`'],
+}
+const HTML_BLOCKS: Pieces = {
+  plain: [
+    '<figure><img src="a.png" alt=""><figcaption><p>c</p></figcaption></figure>',
+    '<details>\n\n<summary>S <a href="s.md">s</a></summary>\n\n[a](b)\n\n</details>',
+    '<div>\n[a](b) <img src="d.png">\n</div>',
+    '<table><tr><td><a href="x.md">x</a></td></tr></table>',
+    '<DIV CLASS="x">\n<a href="u.md">\n  <img\n   src="v.png">',
+    '</div>',
+    '<p align="center">\n<img src="w.png"/>\n</p>  ',
+  ],
+  tricky: ['<pre>\n[a](b)\n</pre>', '<script src="x"></script>', '  <div>', '- <div>\n<a href="l.md">', '<img src="a.png">', '<div <a href="x">', '<div>\n<a href="x', '<!--\n[a](b)\n-->', '<figure>x</figure>\n```\n[a](b)\n```'],
+}
 const PREFIXES: Pieces = {
   plain: ['', '', '', '# ', '## ', '- ', '* ', '1. ', '> ', '  ', '- - ', '> > ', '1) ', '- [ ] ', '   '],
   tricky: ['    ', '\t', '     ', '-     ', '>     ', '- \t', '>>>>>>>>>> '],
@@ -90,6 +105,7 @@ function block(g: Generator): string {
   }
   if (kind < 0.75) return ['| a | b |', rnd.pick(['| - | - |', '|---|:-:|', 'no delimiter']), `| ${inline(g)} | ${inline(g)} |`, `${inline(g)} | x`].join('\n')
   if (kind < 0.8) return pick(g, { plain: ['---', '***', 'Title\n===', 'Title\n---'], tricky: ['[ref]: ./defined.md', '[ref]:\n  /url "t"', '[^1]: note', '[a\nb]: c', '<div>\n[a](b)\n</div>', '<!--\n[a](b)\n-->'] })
+  if (kind < 0.83) return pick(g, HTML_BLOCKS)
   if (kind < 0.85) return `${pick(g, PREFIXES)}${inline(g)}\n${pick(g, { plain: ['  ', '', '> ', '- '], tricky: ['    ', '\t', '      '] })}${inline(g)}`
   if (kind < 0.9) return `- ${inline(g)}\n\n${pick(g, { plain: ['  ', '- ', ''], tricky: ['    ', '     '] })}${inline(g)}`
   return `${inline(g)}\n${rnd.pick(['    ', '  ', ''])}${inline(g)}`

@@ -5,8 +5,11 @@
  * Most runs of prose never reach remark: `link-scanner.ts` reads them in linear time, exactly as remark would.
  */
 import type { Nodes } from 'mdast'
+import { attributeLinks } from './html-attributes'
 import { scanChunkLinks } from './link-scanner'
 import { endOffset, parseMarkdownTree, startOffset, visitNodes } from './syntax-tree'
+
+export { decodeAttribute, matchesIn } from './html-attributes'
 
 /** How the target is written, which decides how a replacement must be quoted. */
 export type LinkSyntax = 'markdown' | 'autolink' | 'attribute'
@@ -16,8 +19,6 @@ export interface ChunkLinks {
   links: Array<{ target: string; start: number; end: number; syntax: LinkSyntax }>
   code: Array<[number, number]>
 }
-
-const HTML_ATTRIBUTE = /<(?:img|a)\b[^>]*?\s(?:src|href)\s*=\s*(["'])(?<value>.*?)\1/dgi
 
 /**
  * Lists the links of `body` (not GitBook tags: see `extractLinks`) and its code ranges: by the linear
@@ -48,30 +49,11 @@ export function parseChunkLinksWithRemark(body: string): ChunkLinks {
         return
       }
       case 'html':
-        for (const match of matchesIn(body, startOffset(node), endOffset(node), HTML_ATTRIBUTE)) {
-          add(decodeAttribute(match.value), match.start, match.end, 'attribute')
-        }
+        for (const link of attributeLinks(body, startOffset(node), endOffset(node))) links.push(link)
         return
     }
   })
   return { links, code }
-}
-
-export function decodeAttribute(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
-}
-
-/**
- * Matches of `pattern` (flags `d` and `g`) within `source[from, to)`: the range
- * of its `value` group, or of the whole match when it has none.
- */
-export function matchesIn(source: string, from: number, to: number, pattern: RegExp): Array<{ value: string; start: number; end: number }> {
-  const out: Array<{ value: string; start: number; end: number }> = []
-  for (const match of source.slice(from, to).matchAll(pattern)) {
-    const [start, end] = match.indices?.groups?.value ?? match.indices?.[0] ?? [0, 0]
-    out.push({ value: match.groups?.value ?? match[0], start: from + start, end: from + end })
-  }
-  return out
 }
 
 /* ------------------------- locating a destination ------------------------- */

@@ -6,7 +6,8 @@
  * `scanChunkLinks` gives exactly what `parseChunkLinks` (remark) gives for a run, or `undefined` when the
  * run holds anything that makes links subtle, and the caller parses it with remark. Being exact matters
  * more than being fast, so it refuses on any doubt:
- * - `<` anywhere outside code (HTML blocks and tags, `<...>` autolinks and destinations),
+ * - `<` outside code, but for HTML blocks of type 6 in column 0 and inline tags of plain syntax (see
+ *   `link-scanner-html.ts`): other HTML, `<...>` autolinks and destinations,
  * - reference definitions and footnotes (`]:`, `[^`): they change what `[a][b]` and `[a]` are,
  * - nested brackets (`[a [b](c)](d)`, a badge `[![a](b)](c)`), a label or code span across lines,
  * - a destination with a title, spaces, `\`, `&` (escapes and character references are decoded) or backticks,
@@ -21,6 +22,8 @@
  * linear in the size whatever the input (the few regular expressions cannot backtrack).
  */
 import type { ChunkLinks } from './chunk-links'
+import { attributeLinks } from './html-attributes'
+import { inlineTag, mayOpenOtherHtmlBlock, opensHtmlBlock, tagsAlternate } from './link-scanner-html'
 
 type Links = ChunkLinks['links']
 type Code = ChunkLinks['code']
@@ -73,6 +76,9 @@ export function scanChunkLinks(text: string): ChunkLinks | undefined {
 
 function scanLines(text: string, links: Links, code: Code): void {
   let fence: { char: number; length: number; start: number } | undefined
+  /** Start of the HTML block (type 6) the lines are in, -1 for none; it ends before a blank line. */
+  let html = -1
+  let previousLineEnd = 0
   let lineStart = 0
   for (;;) {
     const newline = text.indexOf('\n', lineStart)
@@ -82,7 +88,10 @@ function scanLines(text: string, links: Links, code: Code): void {
         code.push([fence.start, lineEnd])
         fence = undefined
       }
-    } else if (!isBlank(text, lineStart, lineEnd)) {
+    } else if (isBlank(text, lineStart, lineEnd)) {
+      if (html !== -1) htmlBlock(text, html, previousLineEnd, links)
+      html = -1
+    } else if (html === -1) {
       const content = contentStart(text, lineStart, lineEnd)
       const first = text.charCodeAt(content)
       const line = first === BACKTICK || first === TILDE ? text.slice(content, lineEnd) : ''
@@ -91,13 +100,26 @@ function scanLines(text: string, links: Links, code: Code): void {
         // Only a fence in column 0 is surely top-level: one behind indentation or a marker may sit in a list.
         if (content !== lineStart) refuse()
         fence = { char: first, length: opener[1].length, start: lineStart }
+      } else if (first === LESS_THAN && opensHtmlBlock(text, content, lineEnd)) {
+        if (content !== lineStart) refuse() // the same: it may sit in a list
+        html = lineStart
+      } else if (first === LESS_THAN && mayOpenOtherHtmlBlock(text, content, lineEnd)) {
+        refuse()
       } else scanInline(text, content, lineEnd, links, code)
     }
+    previousLineEnd = lineEnd
     if (newline === -1) break
     lineStart = newline + 1
   }
-  // An unclosed fence runs to the end of the text.
+  // An unclosed fence runs to the end of the text; an HTML block to its last line.
   if (fence) code.push([fence.start, text.length])
+  if (html !== -1) htmlBlock(text, html, previousLineEnd, links)
+}
+
+/** The attribute links of an HTML block, read by pattern like remark's `html` nodes. */
+function htmlBlock(text: string, from: number, to: number, links: Links): void {
+  if (!tagsAlternate(text, from, to)) refuse()
+  for (const link of attributeLinks(text, from, to)) links.push(link)
 }
 
 function closesFence(text: string, lineStart: number, lineEnd: number, fence: { char: number; length: number }): boolean {
@@ -174,7 +196,13 @@ function scanInline(text: string, lineStart: number, lineEnd: number, links: Lin
       i += isAsciiPunctuation(text.charCodeAt(i + 1)) && i + 1 < lineEnd ? 2 : 1
     } else if (c === BACKTICK) {
       i = codeSpan(text, i, lineEnd, label !== -1, label === -1 ? code : labelCode)
-    } else if (c === LESS_THAN || c === AT) {
+    } else if (c === LESS_THAN) {
+      // An inline tag, outside labels (an image's alt would drop it): remark reads its attributes.
+      const end = label === -1 ? inlineTag(text, i, lineEnd) : undefined
+      if (end === undefined) refuse()
+      for (const link of attributeLinks(text, i, end as number)) links.push(link)
+      i = end as number
+    } else if (c === AT) {
       refuse()
     } else if (c === BANG) {
       bang = i++
@@ -189,7 +217,7 @@ function scanInline(text: string, lineStart: number, lineEnd: number, links: Lin
         i = destination(text, i + 2, lineEnd, links)
         image = bang === label - 1
       } else i++
-      if (!image) code.push(...labelCode)
+      if (!image) for (const range of labelCode) code.push(range)
       label = -1
       labelCode = []
     } else if ((c === 104 || c === 72) && startsWithIgnoringCase(text, i, 'http')) {
