@@ -14,11 +14,11 @@ import { gitBlobOid, toBytes } from '../markdown/blob-oid'
 import type { ParsedRuns } from '../markdown/links'
 import type { ApplyEnv, ApplyResult, ChangedPage, ContentChange, RevisionTree, TreeFile } from '../types'
 import type { Batch } from './batch'
-import { batchLinkTargets, resolveBatchLinks } from './batch-links'
+import { batchLinkHint, batchLinkTargets, resolveBatchLinks, type BatchLinkTargets } from './batch-links'
 import { insertFiles } from './file-changes'
 import { deletePage, insertPage, updatePage } from './page-changes'
 import { revertPage } from './revert'
-import { cloneTree, indexPages } from './tree'
+import { indexPages, isDeeplyFrozen, shareUnchanged, workingCopy } from './tree'
 
 export const MAX_CHANGES_PER_BATCH = 50
 
@@ -39,7 +39,7 @@ export function applyContentChanges(tree: RevisionTree, changes: ContentChange[]
   checkRefs(tree, changes)
 
   const batch: Batch = {
-    tree: cloneTree(tree),
+    tree: workingCopy(tree),
     env,
     pageRefs: new Map(),
     fileRefs: new Map(),
@@ -69,7 +69,10 @@ export function applyContentChanges(tree: RevisionTree, changes: ContentChange[]
 
   const blobs = storeBodies(batch, env.parsedLinks)
   for (const [oid, bytes] of batch.fileBlobs) blobs.set(oid, bytes)
-  return { tree: batch.tree, blobs, changedPages: changedPages(tree, batch), insertedFiles }
+  // A stored revision's unchanged pages stay shared with it (see workingCopy); any other input tree is
+  // its caller's, and the result must not share it.
+  const result = isDeeplyFrozen(tree) ? shareUnchanged(tree, batch.tree) : batch.tree
+  return { tree: result, blobs, changedPages: changedPages(tree, batch), insertedFiles }
 }
 
 /**
@@ -77,8 +80,9 @@ export function applyContentChanges(tree: RevisionTree, changes: ContentChange[]
  * none may be mistaken for an existing page (its id or its git path).
  */
 function checkRefs(tree: RevisionTree, changes: ContentChange[]): void {
-  const paths = new Set(Array.from(computeGitPaths(tree).values(), (path) => path.toLowerCase()))
-  const pageIds = indexPages(tree)
+  // Worked out on the first ref: most batches have none, and every file's path is not free in a large space.
+  let paths: Set<string> | undefined
+  let pageIds: Map<string, unknown> | undefined
   const firstUse = new Map<string, number>()
   changes.forEach((change, index) => {
     const refs: unknown[] = []
@@ -90,6 +94,8 @@ function checkRefs(tree: RevisionTree, changes: ContentChange[]): void {
       if (typeof ref !== 'string' || ref === '') throw new ContentError('ref must be a non-empty string', index)
       const previous = firstUse.get(ref)
       if (previous !== undefined) throw new ContentError(`duplicate ref '${ref}' (first used by changes[${previous}])`, index)
+      pageIds ??= indexPages(tree)
+      paths ??= new Set(Array.from(computeGitPaths(tree).values(), (path) => path.toLowerCase()))
       if (pageIds.has(ref)) throw new ContentError(`ref '${ref}' is the id of an existing page`, index)
       if (paths.has(ref.toLowerCase()) || paths.has(`${ref}.md`.toLowerCase())) {
         throw new ContentError(`ref '${ref}' collides with the path of an existing page`, index)
@@ -102,8 +108,11 @@ function checkRefs(tree: RevisionTree, changes: ContentChange[]): void {
 /** Resolves batch-time links in the bodies this batch wrote, then stores them content-addressed. */
 function storeBodies(batch: Batch, parsedLinks: ParsedRuns | undefined): Map<string, Uint8Array> {
   const blobs = new Map<string, Uint8Array>()
-  const paths = computeGitPaths(batch.tree)
-  const targets = batchLinkTargets(batch.tree, paths, batch.pageRefs, batch.fileRefs)
+  if (batch.bodies.size === 0) return blobs
+  // A page's path does not depend on the files: their paths (a large space has thousands) are worked
+  // out only when a link the batch resolves needs them.
+  const paths = computeGitPaths({ pages: batch.tree.pages, files: [] })
+  const targets = lazyTargets(batch)
   const pages = indexPages(batch.tree)
   for (const [id, body] of batch.bodies) {
     const page = pages.get(id)?.page
@@ -114,6 +123,33 @@ function storeBodies(batch: Batch, parsedLinks: ParsedRuns | undefined): Map<str
     blobs.set(page.bodyOid, bytes)
   }
   return blobs
+}
+
+/**
+ * The batch's link targets, computed on the first read of anything but the hint: `resolveBatchLinks`
+ * reads them only for a link its hint let through, which most bodies do not have.
+ */
+function lazyTargets(batch: Batch): BatchLinkTargets {
+  let targets: BatchLinkTargets | undefined
+  const resolved = () => (targets ??= batchLinkTargets(batch.tree, computeGitPaths(batch.tree), batch.pageRefs, batch.fileRefs))
+  return {
+    hint: batchLinkHint([...batch.pageRefs.keys(), ...batch.fileRefs.keys()]),
+    get paths() {
+      return resolved().paths
+    },
+    get pageRefs() {
+      return resolved().pageRefs
+    },
+    get fileRefs() {
+      return resolved().fileRefs
+    },
+    get slugPaths() {
+      return resolved().slugPaths
+    },
+    get gitPaths() {
+      return resolved().gitPaths
+    },
+  }
 }
 
 /** Net effect per touched page, comparing the tree before and after the batch. */

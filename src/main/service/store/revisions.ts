@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3'
 import type { RevisionTree } from '../../content'
 import { newId } from './ids'
 import { parseJson } from './json'
+import { deepFreeze } from '../../content/revision/tree'
+import { RevisionNodes } from './revision-nodes'
 import type { ServiceStore } from './service-store'
 import { SpacesRepository } from './spaces'
 
@@ -47,37 +49,23 @@ const CACHED_REVISIONS = 256
 
 const REVISION_TYPES: ReadonlySet<string> = new Set(['edits', 'merge', 'rollback', 'update'])
 
-function referencedBlobs(tree: RevisionTree): string[] {
-  const oids = new Set<string>([...tree.files, ...(tree.reusableContents ?? [])].map((item) => item.blobOid))
+function referencedBlobs(tree: RevisionTree | undefined): string[] {
+  if (!tree) return []
+  const oids = [...tree.files, ...(tree.reusableContents ?? [])].map((item) => item.blobOid)
   const walk = (pages: RevisionTree['pages']) => {
     for (const page of pages) {
-      if (page.bodyOid) oids.add(page.bodyOid)
+      if (page.bodyOid) oids.push(page.bodyOid)
       walk(page.pages)
     }
   }
   walk(tree.pages)
-  return [...oids]
+  return oids
 }
 
-/** Revisions handed out are frozen: an accidental in-place edit of a stored tree throws instead of corrupting it. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child)
-    Object.freeze(value)
-  }
-  return value
+/** `revisions.tree` of a revision stored as nodes; a row from before migration 006 holds the whole tree. */
+interface StoredTree {
+  root: string
 }
-
-const toRevision = (row: RevisionRow): Revision => deepFreeze({
-  id: row.id,
-  spaceId: row.space_id,
-  parents: parseJson<string[]>(row.parents, []),
-  tree: parseJson<RevisionTree>(row.tree, { pages: [], files: [] }),
-  type: REVISION_TYPES.has(row.type) ? (row.type as RevisionType) : 'edits',
-  message: row.message,
-  createdBy: row.created_by,
-  createdAt: row.created_at,
-})
 
 /**
  * Revisions and the content-addressed blobs they reference. Rows are only ever inserted: a write to a
@@ -90,45 +78,73 @@ export class RevisionsRepository {
   private blobQuery: Database.Statement | undefined
   private hasBlobQuery: Database.Statement | undefined
 
+  private readonly nodes: RevisionNodes
+
   constructor(
     private readonly db: Database.Database,
     private readonly store: ServiceStore,
-  ) {}
+  ) {
+    this.nodes = new RevisionNodes(db, store)
+  }
 
+  /**
+   * Stores a new revision. Only what the tree does not share with revisions already stored is written
+   * (store/revision-nodes.ts); every blob it references must be stored or be in `blobs`. The revision's
+   * tree is a frozen copy of `input.tree`, sharing only what was frozen already: the caller's tree and
+   * the revision never share state that can change.
+   */
   create(input: CreateRevisionInput): Revision {
-    const row: RevisionRow = {
+    const row: Omit<RevisionRow, 'tree'> = {
       id: newId(),
       space_id: input.spaceId,
       parents: JSON.stringify(input.parents),
-      tree: JSON.stringify(input.tree),
       type: input.type && REVISION_TYPES.has(input.type) ? input.type : 'edits',
       message: input.message ?? null,
       created_by: input.createdBy ?? null,
       created_at: this.store.now(),
     }
-    this.store.transaction(() => {
+    const tree = this.store.transaction(() => {
       if (input.blobs) this.putBlobs(input.blobs)
-      // A parent's blobs were checked when it was stored: only the oids new to this tree are looked up,
-      // so a small edit of a large space does not query every blob of the space.
-      const inherited = new Set(input.parents.flatMap((id) => {
-        const parent = this.get(id)
-        return parent ? referencedBlobs(parent.tree) : []
-      }))
-      const missing = referencedBlobs(input.tree).find((oid) => !inherited.has(oid) && !input.blobs?.has(oid) && !this.hasBlob(oid))
-      if (missing) throw new Error(`revision tree references blob ${missing}, which is not stored`)
+      // Blobs of objects this store holds were checked when they were stored (revision-nodes.ts); of the
+      // rest, those the parents reference were checked with them. Only what remains is looked up.
+      let inherited: Set<string> | undefined
+      const parentsHave = (oid: string) => (inherited ??= new Set(input.parents.flatMap((id) => referencedBlobs(this.get(id)?.tree)))).has(oid)
+      const stored = this.nodes.write(input.tree, (oid) => input.blobs?.has(oid) === true || parentsHave(oid) || this.hasBlob(oid))
+      const storedTree: StoredTree = { root: stored.root }
       this.db
         .prepare(
           `INSERT INTO revisions (id, space_id, parents, tree, type, message, created_by, created_at)
            VALUES (@id, @space_id, @parents, @tree, @type, @message, @created_by, @created_at)`,
         )
-        .run(row)
+        .run({ ...row, tree: JSON.stringify(storedTree) })
+      return stored.tree
     })
-    // Built from the stored JSON, so the caller's `tree` object and the revision never share state.
-    // Not cached here: an enclosing transaction may still roll the insert back.
-    return toRevision(row)
+    const revision = this.toRevision(row, tree)
+    // Kept once committed: an enclosing transaction may still roll the insert back.
+    this.store.afterCommit(() => this.remember(revision))
+    return revision
   }
 
-  /** The returned object is shared and frozen: clone the tree (`structuredClone`) to derive a new one. */
+  private toRevision(row: Omit<RevisionRow, 'tree'>, tree: RevisionTree): Revision {
+    return deepFreeze({
+      id: row.id,
+      spaceId: row.space_id,
+      parents: parseJson<string[]>(row.parents, []),
+      tree,
+      type: REVISION_TYPES.has(row.type) ? (row.type as RevisionType) : 'edits',
+      message: row.message,
+      createdBy: row.created_by,
+      createdAt: row.created_at,
+    })
+  }
+
+  private readTree(column: string): RevisionTree {
+    const stored = parseJson<StoredTree | RevisionTree>(column, { pages: [], files: [] })
+    if ('root' in stored && typeof stored.root === 'string') return this.nodes.read(stored.root)
+    return deepFreeze(stored as RevisionTree)
+  }
+
+  /** The returned object is shared and frozen: `applyContentChanges` derives a new tree from it, sharing what it does not change. */
   get(id: string): Revision | undefined {
     const cached = this.cache.get(id)
     if (cached) {
@@ -137,8 +153,9 @@ export class RevisionsRepository {
     }
     const row = this.db.prepare('SELECT * FROM revisions WHERE id = ?').get(id) as RevisionRow | undefined
     if (!row) return undefined
-    const revision = toRevision(row)
-    this.remember(revision)
+    const revision = this.toRevision(row, this.readTree(row.tree))
+    // Read inside a transaction, the row may yet be rolled back.
+    this.store.afterCommit(() => this.remember(revision))
     return revision
   }
 

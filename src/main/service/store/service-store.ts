@@ -8,6 +8,8 @@ type RepositoryClass<T> = new (db: Database.Database, store: ServiceStore) => T
  */
 export class ServiceStore {
   private readonly repos = new Map<RepositoryClass<unknown>, unknown>()
+  /** Per open transaction (outermost first): what to run once it commits. A level that throws drops its own. */
+  private readonly onCommit: Array<Array<() => void>> = []
 
   constructor(
     readonly db: Database.Database,
@@ -30,7 +32,28 @@ export class ServiceStore {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)()
+    this.onCommit.push([])
+    let result: T
+    try {
+      result = this.db.transaction(fn)()
+    } catch (error) {
+      this.onCommit.pop()
+      throw error
+    }
+    const done = this.onCommit.pop() ?? []
+    // A nested transaction is a savepoint: its work counts only once the outermost one commits.
+    if (this.onCommit.length > 0) this.onCommit[this.onCommit.length - 1].push(...done)
+    else for (const run of done) run()
+    return result
+  }
+
+  /**
+   * Runs `fn` once what the current transaction wrote is committed (at once outside a transaction);
+   * never if it rolls back. For in-memory state that must only ever describe committed rows (caches).
+   */
+  afterCommit(fn: () => void): void {
+    if (this.onCommit.length === 0) fn()
+    else this.onCommit[this.onCommit.length - 1].push(fn)
   }
 
   close() {

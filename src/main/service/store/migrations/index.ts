@@ -4,6 +4,7 @@ import { migration002OrgAdmin } from './002-org-admin'
 import { migration003Sites } from './003-sites'
 import { migration004OpenApiTranslations } from './004-openapi-translations'
 import { migration005Reviews } from './005-reviews'
+import { migration006RevisionNodes } from './006-revision-nodes'
 
 /** One file per schema version, in order. */
-export const serviceMigrations: Migration[] = [migration001Core, migration002OrgAdmin, migration003Sites, migration004OpenApiTranslations, migration005Reviews]
+export const serviceMigrations: Migration[] = [migration001Core, migration002OrgAdmin, migration003Sites, migration004OpenApiTranslations, migration005Reviews, migration006RevisionNodes]
