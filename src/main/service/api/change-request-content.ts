@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises'
 import { ContentError, MAX_FILE_BYTES, applyContentChanges, type ApplyResult, type ChangedPage, type ContentChange, type InsertFileInput, type RevisionTree } from '../../content'
 import { splitPageMarkdown } from '../../content/markdown/page-file'
 import { parseLinksAhead, type ChunkLinks, type ParsedRuns } from '../../content/markdown/links'
@@ -111,20 +112,25 @@ export interface ContentWrite {
   result: ApplyResult
 }
 
-/**
- * Applies a batch to the change request's head as one new revision (parent: the old head). Nothing is
- * stored when any change is invalid.
- */
-export function writeChangeRequestContent(ctx: RequestContext, space: Space, cr: ChangeRequest, changes: ContentChange[], message?: string, parsedLinks?: ParsedRuns): ContentWrite {
+/** A batch applied to a change request's head, not stored yet. */
+interface AppliedBatch {
+  head: Revision
+  result: ApplyResult
+}
+
+function applyToHead(ctx: RequestContext, space: Space, cr: ChangeRequest, changes: ContentChange[], parsedLinks?: ParsedRuns): AppliedBatch {
   requireEditable(cr, 'editing its content')
   const head = changeRequestRevision(ctx, cr)
-  let result: ApplyResult
   try {
-    result = applyContentChanges(head.tree, changes, { newId: () => newId(), now: ctx.store.now(), base: revertBase(ctx, space, cr, changes), parsedLinks })
+    return { head, result: applyContentChanges(head.tree, changes, { newId: () => newId(), now: ctx.store.now(), base: revertBase(ctx, space, cr, changes), parsedLinks }) }
   } catch (error) {
     if (error instanceof ContentError) throw badRequest(error.message)
     throw error
   }
+}
+
+/** Stores an applied batch as the change request's new head (parent: the head it was applied to). */
+function storeApplied(ctx: RequestContext, space: Space, cr: ChangeRequest, { head, result }: AppliedBatch, message?: string): ContentWrite {
   return ctx.store.transaction(() => {
     const revision = ctx.store.repo(RevisionsRepository).create({
       spaceId: space.id,
@@ -142,6 +148,49 @@ export function writeChangeRequestContent(ctx: RequestContext, space: Space, cr:
     if (!changeRequest) throw new Error(`change request ${cr.id} vanished during a write`)
     return { changeRequest, revision, result }
   })
+}
+
+/**
+ * Applies a batch to the change request's head as one new revision (parent: the old head). Nothing is
+ * stored when any change is invalid.
+ */
+export function writeChangeRequestContent(ctx: RequestContext, space: Space, cr: ChangeRequest, changes: ContentChange[], message?: string, parsedLinks?: ParsedRuns): ContentWrite {
+  return storeApplied(ctx, space, cr, applyToHead(ctx, space, cr, changes, parsedLinks), message)
+}
+
+/** Above this many characters of markdown and base64 in a batch, its apply and its store take a turn each. */
+const STEP_ABOVE_CHARS = 256 * 1024
+
+function batchChars(changes: ContentChange[]): number {
+  let chars = 0
+  for (const change of Array.isArray(changes) ? changes : []) {
+    const markdown: unknown = (change as { document?: { markdown?: unknown } })?.document?.markdown
+    if (typeof markdown === 'string') chars += markdown.length
+    if (change?.operation === 'insert_files' && Array.isArray(change.files)) for (const file of change.files) if (typeof file?.base64 === 'string') chars += file.base64.length
+  }
+  return chars
+}
+
+/**
+ * `writeChangeRequestContent` for a request: a large batch (a 5 MB page: 20-30 ms to apply, as much to
+ * store) is applied on a turn of the event loop of its own and stored on the next, so that other requests are
+ * answered in between (issue 16). Should the change request have moved meanwhile (another write, a
+ * merge), the batch is applied again to what it is now, on the storing turn.
+ */
+async function writeInSteps(ctx: RequestContext, changes: ContentChange[], parsedLinks?: ParsedRuns): Promise<ContentWrite> {
+  const large = batchChars(changes) > STEP_ABOVE_CHARS
+  // The turn that read the bodies ahead (parseBatchLinksAhead) scanned them all already.
+  if (large) await setImmediate()
+  const { space } = requireSpace(ctx, 'edit')
+  const cr = requireChangeRequest(ctx, space)
+  if (!large) return writeChangeRequestContent(ctx, space, cr, changes, undefined, parsedLinks)
+  const applied = applyToHead(ctx, space, cr, changes, parsedLinks)
+  await setImmediate()
+  const now = requireSpace(ctx, 'edit').space
+  const current = requireChangeRequest(ctx, now)
+  const moved = current.revisionId !== applied.head.id || current.status !== cr.status || current.revisionMergedAncestor !== cr.revisionMergedAncestor
+  if (moved) return writeChangeRequestContent(ctx, now, current, changes, undefined, parsedLinks)
+  return storeApplied(ctx, now, current, applied)
 }
 
 function changeJson(ctx: RequestContext, cr: ChangeRequest, change: ChangedPage) {
@@ -212,8 +261,7 @@ async function updateChangeRequestContent(ctx: RequestContext) {
   requireChangeRequest(ctx, requireSpace(ctx, 'edit').space)
   const changes = await withFetchedFiles((ctx.body as { changes: ContentChange[] }).changes)
   const parsedLinks = await parseBatchLinksAhead(changes)
-  const { space } = requireSpace(ctx, 'edit')
-  const write = writeChangeRequestContent(ctx, space, requireChangeRequest(ctx, space), changes, undefined, parsedLinks)
+  const write = await writeInSteps(ctx, changes, parsedLinks)
   const changeRequest = changeRequestJson(ctx.store, write.changeRequest, ctx.origin)
   if (ctx.query.compat !== false) return ok(changeRequest)
   const view = new RevisionView(ctx.store, write.revision, { origin: ctx.origin, metadata: true })
