@@ -37,12 +37,12 @@ const LABELS: Pieces = {
   tricky: ['https://x.com', 'www.x.com', 'nested [x](y)', 'multi\nline', '![i](j.png)', 'a|b', '``a`b``', '`a'],
 }
 const OTHER_LINKS: Pieces = {
-  plain: ['[a]', '[x](y) ]', '[a][b]'],
-  tricky: ['[a][ref]', '[ref]', '[a](<b c>)', '[a](b "t")', '[a]( b )', '[a](b\n)', '[^1]', '[a](b )'],
+  plain: ['[a]', '[x](y) ]', '[a][b]', '[a](<b c>)', '[a](b "t")', '[a](<b c (1).png> "mention")', '[a](b "mention")', '[a](b  "t" )', '[a](<>)', '[a](<b>)', '[https://a.com/b](https://c.com)', '![https://a.com/b](c.png)', '[x https://a.com/b y](./a.md)'],
+  tricky: ['[a][ref]', '[ref]', '[a]( b )', '[a](b\n)', '[^1]', '[a](b )', '[a](b "t|u")', '[a](b "t\\"u")', '[a](<b>c>)', '[a](<b\\>)', "[a](b 't')", '[a](b "t"x)', '[a](<b c>"t")', '[a](<b\nc>)', '[a](b "t\nu")', '[https://a.com/b] z', '[a](<b&amp;c>)', '[a](<<b>)'],
 }
 const URLS: Pieces = {
-  plain: ['https://example.com/page', 'http://example.com.', 'https://a.b/c.d', 'https://a-b.c/', 'https://x.com/a/', 'https://1.2.3.4/x', 'https://x.com/a.b.'],
-  tricky: ['https://a.b/c_d', 'www.example.com', 'WWW.example.com', 'HTTPS://x.com', 'me@example.com', 'https://localhost', 'https://x.com?a=1', '(https://x.com)', 'https://x.com,', 'xhttps://a.com', 'https://-a.com', 'https://a.com-', 'https://a..com', '"https://x.com/a"', 'https://x.com/.', 'https://a.b/c-', 'https://a_b.com/x'],
+  plain: ['url="https://a.com/b" %}', '"https://x.com/a" ', 'https://example.com/page', 'http://example.com.', 'https://a.b/c.d', 'https://a-b.c/', 'https://x.com/a/', 'https://1.2.3.4/x', 'https://x.com/a.b.'],
+  tricky: ['https://a.b/c_d', 'www.example.com', 'WWW.example.com', 'HTTPS://x.com', 'me@example.com', 'https://localhost', 'https://x.com?a=1', '(https://x.com)', 'https://x.com,', 'xhttps://a.com', 'https://-a.com', 'https://a.com-', 'https://a..com', '"https://x.com/a"', '"https://a.com/b"x', '"https://a.com/b.".', '"https://a.com/b".', 'https://x.com/.', 'https://a.b/c-', 'https://a_b.com/x'],
 }
 const CODE_SPANS: Pieces = {
   plain: ['`a`', '``a`b``', '` `` `', '`[a](b)`', '`https://x.com`', '`\\`'],

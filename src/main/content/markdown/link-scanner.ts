@@ -10,10 +10,12 @@
  *   `link-scanner-html.ts`): other HTML, `<...>` autolinks and destinations,
  * - reference definitions and footnotes (`]:`, `[^`): they change what `[a][b]` and `[a]` are,
  * - nested brackets (`[a [b](c)](d)`, a badge `[![a](b)](c)`), a label or code span across lines,
- * - a destination with a title, spaces, `\`, `&` (escapes and character references are decoded) or backticks,
- * - a bare URL (GFM literal autolink) in anything but a plain shape: `http(s)://` after a space or at the
- *   start of a line, host and path of letters, digits, `-`, `.`, `/`, then a space or the line's end
- *   (a final `.` is left out, as GFM does); `www.` and `@` (emails) are always refused,
+ * - a destination with `\`, `&` (escapes and character references are decoded) or backticks, or spaces
+ *   outside angle brackets, or a title other than `"plain"`,
+ * - a bare URL (GFM literal autolink) in anything but a plain shape: `http(s)://` after a space, a `"` or
+ *   at the start of a line, host and path of letters, digits, `-`, `.`, `/`, then a space, a `"` and a
+ *   space, or the line's end (a final `.` is left out, as GFM does); in a label, a URL is no link when
+ *   the label is a link's or an image's, else refused; `www.` and `@` (emails) are always refused,
  * - `|` inside a link or code span (a table row splits cells before it reads links),
  * - a line indented by four columns, five spaces after a list or quote marker, or a tab (indented code,
  *   or not, depends on the list around it), a fence that is indented or inside a container, more than 8
@@ -40,6 +42,7 @@ const OPEN_PAREN = 40
 const CLOSE_PAREN = 41
 const SPACE = 32
 const BANG = 33
+const QUOTE = 34
 const TAB = 9
 const LESS_THAN = 60
 const GREATER_THAN = 62
@@ -186,6 +189,8 @@ function scanInline(text: string, lineStart: number, lineEnd: number, links: Lin
   let label = -1
   /** Code spans inside the open label, kept until the label's fate is known. */
   let labelCode: Code = []
+  /** A bare URL in the open label: no link once the label is a link's or an image's; else remark decides. */
+  let labelUrl = false
   /** Position of the last `!` read as itself (not escaped): a `[` right after it opens an image. */
   let bang = -2
   let i = lineStart
@@ -216,12 +221,20 @@ function scanInline(text: string, lineStart: number, lineEnd: number, links: Lin
         if (hasPipe(text, label, i)) refuse()
         i = destination(text, i + 2, lineEnd, links)
         image = bang === label - 1
-      } else i++
+      } else {
+        if (labelUrl) refuse()
+        i++
+      }
       if (!image) for (const range of labelCode) code.push(range)
       label = -1
       labelCode = []
+      labelUrl = false
     } else if ((c === 104 || c === 72) && startsWithIgnoringCase(text, i, 'http')) {
-      i = bareUrl(text, i, lineStart, lineEnd, label !== -1, links)
+      if (label === -1) i = bareUrl(text, i, lineStart, lineEnd, links)
+      else {
+        labelUrl = true
+        i += 4
+      }
     } else if ((c === 119 || c === 87) && startsWithIgnoringCase(text, i, 'www.')) {
       refuse()
     } else i++
@@ -255,31 +268,58 @@ function codeSpan(text: string, open: number, lineEnd: number, inLabel: boolean,
   return refuse()
 }
 
-/** The destination of `[label](` from `from`: a plain one closed by `)` on this line, or refused. */
+/**
+ * The destination of `[label](` from `from`, closed by `)` on this line, or refused: plain (balanced
+ * parentheses), or in angle brackets (GitBook's `<a b (1).png>`: the range keeps them, the target not),
+ * then maybe a `"title"` (GitBook's `"mention"`). Returns the index after the `)`.
+ */
 function destination(text: string, from: number, lineEnd: number, links: Links): number {
-  let depth = 0
   let i = from
-  for (; i < lineEnd; i++) {
-    const c = text.charCodeAt(i)
-    if (c <= SPACE || c === 127 || c === BACKSLASH || c === AMPERSAND || c === LESS_THAN || c === BACKTICK) break
-    if (c === OPEN_PAREN) {
-      if (++depth > 8) refuse()
-    } else if (c === CLOSE_PAREN && depth-- === 0) break
+  let target: string
+  if (text.charCodeAt(from) === LESS_THAN) {
+    for (i = from + 1; i < lineEnd; i++) {
+      const c = text.charCodeAt(i)
+      if (c === GREATER_THAN) break
+      if (c === LESS_THAN || c === BACKSLASH || c === AMPERSAND) refuse()
+    }
+    if (i >= lineEnd) refuse()
+    target = text.slice(from + 1, i++)
+  } else {
+    let depth = 0
+    for (; i < lineEnd; i++) {
+      const c = text.charCodeAt(i)
+      if (c <= SPACE || c === 127 || c === BACKSLASH || c === AMPERSAND || c === LESS_THAN || c === BACKTICK) break
+      if (c === OPEN_PAREN) {
+        if (++depth > 8) refuse()
+      } else if (c === CLOSE_PAREN && depth-- === 0) break
+    }
+    if (depth > 0) refuse()
+    target = text.slice(from, i)
   }
-  if (i >= lineEnd || text.charCodeAt(i) !== CLOSE_PAREN || depth !== -1 || hasPipe(text, from, i)) refuse()
-  if (i > from) links.push({ target: text.slice(from, i), start: from, end: i, syntax: 'markdown' })
+  const end = i
+  if (text.charCodeAt(i) === SPACE) {
+    while (text.charCodeAt(i) === SPACE) i++
+    if (text.charCodeAt(i) !== QUOTE) refuse()
+    const close = text.indexOf('"', i + 1)
+    if (close === -1 || close >= lineEnd) refuse()
+    for (let k = i + 1; k < close; k++) if (text.charCodeAt(k) === BACKSLASH) refuse()
+    i = close + 1
+    while (text.charCodeAt(i) === SPACE) i++
+  }
+  if (i >= lineEnd || text.charCodeAt(i) !== CLOSE_PAREN || hasPipe(text, from, i)) refuse()
+  if (target !== '') links.push({ target, start: from, end, syntax: 'markdown' })
   return i + 1
 }
 
 /** A bare `http(s)://` URL at `start` in the plain shape of the top of this file; returns the index after it. */
-function bareUrl(text: string, start: number, lineStart: number, lineEnd: number, inLabel: boolean, links: Links): number {
+function bareUrl(text: string, start: number, lineStart: number, lineEnd: number, links: Links): number {
   const scheme = text.startsWith('https://', start) ? 8 : text.startsWith('http://', start) ? 7 : 0
   if (scheme === 0) {
     // `http` as a word, or in another case / form GFM may still read as a URL.
     return startsWithIgnoringCase(text, start + 4, '://') || startsWithIgnoringCase(text, start + 4, 's://') ? refuse() : start + 4
   }
   const before = start === lineStart ? SPACE : text.charCodeAt(start - 1)
-  if (inLabel || (before !== SPACE && start !== lineStart)) refuse()
+  if (before !== SPACE && before !== QUOTE) refuse()
   let i = start + scheme
   let hostDots = 0
   let inHost = true
@@ -287,6 +327,12 @@ function bareUrl(text: string, start: number, lineStart: number, lineEnd: number
   for (; i < lineEnd; i++) {
     const c = text.charCodeAt(i)
     if (c === SPACE) break
+    if (c === QUOTE) {
+      // GitBook's `url="https://..."`: the quote ends the URL when a space or the line's end follows.
+      const after = text.charCodeAt(i + 1)
+      if ((i + 1 < lineEnd && after !== SPACE) || previous === DOT) refuse()
+      break
+    }
     if (c === DOT) {
       if (previous === DOT || previous === SLASH) refuse()
       if (inHost) hostDots++
