@@ -160,7 +160,7 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         const hash = bytes === remote && action.oid !== '' ? action.oid : gitBlobOid(bytes)
         // Before writing a temp file for nothing; `write` checks again right before its rename.
         await expectWritable(action.path, action.expect)
-        await files.write(action.path, bytes, action.expect)
+        await files.write(action.path, bytes, action.expect, hash === action.oid)
         ;(hash === action.oid ? commitMatching : commit)(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
         folderSyncs.wrote()
         return

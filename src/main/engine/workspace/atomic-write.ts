@@ -144,11 +144,16 @@ export interface GuardOptions {
 
 const HOLD_OPEN = process.platform !== 'win32'
 
-/** Renames `temp` over `target` only if `target` still hashes to `expect` (undefined: nothing is there). */
-export async function replaceIfUnchanged(temp: string, target: string, expect: string | undefined, label: string, guard: GuardOptions): Promise<void> {
+/**
+ * Renames `temp` over `target` only if `target` still hashes to `expect` (undefined: nothing is there).
+ * `offThread`: a new file (nothing expected) is linked in place on the thread pool rather than in this
+ * turn, so the event loop does not wait while other writes hold the folder's lock; only for bytes whose
+ * record may wait (a kill before the caller journals them must leave a file the next pass adopts).
+ */
+export async function replaceIfUnchanged(temp: string, target: string, expect: string | undefined, label: string, guard: GuardOptions, offThread = false): Promise<void> {
   try {
     if (expect === undefined) {
-      await createExclusive(temp, target, label)
+      await (offThread ? createExclusiveOffThread(temp, target, label) : createExclusive(temp, target, label))
       return
     }
     let placed: BigIntStats | undefined
@@ -282,6 +287,21 @@ async function createExclusive(temp: string, target: string, label: string): Pro
   } catch {
     // Removed by the next pass's sweep of temp files.
   }
+}
+
+/** `createExclusive` with its link and the temp's removal on the thread pool. */
+async function createExclusiveOffThread(temp: string, target: string, label: string): Promise<void> {
+  try {
+    await fs.link(temp, target)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? ''
+    if (code === 'EEXIST') throw new LocalFileChanged(label, 'appeared')
+    if (!NO_HARD_LINKS.has(code)) throw error
+    // Without hard links, the check and the rename stay in one turn.
+    return createExclusive(temp, target, label)
+  }
+  // A temp left by a kill here is removed by the next pass's sweep of temp files.
+  await fs.unlink(temp).catch(() => {})
 }
 
 /** Makes the names in `dir` (renames, new files) durable. */

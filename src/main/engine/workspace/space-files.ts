@@ -27,8 +27,11 @@ export interface SpaceFiles {
   // The three steps below happen only if the file still is what the plan saw (`expect`: its hash;
   // undefined: nothing there), checked right before the step itself; otherwise they throw
   // `LocalFileChanged` and leave the writer's bytes alone (atomic-write.ts says what window remains).
-  /** Atomic: readers see the old or the new content, never a mix. Durable once `flush` has run, when there is one. */
-  write(path: string, data: Uint8Array, expect: string | undefined): Promise<void>
+  /**
+   * Atomic: readers see the old or the new content, never a mix. Durable once `flush` has run, when there
+   * is one. `asRemote`: `data` is exactly the remote oid's bytes (its journal record may wait).
+   */
+  write(path: string, data: Uint8Array, expect: string | undefined, asRemote?: boolean): Promise<void>
   /**
    * `write` from bytes as they arrive, never held whole. They must hash to `oid` (when given): checked
    * once all are on disk and before anything is replaced. Returns their hash.

@@ -89,12 +89,14 @@ export class SpaceFolder implements SpaceFiles {
 
   /**
    * Atomic, and only over the file the plan saw (`expect`: its hash; undefined: nothing there); durable
-   * once `flush` has run (the folder sync is shared by every file written to it).
+   * once `flush` has run (the folder sync is shared by every file written to it). `asRemote`: `data` is
+   * exactly the remote oid's bytes, so a new file may be put in place off the event loop
+   * (replaceIfUnchanged's `offThread`).
    */
-  async write(relative: string, data: Uint8Array, expect: string | undefined): Promise<void> {
+  async write(relative: string, data: Uint8Array, expect: string | undefined, asRemote = false): Promise<void> {
     const full = await this.realEntry(relative, 'write', true, expect === undefined)
     const temp = await writeTempFile(path.dirname(full), path.basename(full), data)
-    await this.commit(temp, full, relative, expect)
+    await this.commit(temp, full, relative, expect, asRemote)
   }
 
   /**
@@ -104,14 +106,15 @@ export class SpaceFolder implements SpaceFiles {
   async writeStream(relative: string, body: ByteStream, expect: string | undefined, oid: string | undefined): Promise<string> {
     const full = await this.realEntry(relative, 'write', true, expect === undefined)
     const { temp, hash } = await writeTempStream(path.dirname(full), path.basename(full), body)
-    await this.commit(temp, full, relative, expect, () => {
+    // Bytes proven to be the oid's are the remote version (see `write`'s `asRemote`).
+    await this.commit(temp, full, relative, expect, oid !== undefined, () => {
       if (oid !== undefined && hash !== oid) throw new Error(`the service sent content for ${relative} that does not match its oid`)
     })
     return hash
   }
 
   /** Puts a written temp file in place of `full` unless the file changed from `expect`; the temp goes when a check refuses. */
-  private async commit(temp: string, full: string, relative: string, expect: string | undefined, check?: () => void): Promise<void> {
+  private async commit(temp: string, full: string, relative: string, expect: string | undefined, asRemote: boolean, check?: () => void): Promise<void> {
     try {
       check?.()
       await this.options.beforeCommit?.('write', relative)
@@ -120,7 +123,7 @@ export class SpaceFolder implements SpaceFiles {
       throw error
     }
     try {
-      await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative))
+      await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative), asRemote)
     } catch (error) {
       // Onto nothing, the name is looked at only when the link refused it (realEntry skipped the lstat).
       if (expect === undefined && error instanceof LocalFileChanged && lstatSync(full, { throwIfNoEntry: false })?.isSymbolicLink()) throw this.linkAtName(relative, 'write')
