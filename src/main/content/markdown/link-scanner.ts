@@ -55,10 +55,11 @@ const HYPHEN = 45
 /** Block quote and list markers on one line, at most. */
 const MAX_CONTAINERS = 8
 
-/** Thrown inside the scan when the run needs remark; never escapes `scanChunkLinks`. */
+/** Thrown inside the scan when the run needs remark; never escapes `scanChunkLinks`. One instance: no stack to capture. */
 class NeedsParser extends Error {}
+const NEEDS_PARSER = new NeedsParser('the run needs remark')
 const refuse = (): never => {
-  throw new NeedsParser()
+  throw NEEDS_PARSER
 }
 
 /** The run's links and code ranges, or `undefined` when only remark can tell (see the top of this file). */
@@ -71,7 +72,7 @@ export function scanChunkLinks(text: string): ChunkLinks | undefined {
   try {
     scanLines(text, links, code)
   } catch (error) {
-    if (error instanceof NeedsParser) return undefined
+    if (error === NEEDS_PARSER) return undefined
     throw error
   }
   return { links, code }

@@ -3,7 +3,9 @@
  * megabyte, and a service that parsed a large page on its event loop answered nothing else meanwhile.
  * `parseRunsOffThread` (a `RunParser` for `parseLinksAhead`) hands the runs to a small pool of workers
  * in batches, each worker taking the next batch when it is done, and resolves with their results in
- * order; the event loop only sends and receives messages.
+ * order; the event loop only sends and receives messages. Runs of plain prose never come here:
+ * `parseLinksAhead` reads them with the linear scanner (`content/markdown/link-scanner.ts`) first, so the
+ * pool gets only what needs remark (HTML of other shapes, definitions, nested brackets...).
  *
  * Where the worker's script comes from:
  * - the compiled CLI (scripts/build-cli.mjs) bundles `worker.ts` as an entry of its own and defines
