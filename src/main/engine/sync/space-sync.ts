@@ -113,10 +113,12 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
     journal: {
       record: (entry) => {
         cache.recordJournal(space.id, entry)
+        // Dropped whatever the entry (a page written with local links too): its bytes are on disk now.
+        const written = downloaded.get(entry.id)
+        downloaded.delete(entry.id)
         if (entry.kind !== 'page' || entry.baseHash !== entry.oid) return
         // An adopted file already holds the remote version: its own bytes are the text.
-        const bytes = downloaded.get(entry.id) ?? adoptedBytes(files.root, entry.path, entry.oid)
-        downloaded.delete(entry.id)
+        const bytes = written ?? adoptedBytes(files.root, entry.path, entry.oid)
         if (bytes !== undefined) cache.pageBases.remember(space.id, entry.oid, Buffer.from(bytes).toString('utf8'))
       },
       forget: (id, kind) => cache.forgetJournal(space.id, id, kind),
