@@ -46,7 +46,14 @@ export function extractLinks(body: string, mayContain?: (text: string) => boolea
   const found = linksIn(body, mayContain, parsed)
   if (found.length === 0) return []
   const lines = new LineIndex(body)
-  return found.map((link) => ({ kind: classifyTarget(link.target), target: link.target, ...lines.locate(link.start), start: link.start, end: link.end, syntax: link.syntax }))
+  // A large page links to the same targets many times over.
+  const kinds = new Map<string, LinkKind>()
+  const kindOf = (target: string): LinkKind => {
+    let kind = kinds.get(target)
+    if (kind === undefined) kinds.set(target, (kind = classifyTarget(target)))
+    return kind
+  }
+  return found.map((link) => ({ kind: kindOf(link.target), target: link.target, ...lines.locate(link.start), start: link.start, end: link.end, syntax: link.syntax }))
 }
 
 /** A link's target and where it is written, before its kind and line are worked out. */
