@@ -12,10 +12,11 @@
  * - nested brackets (`[a [b](c)](d)`, a badge `[![a](b)](c)`), a label or code span across lines,
  * - a destination with `\`, `&` (escapes and character references are decoded) or backticks, or spaces
  *   outside angle brackets, or a title other than `"plain"`,
- * - a bare URL (GFM literal autolink) in anything but a plain shape: `http(s)://` after a space, a `"` or
- *   at the start of a line, host and path of letters, digits, `-`, `.`, `/`, then a space, a `"` and a
- *   space, or the line's end (a final `.` is left out, as GFM does); in a label, a URL is no link when
- *   the label is a link's or an image's, else refused; `www.` and `@` (emails) are always refused,
+ * - a bare URL (GFM literal autolink) in anything but a plain shape: `http(s)://` after a space, `"`, `(`
+ *   or at the start of a line, a host of letters, digits, `-`, `.`, a path that may add `_~%=+#?:&` but
+ *   ends in a letter, digit or `/`, then a space, the line's end, or a `"` or `)` before those (a final
+ *   `.` is left out, as GFM does); in a label, a URL is no link when the label is a link's or an image's,
+ *   else refused; `www.` and `@` (emails) are always refused,
  * - `|` inside a link or code span (a table row splits cells before it reads links),
  * - a line indented by four columns, five spaces after a list or quote marker, or a tab (indented code,
  *   or not, depends on the list around it), a fence that is indented or inside a container, more than 8
@@ -312,7 +313,10 @@ function destination(text: string, from: number, lineEnd: number, links: Links):
   return i + 1
 }
 
-/** A bare `http(s)://` URL at `start` in the plain shape of the top of this file; returns the index after it. */
+/**
+ * A bare `http(s)://` URL at `start` in the plain shape of the top of this file; returns the index after
+ * it. GFM trims trailing punctuation and an unbalanced `)` off a URL: only the plain cases are read here.
+ */
 function bareUrl(text: string, start: number, lineStart: number, lineEnd: number, links: Links): number {
   const scheme = text.startsWith('https://', start) ? 8 : text.startsWith('http://', start) ? 7 : 0
   if (scheme === 0) {
@@ -320,7 +324,7 @@ function bareUrl(text: string, start: number, lineStart: number, lineEnd: number
     return startsWithIgnoringCase(text, start + 4, '://') || startsWithIgnoringCase(text, start + 4, 's://') ? refuse() : start + 4
   }
   const before = start === lineStart ? SPACE : text.charCodeAt(start - 1)
-  if (before !== SPACE && before !== QUOTE) refuse()
+  if (before !== SPACE && before !== QUOTE && before !== OPEN_PAREN) refuse()
   let i = start + scheme
   let hostDots = 0
   let inHost = true
@@ -328,10 +332,13 @@ function bareUrl(text: string, start: number, lineStart: number, lineEnd: number
   for (; i < lineEnd; i++) {
     const c = text.charCodeAt(i)
     if (c === SPACE) break
-    if (c === QUOTE) {
-      // GitBook's `url="https://..."`: the quote ends the URL when a space or the line's end follows.
-      const after = text.charCodeAt(i + 1)
-      if ((i + 1 < lineEnd && after !== SPACE) || previous === DOT) refuse()
+    if (c === QUOTE || c === CLOSE_PAREN) {
+      // GitBook's `url="https://..."`, or `(see https://...)`: the URL ends there when a space or the
+      // line's end follows (after `)`, maybe a `.` or `,` first), and it does not end in a `.` itself.
+      let after = i + 1
+      const next = text.charCodeAt(after)
+      if (c === CLOSE_PAREN && (next === DOT || next === 44)) after++
+      if ((after < lineEnd && text.charCodeAt(after) !== SPACE) || previous === DOT) refuse()
       break
     }
     if (c === DOT) {
@@ -340,7 +347,7 @@ function bareUrl(text: string, start: number, lineStart: number, lineEnd: number
     } else if (c === SLASH) {
       if (inHost && previous === DOT) refuse()
       inHost = false
-    } else if (!(isAsciiAlphanumeric(c) || c === HYPHEN)) refuse()
+    } else if (!(isAsciiAlphanumeric(c) || c === HYPHEN || (!inHost && isPathPunctuation(c)))) refuse()
     previous = c
   }
   let end = i
@@ -348,10 +355,17 @@ function bareUrl(text: string, start: number, lineStart: number, lineEnd: number
     end-- // a final `.` ends the sentence, not the URL
     if (inHost) hostDots--
   }
+  // Any other punctuation at the end is GFM's to trim.
+  if (!inHost && isPathPunctuation(text.charCodeAt(end - 1))) refuse()
   const host = inHost ? end : text.indexOf('/', start + scheme)
   if (hostDots < 1 || host <= start + scheme || text.charCodeAt(start + scheme) === HYPHEN) refuse()
   links.push({ target: text.slice(start, end), start, end, syntax: 'autolink' })
   return i
+}
+
+/** Punctuation read inside a URL's path, query or fragment: `_ ~ % = + # ? : &`. */
+function isPathPunctuation(c: number): boolean {
+  return c === 95 || c === 126 || c === 37 || c === 61 || c === 43 || c === 35 || c === 63 || c === 58 || c === AMPERSAND
 }
 
 function hasPipe(text: string, from: number, to: number): boolean {
