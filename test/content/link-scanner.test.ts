@@ -103,13 +103,15 @@ describe('link scanner on hostile input', () => {
     ['an HTML block of tags', '<div>\n' + repeat('<a href="x.md"><img src="y.png"></a>\n')],
     ['an HTML block of src attributes', '<div>\n<img' + repeat(' src="a"')],
   ])('scans a 5 MB line of %s in time linear in its size', (_, text) => {
-    // The plain pass: one read of every character. The scanner may do a few times that, never more.
+    // The plain pass: one read of every character. The scanner does a few tens of times that where it
+    // finds a link or a tag every few characters (measured: 3 to 36, the same at 1 MB and at 5 MB); a
+    // pass that went back over the text would be thousands of times slower at this size.
     const plain = cpu(() => {
       let sum = 0
       for (let i = 0; i < text.length; i++) sum = (sum + text.charCodeAt(i)) | 0
       return sum
     })
     const scan = cpu(() => scanChunkLinks(text))
-    expect(scan / plain).toBeLessThan(40)
+    expect(scan / plain).toBeLessThan(100)
   })
 })
