@@ -82,15 +82,21 @@ export function assetPaths(files: TreeFile[]): Map<string, string> {
   const taken = new Set<string>()
   const paths = new Map<string, string>()
   for (const file of files) {
-    const name = assetFileName(file.name)
-    const dot = name.lastIndexOf('.')
-    const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, '']
-    let candidate = name
-    for (let n = 1; taken.has(candidate); n++) candidate = `${stem} (${n})${extension}`
-    taken.add(candidate)
-    paths.set(file.id, `${ASSETS_FOLDER}/${candidate}`)
+    const path = assetPath(file.name, (candidate) => taken.has(candidate))
+    taken.add(path)
+    paths.set(file.id, path)
   }
   return paths
+}
+
+/** The asset path of a file named `name` placed after files whose paths `taken` tells (see `assetPaths`). */
+export function assetPath(name: string, taken: (path: string) => boolean): string {
+  const safe = assetFileName(name)
+  const dot = safe.lastIndexOf('.')
+  const [stem, extension] = dot > 0 ? [safe.slice(0, dot), safe.slice(dot)] : [safe, '']
+  let candidate = `${ASSETS_FOLDER}/${safe}`
+  for (let n = 1; taken(candidate); n++) candidate = `${ASSETS_FOLDER}/${stem} (${n})${extension}`
+  return candidate
 }
 
 /** A file name safe as one path segment. */
@@ -99,7 +105,7 @@ function assetFileName(name: string): string {
 }
 
 /** A slug safe as one path segment (explicit slugs are not guaranteed to be). */
-function pathSegment(slug: string): string {
+export function pathSegment(slug: string): string {
   return safeSegment(slug, 'untitled')
 }
 
@@ -110,7 +116,7 @@ function safeSegment(name: string, fallback: string): string {
 }
 
 /** Names used in one folder, compared case-insensitively. */
-class FolderNames {
+export class FolderNames {
   private readonly files = new Set<string>()
   private readonly folders = new Set<string>()
 

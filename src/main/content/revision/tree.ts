@@ -102,9 +102,12 @@ export function frozenCopy<T>(value: T): T {
   return copy as T
 }
 
-/** Whether `tree` was frozen all the way down by `deepFreeze` or `frozenCopy` (a stored revision's tree). */
-export function isDeeplyFrozen(tree: RevisionTree): boolean {
-  return deeplyFrozen.has(tree)
+/**
+ * Whether `value` was frozen all the way down by `deepFreeze` or `frozenCopy` (a stored revision's tree,
+ * or any page of it): what is derived from it can be kept by its identity.
+ */
+export function isDeeplyFrozen(value: object): boolean {
+  return deeplyFrozen.has(value)
 }
 
 /**

@@ -24,6 +24,11 @@ export class RevisionCache<T> {
     return value
   }
 
+  /** The value kept for `key`, if any, without counting as a use. */
+  peek(key: string): T | undefined {
+    return this.entries.get(key)
+  }
+
   get size(): number {
     return this.entries.size
   }

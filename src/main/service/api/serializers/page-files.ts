@@ -5,6 +5,9 @@
  * redid that for every page, and every read of a page for each page below it (a page's answer carries
  * its children). Bounded by the characters kept; the least recently read go first.
  */
+import { isDeeplyFrozen } from '../../../content/revision/tree'
+import type { TreePage } from '../../../content/types'
+
 export interface PageFile {
   markdown: string
   oid: string
@@ -14,14 +17,18 @@ export interface PageFile {
 const BUDGET_CHARS = 32 * 1024 * 1024
 
 export class PageFileCache {
-  private readonly files = new Map<string, PageFile>()
+  private readonly files = new Map<string | number, PageFile>()
   private kept = 0
 
   constructor(private readonly budget = BUDGET_CHARS) {}
 
-  /** The page file of `pageId` in `revisionId`, made by `make` the first time. */
-  get(revisionId: string, pageId: string, make: () => PageFile): PageFile {
-    const key = `${revisionId}\0${pageId}`
+  /**
+   * The page file of `page` in `revisionId`, made by `make` the first time. A page of a stored revision
+   * is frozen, and a revision written by an edit shares every page the edit did not touch with its
+   * parent: such a page is kept by its identity, so a new revision's untouched pages are not made again.
+   */
+  get(revisionId: string, page: TreePage, make: () => PageFile): PageFile {
+    const key = isDeeplyFrozen(page) ? pageKey(page) : `${revisionId}\0${page.id}`
     const known = this.files.get(key)
     if (known) {
       // Most recently read last.
@@ -40,6 +47,16 @@ export class PageFileCache {
     }
     return file
   }
+}
+
+/** A number per frozen page object, so that the cache holds no page (nor the tree below it) alive. */
+const pageKeys = new WeakMap<TreePage, number>()
+let lastPageKey = 0
+
+function pageKey(page: TreePage): number {
+  let key = pageKeys.get(page)
+  if (key === undefined) pageKeys.set(page, (key = ++lastPageKey))
+  return key
 }
 
 /** The service's one cache (a process serves one store). */

@@ -1,9 +1,11 @@
-import { computeGitPaths, gitBlobOid, markdownToDocument, resolveRelativePath, rewriteLinks, serializePageMarkdown, type ContentRef, type JSONDocument, type PageLayout, type PageMetadata, type TreeFile, type TreePage, type TreeReusableContent } from '../../../content'
+import { gitBlobOid, markdownToDocument, resolveRelativePath, rewriteLinks, serializePageMarkdown, type ContentRef, type JSONDocument, type PageLayout, type PageMetadata, type TreeFile, type TreePage, type TreeReusableContent } from '../../../content'
 import { includePath, parseIncludeFile } from '../../../content/gitsync/include-file'
 import type { ServiceStore } from '../../store/service-store'
 import { RevisionsRepository, type Revision } from '../../store/revisions'
 import { signedDownloadUrl } from '../downloads'
+import { RevisionCache } from '../../content-index/revision-cache'
 import { pageFiles, type PageFile } from './page-files'
+import { buildRevisionIndex, deriveRevisionIndex, type RevisionIndex } from './revision-index'
 import { appUrl } from '../urls'
 
 /**
@@ -47,48 +49,37 @@ const safeDecode = (value: string) => {
 
 const isAbsoluteUrl = (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value)
 
-/** What a revision's tree gives once: paths and lookups by id and by path. */
-interface RevisionIndex {
-  gitPaths: Map<string, string>
-  /** Git path -> page or file id. */
-  idsByGitPath: Map<string, string>
-  apiPaths: Map<string, string>
-  /** API path -> page id (the first page in tree order, as a walk would find it). */
-  pagesByApiPath: Map<string, string>
-  pages: Map<string, TreePage>
-  files: Map<string, TreeFile>
+/** Paths by page or file id, looked up one at a time. */
+export interface PathsById {
+  get(id: string): string | undefined
 }
 
 /**
  * Revisions are immutable and the store hands out one shared, frozen object per revision, so what is
- * derived from a tree is kept beside it: without this every page read walked the whole space.
+ * derived from a tree is kept beside it: without this every page read walked the whole space. The
+ * recent ones are also kept by id, for a revision read next to derive its index from its parent's
+ * (revision-index.ts): the first read after a write then costs the write, not the space.
  */
 const indexes = new WeakMap<Revision, RevisionIndex>()
+const recentIndexes = new RevisionCache<RevisionIndex>(64)
 
 function revisionIndex(revision: Revision): RevisionIndex {
   let index = indexes.get(revision)
   if (index) return index
-  const gitPaths = computeGitPaths(revision.tree)
-  const idsByGitPath = new Map<string, string>()
-  for (const [id, path] of gitPaths) if (!idsByGitPath.has(path)) idsByGitPath.set(path, id)
-  const apiPaths = new Map<string, string>()
-  const pagesByApiPath = new Map<string, string>()
-  const pages = new Map<string, TreePage>()
-  const walk = (list: readonly TreePage[], prefix: string) => {
-    for (const page of list) {
-      const path = prefix === '' ? page.slug : `${prefix}/${page.slug}`
-      apiPaths.set(page.id, path)
-      if (!pagesByApiPath.has(path)) pagesByApiPath.set(path, page.id)
-      if (!pages.has(page.id)) pages.set(page.id, page)
-      walk(page.pages, path)
-    }
-  }
-  walk(revision.tree.pages, '')
-  const files = new Map<string, TreeFile>()
-  for (const file of revision.tree.files) if (!files.has(file.id)) files.set(file.id, file)
-  index = { gitPaths, idsByGitPath, apiPaths, pagesByApiPath, pages, files }
+  index = derivedFromParent(revision) ?? buildRevisionIndex(revision.tree)
   indexes.set(revision, index)
+  const kept = index
+  recentIndexes.get(revision.id, () => kept)
   return index
+}
+
+function derivedFromParent(revision: Revision): RevisionIndex | undefined {
+  for (const parentId of revision.parents) {
+    const parent = recentIndexes.peek(parentId)
+    const derived = parent && deriveRevisionIndex(parent, revision.tree)
+    if (derived) return derived
+  }
+  return undefined
 }
 
 /**
@@ -107,13 +98,15 @@ export class RevisionView {
   }
 
   /** Page id -> Git Sync file path, file id -> asset path. */
-  get gitPaths(): Map<string, string> {
-    return revisionIndex(this.revision).gitPaths
+  get gitPaths(): PathsById {
+    const index = revisionIndex(this.revision)
+    return { get: (id) => index.gitPath(id) }
   }
 
   /** Page id -> API `path`: the slugs from the root, groups included. */
-  get apiPaths(): Map<string, string> {
-    return revisionIndex(this.revision).apiPaths
+  get apiPaths(): PathsById {
+    const index = revisionIndex(this.revision)
+    return { get: (id) => index.apiPath(id) }
   }
 
   /** The page file exactly as Git Sync writes it: front matter, `# Title`, body. Documents only. */
@@ -123,7 +116,7 @@ export class RevisionView {
 
   /** The page file and its git oid, made once per page of a revision (page-files.ts). */
   private pageFile(page: TreePage): PageFile {
-    return pageFiles.get(this.revision.id, page.id, () => {
+    return pageFiles.get(this.revision.id, page, () => {
       const markdown = serializePageMarkdown({ title: page.title, metadata: page.metadata, body: this.body(page), shape: page.shape })
       return { markdown, oid: gitBlobOid(markdown) }
     })
@@ -136,17 +129,30 @@ export class RevisionView {
     return bytes.toString('utf8')
   }
 
+  /**
+   * The first page in tree order whose API path is `path`. Only pages whose path leads to it are
+   * visited: a page's subpages' paths all start with its own (but below an empty one).
+   */
   pageByPath(path: string): TreePage | undefined {
-    const id = revisionIndex(this.revision).pagesByApiPath.get(path.replace(/^\/+|\/+$/g, ''))
-    return id === undefined ? undefined : this.findPage(id)
+    const target = path.replace(/^\/+|\/+$/g, '')
+    const visit = (pages: readonly TreePage[], prefix: string): TreePage | undefined => {
+      for (const page of pages) {
+        const own = prefix === '' ? page.slug : `${prefix}/${page.slug}`
+        if (own === target) return page
+        const found = own === '' || target.startsWith(`${own}/`) ? visit(page.pages, own) : undefined
+        if (found) return found
+      }
+      return undefined
+    }
+    return visit(this.revision.tree.pages, '')
   }
 
   findPage(id: string): TreePage | undefined {
-    return revisionIndex(this.revision).pages.get(id)
+    return revisionIndex(this.revision).page(id)
   }
 
   findFile(id: string): TreeFile | undefined {
-    return revisionIndex(this.revision).files.get(id)
+    return revisionIndex(this.revision).file(id)
   }
 
   findReusableContent(id: string): TreeReusableContent | undefined {
@@ -277,7 +283,7 @@ export class RevisionView {
     const anchor = hash >= 0 ? target.slice(hash + 1) : ''
     const resolved = resolveRelativePath(gitPath, filePart)
     if (resolved === undefined) return undefined
-    const id = revisionIndex(this.revision).idsByGitPath.get(resolved)
+    const id = revisionIndex(this.revision).idAtGitPath(resolved)
     if (id === undefined) return undefined
     if (this.findFile(id)) return { kind: 'file', file: id }
     return anchor ? { kind: 'anchor', page: id, anchor } : { kind: 'page', page: id }
@@ -291,7 +297,7 @@ export class RevisionView {
       ref = { kind: 'url', url: metadata.cover }
     } else {
       const target = resolveRelativePath(gitPath, safeDecode(metadata.cover.replace(/^<|>$/g, '')))
-      const id = target === undefined ? undefined : revisionIndex(this.revision).idsByGitPath.get(target)
+      const id = target === undefined ? undefined : revisionIndex(this.revision).idAtGitPath(target)
       if (id !== undefined && this.findFile(id)) ref = { kind: 'file', file: id }
     }
     if (!ref) return undefined
