@@ -70,6 +70,8 @@ export async function writeTempFile(dir: string, name: string, data: string | Ui
 const O_DSYNC = constants.O_DSYNC ?? 0
 /** Bytes Node writes in one write(2) (its writeFile chunk): a file this size is one synchronous write. */
 const ONE_WRITE = 512 * 1024
+/** A download this size arrives in one or a few chunks: each written synchronously costs less than an fsync's round trip. */
+const FEW_CHUNKS = 32 * 1024
 
 /**
  * `writeTempFile` from bytes as they arrive (a download), never held whole, hashed as they are written
@@ -99,7 +101,7 @@ export async function writeTempStream(dir: string, name: string, body: ByteStrea
       for (let at = 0; at < chunk.byteLength; ) at += (await handle.write(chunk, at, chunk.byteLength - at)).bytesWritten
     }
     if (written !== size) throw new Error(`${name}: the download ended after ${written} of the ${size} bytes it announced`)
-  })
+  }, O_DSYNC !== 0 && size <= FEW_CHUNKS)
   return { temp, hash: hash.digest('hex') }
 }
 
