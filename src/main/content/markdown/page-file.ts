@@ -66,8 +66,21 @@ export function splitPageMarkdown(source: string): PageFileParts {
 export function keptShape(parts: PageFileParts, page: { title?: string; metadata: PageMetadata }): PageFileShape | undefined {
   const { shape } = parts
   if (!shape) return undefined
+  if (canonicalAround(parts.body, page) === shape.head && shape.tail === '\n') return undefined
   const canonical = serializePageMarkdown({ title: page.title, metadata: page.metadata, body: parts.body })
   return canonical === shape.head + parts.body + shape.tail ? undefined : { head: shape.head, tail: shape.tail }
+}
+
+/**
+ * What Git Sync writes before a non-empty, already normalized body (the file is that, the body and one
+ * newline), or undefined for any other body. Comparing it with a page's head tells that most pages have
+ * the canonical form without writing out, and comparing, the whole file: a 5 MB page's apply did both.
+ */
+function canonicalAround(body: string, page: { title?: string; metadata: PageMetadata }): string | undefined {
+  if (body === '' || normalizeBody(body) !== body) return undefined
+  const yaml = dumpFrontMatter(page.metadata)
+  const title = normalizeTitle(page.title ?? '')
+  return (yaml === '' ? '' : `---\n${yaml}---\n\n`) + (title === '' ? '' : `# ${titleSource(title)}\n\n`)
 }
 
 /**
