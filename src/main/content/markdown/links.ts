@@ -43,7 +43,40 @@ const GITBOOK_TAG = /\{%.*?%\}/dgs
  * cares about some targets need not parse the rest.
  */
 export function extractLinks(body: string, mayContain?: (text: string) => boolean, parsed?: ParsedRuns): MarkdownLink[] {
-  const found = linksIn(body, mayContain, parsed)
+  return runToEnd(linksWithPositions(body, mayContain, parsed))
+}
+
+/**
+ * `extractLinks` over several turns: `pause` is awaited every few milliseconds of work (runs read, links
+ * located), so a server's other requests are answered while a large page's tens of thousands of links
+ * are listed. Same result as `extractLinks`.
+ */
+export async function extractLinksInSlices(
+  body: string,
+  mayContain: ((text: string) => boolean) | undefined,
+  parsed: ParsedRuns | undefined,
+  pause: () => Promise<void>,
+): Promise<MarkdownLink[]> {
+  const steps = linksWithPositions(body, mayContain, parsed)
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value
+    await pause()
+  }
+}
+
+/** Runs a generator of `linksIn`'s kind in one turn, ignoring its pause points. */
+function runToEnd<T>(steps: Generator<void, T>): T {
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
+}
+
+/** Links handled between two pause points of the generators below: a few milliseconds. */
+const LINKS_PER_SLICE = 4000
+/** Characters of runs read between two pause points (a lookup or a scan per run). */
+const RUN_CHARS_PER_SLICE = 256 * 1024
+
+/** `extractLinks`, yielding at its pause points. */
+function* linksWithPositions(body: string, mayContain?: (text: string) => boolean, parsed?: ParsedRuns): Generator<void, MarkdownLink[]> {
+  const found = yield* linksIn(body, mayContain, parsed)
   if (found.length === 0) return []
   const lines = new LineIndex(body)
   // A large page links to the same targets many times over.
@@ -53,7 +86,13 @@ export function extractLinks(body: string, mayContain?: (text: string) => boolea
     if (kind === undefined) kinds.set(target, (kind = classifyTarget(target)))
     return kind
   }
-  return found.map((link) => ({ kind: kindOf(link.target), target: link.target, ...lines.locate(link.start), start: link.start, end: link.end, syntax: link.syntax }))
+  const links: MarkdownLink[] = new Array<MarkdownLink>(found.length)
+  for (let i = 0; i < found.length; i++) {
+    const link = found[i]
+    links[i] = { kind: kindOf(link.target), target: link.target, ...lines.locate(link.start), start: link.start, end: link.end, syntax: link.syntax }
+    if ((i + 1) % LINKS_PER_SLICE === 0) yield
+  }
+  return links
 }
 
 /** A link's target and where it is written, before its kind and line are worked out. */
@@ -64,14 +103,21 @@ interface FoundLink {
   syntax: LinkSyntax
 }
 
-/** What `extractLinks` finds, without the kind and line of each (a rewrite needs neither). */
-function linksIn(body: string, mayContain?: (text: string) => boolean, parsed?: ParsedRuns): FoundLink[] {
+/** What `extractLinks` finds, without the kind and line of each (a rewrite needs neither); yields at pause points. */
+function* linksIn(body: string, mayContain?: (text: string) => boolean, parsed?: ParsedRuns, ranges?: Array<[number, number]>): Generator<void, FoundLink[]> {
+  const listed = listedAhead(body, mayContain)
+  if (listed) return listed
   const found: FoundLink[] = []
   const code: Array<[number, number]> = []
   // Ruled out as a whole, no run can match: no split either.
-  const runs: Array<[number, number]> = mayContain && !mayContain(body) ? [] : topLevelChunks(body, CHUNK_CHARS)
+  const runs: Array<[number, number]> = mayContain && !mayContain(body) ? [] : (ranges ?? topLevelChunks(body, CHUNK_CHARS))
   const read: Array<[number, number]> = []
+  let sinceYield = 0
   for (const [from, to] of runs) {
+    if ((sinceYield += to - from) >= RUN_CHARS_PER_SLICE) {
+      sinceYield = 0
+      yield
+    }
     const text = body.slice(from, to)
     if (mayContain && !mayContain(text)) continue
     read.push([from, to])
@@ -80,6 +126,7 @@ function linksIn(body: string, mayContain?: (text: string) => boolean, parsed?: 
     for (const [start, end] of chunk.code) code.push([from + start, from + end])
   }
   if (read.length === 0) return found
+  yield
 
   // GitBook tags are plain paragraph text to remark, so they are found by pattern, outside code
   // (and only in the runs parsed, the only ones whose code is known).
@@ -95,6 +142,7 @@ function linksIn(body: string, mayContain?: (text: string) => boolean, parsed?: 
   const tags = matchesIn(body, 0, body.length, GITBOOK_TAG)
   const inTag = rangeLookup(tags.map((tag) => [tag.start, tag.end]))
   const kept = tags.length === 0 ? found : found.filter((link) => !(link.syntax === 'autolink' && inTag(link.start)))
+  yield
   // Nearly in order already (a link around an image comes before the image's target): a cheap sort.
   return kept.sort((a, b) => a.start - b.start)
 }
@@ -119,7 +167,8 @@ export async function parseLinksAhead(body: string, mayContain: ((text: string) 
   if (mayContain && !mayContain(body)) return runs
   const missing = new Set<string>()
   let scannedChars = 0
-  for (const [from, to] of topLevelChunks(body, CHUNK_CHARS)) {
+  const ranges = topLevelChunks(body, CHUNK_CHARS)
+  for (const [from, to] of ranges) {
     const text = body.slice(from, to)
     if ((mayContain && !mayContain(text)) || runs.has(text)) continue
     // Runs of plain prose are scanned here, a few milliseconds per megabyte, with the event loop given
@@ -129,17 +178,58 @@ export async function parseLinksAhead(body: string, mayContain: ((text: string) 
     else missing.add(text)
     if ((scannedChars += text.length) >= SCAN_SLICE_CHARS) {
       scannedChars = 0
-      await new Promise<void>((resolve) => setTimeout(resolve, 0))
+      await giveBackTurn()
     }
   }
-  if (missing.size === 0) return runs
-  const texts = [...missing]
-  const results = await parse(texts)
-  texts.forEach((text, i) => {
-    runs.set(text, results[i])
-    remember(text, results[i])
-  })
+  if (missing.size > 0) {
+    const texts = [...missing]
+    const results = await parse(texts)
+    texts.forEach((text, i) => {
+      runs.set(text, results[i])
+      remember(text, results[i])
+    })
+  }
+  if (body.length >= FOUND_AHEAD_ABOVE_CHARS) {
+    // Listing a large body's links from its runs is itself tens of milliseconds: done here over several
+    // turns, so that the synchronous `rewriteLinks` / `extractLinks` after it takes the list as it is.
+    const steps = linksIn(body, mayContain, runs, ranges)
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) {
+        rememberFound(body, mayContain, step.value)
+        break
+      }
+      await giveBackTurn()
+    }
+  }
   return runs
+}
+
+const giveBackTurn = (): Promise<void> => new Promise<void>((resolve) => setTimeout(resolve, 0))
+
+/* --------------------------- links found ahead ---------------------------- */
+
+/** Bodies at least this long have their links listed by `parseLinksAhead` too. */
+const FOUND_AHEAD_ABOVE_CHARS = 64 * 1024
+/** Bodies whose links listed ahead are kept (the least recently listed go first). */
+const FOUND_AHEAD_BODIES = 8
+
+/** Links of large bodies listed by `parseLinksAhead`, by body, with the `mayContain` they were listed with. */
+const foundAhead = new Map<string, { mayContain: ((text: string) => boolean) | undefined; found: FoundLink[] }>()
+
+function rememberFound(body: string, mayContain: ((text: string) => boolean) | undefined, found: FoundLink[]): void {
+  foundAhead.delete(body)
+  foundAhead.set(body, { mayContain, found })
+  for (const key of foundAhead.keys()) {
+    if (foundAhead.size <= FOUND_AHEAD_BODIES) break
+    foundAhead.delete(key)
+  }
+}
+
+/** The links `parseLinksAhead` listed for this body with this very `mayContain` (the same function), if any. */
+function listedAhead(body: string, mayContain: ((text: string) => boolean) | undefined): FoundLink[] | undefined {
+  if (body.length < FOUND_AHEAD_ABOVE_CHARS) return undefined
+  const entry = foundAhead.get(body)
+  return entry && entry.mayContain === mayContain ? entry.found : undefined
 }
 
 /* ------------------------------ parsed runs ------------------------------- */
@@ -147,7 +237,7 @@ export async function parseLinksAhead(body: string, mayContain: ((text: string) 
 /** About 50 ms of remark on a slow, busy machine. */
 const CHUNK_CHARS = 8 * 1024
 /** Characters scanned between two turns of the event loop in `parseLinksAhead` (a few ms of scanning). */
-const SCAN_SLICE_CHARS = 512 * 1024
+const SCAN_SLICE_CHARS = 256 * 1024
 /** Characters of run text kept in the cache (the least recently used go first). */
 const CACHE_CHARS = 16 * 1024 * 1024
 
@@ -211,7 +301,7 @@ export function rewriteLinks(body: string, replace: (link: MarkdownLink) => stri
   let cursor = 0
   // The kind and line of a link are worked out only if `replace` asks (a line index of a large body is not free).
   const lines = new LazyLines(body)
-  for (const found of linksIn(body, mayContain, parsed)) {
+  for (const found of runToEnd(linksIn(body, mayContain, parsed))) {
     const link = new FoundMarkdownLink(found, lines)
     const target = replace(link)
     if (target === undefined || target === link.target) continue

@@ -50,7 +50,26 @@ export function batchLinkTargets(tree: RevisionTree, paths: Map<string, string>,
  * reference may spell a ref differently.
  */
 export function batchLinkHint(refs: Iterable<string>): (text: string) => boolean {
-  const names = Array.from(refs)
+  const names = [...new Set(refs)].sort()
+  // The same refs give the same function: the links `parseLinksAhead` listed with the service's hint are
+  // those the apply's `rewriteLinks` asks for with its own (links.ts keys them by the function).
+  const key = JSON.stringify(names)
+  let hint = hints.get(key)
+  if (!hint) {
+    hints.set(key, (hint = hintFor(names)))
+    for (const old of hints.keys()) {
+      if (hints.size <= HINTS_KEPT) break
+      hints.delete(old)
+    }
+  }
+  return hint
+}
+
+/** Hints by their refs, the most recently made last. */
+const hints = new Map<string, (text: string) => boolean>()
+const HINTS_KEPT = 32
+
+function hintFor(names: string[]): (text: string) => boolean {
   return (text) => {
     if (text.includes('/pages/') || text.includes('/files/')) return true
     if (names.length === 0) return false

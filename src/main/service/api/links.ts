@@ -64,9 +64,12 @@ function revisionLinks(ctx: RequestContext, revision: Revision): Promise<Revisio
       for (const runs of parses) for (const [text, links] of runs) parsedLinks.set(text, links)
     }
     const source = { tree: revision.tree, readBlob: (oid: string) => bodies.get(oid), parsedLinks }
-    return RevisionLinks.build(source, origin, () => new Promise<void>((resolve) => setImmediate(resolve)))
+    return RevisionLinks.build(source, origin, giveBackTurn)
   })
 }
+
+/** Lets the event loop answer what else is waiting before the next slice of a large report. */
+const giveBackTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve))
 
 function spaceHead(ctx: RequestContext, space: Space): Revision | undefined {
   return space.revisionId ? ctx.store.repo(RevisionsRepository).get(space.revisionId) : undefined
@@ -92,7 +95,7 @@ interface ReportScope {
 
 async function linkReport(ctx: RequestContext, scope: ReportScope) {
   const entriesOf = async (revision: Revision | undefined): Promise<LinkReportEntry[]> =>
-    revision ? (await revisionLinks(ctx, revision)).entries(scope.pageId) : []
+    revision ? (await revisionLinks(ctx, revision)).entriesInSlices(scope.pageId, giveBackTurn) : []
   const entries = await entriesOf(scope.revision)
   const baseline = scope.baseline === scope.revision ? entries : await entriesOf(scope.baseline)
   const heads = await Promise.all(scope.changeRequestHeads.map(entriesOf))

@@ -6,7 +6,7 @@
  * `extractLinks` finds), from link pages' `href` and from front-matter covers (a page using an
  * asset as its cover references it as much as an inline image does).
  */
-import { extractLinks, type ParsedRuns } from '../../content/markdown/links'
+import { extractLinks, extractLinksInSlices, type ParsedRuns } from '../../content/markdown/links'
 import type { RevisionTree } from '../../content/types'
 import { LinkResolver, type LinkStatus, type LinkTarget } from './link-resolution'
 import { RevisionMap } from './revision-map'
@@ -59,57 +59,94 @@ export function targetKey(target: LinkTarget): string {
   }
 }
 
-/** Links resolved per turn by `RevisionLinks.build`: a few milliseconds. */
+/** Links resolved, or occurrences grouped, per turn by the sliced builders below: a few milliseconds. */
 const LINKS_PER_TURN = 2000
 
 export class RevisionLinks {
   readonly map: RevisionMap
   /** In document order: pages in tree order, links in source order within a page. */
   readonly occurrences: LinkOccurrence[] = []
+  /** `entriesInSlices` by page (undefined: the whole revision); a revision is immutable. */
+  private readonly sliced = new Map<string | undefined, Promise<LinkReportEntry[]>>()
 
   /** `collectNow` false leaves `occurrences` empty, for `build` to fill. */
   constructor(source: RevisionSource, origin: string, collectNow = true) {
     this.map = new RevisionMap(source.tree)
-    if (collectNow) for (const _ of this.collect(source, origin));
-  }
-
-  /**
-   * The same, built with the event loop given back every few thousand links: a large page has tens of
-   * thousands, and resolving them all in one turn held a server's other requests for half a second.
-   */
-  static async build(source: RevisionSource, origin: string, pause: () => Promise<void>): Promise<RevisionLinks> {
-    const links = new RevisionLinks(source, origin, false)
-    for (const _ of links.collect(source, origin)) await pause()
-    return links
-  }
-
-  /** Fills `occurrences`, yielding after every LINKS_PER_TURN links. */
-  private *collect(source: RevisionSource, origin: string): Generator<void> {
-    const resolver = new LinkResolver(this.map, origin)
-    let sinceYield = 0
-    for (const { page, gitPath } of this.map.pages) {
-      const add = (written: string, at?: { line: number; column: number }): void => {
-        const resolved = resolver.resolve(written, page.id, gitPath)
-        this.occurrences.push({ pageId: page.id, written, ...at, ...resolved })
-      }
-      if (page.type === 'link' && page.href) add(page.href)
-      if (page.metadata.cover) add(page.metadata.cover)
-      const body = page.bodyOid === undefined ? undefined : source.readBlob(page.bodyOid)
-      if (!body) continue
-      for (const link of extractLinks(body, undefined, source.parsedLinks)) {
-        add(link.target, { line: link.line, column: link.column })
-        if (++sinceYield >= LINKS_PER_TURN) {
-          sinceYield = 0
-          yield
-        }
+    if (collectNow) {
+      const resolver = new LinkResolver(this.map, origin)
+      for (const { page, gitPath } of this.map.pages) {
+        const body = this.ownLinks(resolver, page, gitPath, source)
+        if (body) for (const link of extractLinks(body, undefined, source.parsedLinks)) this.add(resolver, page.id, gitPath, link.target, link)
       }
     }
   }
 
+  /**
+   * The same, built with `pause` awaited every few milliseconds of work: a large page has tens of
+   * thousands of links, and listing and resolving them in one turn held a server's other requests for
+   * a tenth of a second or more (issue 16).
+   */
+  static async build(source: RevisionSource, origin: string, pause: () => Promise<void>): Promise<RevisionLinks> {
+    const links = new RevisionLinks(source, origin, false)
+    const resolver = new LinkResolver(links.map, origin)
+    let sinceYield = 0
+    for (const { page, gitPath } of links.map.pages) {
+      const body = links.ownLinks(resolver, page, gitPath, source)
+      if (!body) continue
+      for (const link of await extractLinksInSlices(body, undefined, source.parsedLinks, pause)) {
+        links.add(resolver, page.id, gitPath, link.target, link)
+        if (++sinceYield >= LINKS_PER_TURN) {
+          sinceYield = 0
+          await pause()
+        }
+      }
+    }
+    return links
+  }
+
+  /** Adds a page's link-page `href` and cover; returns its body, whose links the caller adds. */
+  private ownLinks(resolver: LinkResolver, page: RevisionMap['pages'][number]['page'], gitPath: string | undefined, source: RevisionSource): string | undefined {
+    if (page.type === 'link' && page.href) this.add(resolver, page.id, gitPath, page.href)
+    if (page.metadata.cover) this.add(resolver, page.id, gitPath, page.metadata.cover)
+    return page.bodyOid === undefined ? undefined : source.readBlob(page.bodyOid)
+  }
+
+  private add(resolver: LinkResolver, pageId: string, gitPath: string | undefined, written: string, at?: { line: number; column: number }): void {
+    const resolved = resolver.resolve(written, pageId, gitPath)
+    this.occurrences.push({ pageId, written, ...(at ? { line: at.line, column: at.column } : {}), ...resolved })
+  }
+
+  /** `entries`, grouped with `pause` awaited every few thousand occurrences, and kept: a revision is immutable. */
+  entriesInSlices(pageId: string | undefined, pause: () => Promise<void>): Promise<LinkReportEntry[]> {
+    let entries = this.sliced.get(pageId)
+    if (!entries) {
+      const steps = this.grouped(pageId)
+      entries = (async () => {
+        for (let step = steps.next(); ; step = steps.next()) {
+          if (step.done) return step.value
+          await pause()
+        }
+      })()
+      this.sliced.set(pageId, entries)
+    }
+    return entries
+  }
+
   /** The report's rows, for the whole revision or for one page. */
   entries(pageId?: string): LinkReportEntry[] {
+    const steps = this.grouped(pageId)
+    for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
+  }
+
+  /** `entries`, yielding every LINKS_PER_TURN occurrences. */
+  private *grouped(pageId: string | undefined): Generator<void, LinkReportEntry[]> {
     const byKey = new Map<string, LinkReportEntry>()
+    let sinceYield = 0
     for (const occurrence of this.occurrences) {
+      if (++sinceYield >= LINKS_PER_TURN) {
+        sinceYield = 0
+        yield
+      }
       if (pageId !== undefined && occurrence.pageId !== pageId) continue
       const key = targetKey(occurrence.target)
       const entry = byKey.get(key)
