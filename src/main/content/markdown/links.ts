@@ -164,7 +164,12 @@ export type RunParser = (texts: string[]) => Promise<ChunkLinks[]>
  */
 export async function parseLinksAhead(body: string, mayContain: ((text: string) => boolean) | undefined, parse: RunParser): Promise<ParsedRuns> {
   const runs = new Map<string, ChunkLinks>()
+  const large = body.length >= SCAN_SLICE_CHARS
+  // The caller's turn has read the body already (a 5 MB page: its front matter, a hint over it); each
+  // pass over the whole body here gets a turn of its own.
+  if (large) await giveBackTurn()
   if (mayContain && !mayContain(body)) return runs
+  if (large) await giveBackTurn()
   const missing = new Set<string>()
   let scannedChars = 0
   const ranges = topLevelChunks(body, CHUNK_CHARS)
