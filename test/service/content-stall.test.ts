@@ -1,15 +1,17 @@
 /**
  * A large page must not stall the service (issue 16): remark takes seconds over megabytes of markdown
- * (parsed in worker threads now), and the other requests must keep being answered meanwhile, both while
- * the edit is applied and while the links of the revision it made are read. Ratios, not timings: the
- * worst wait of a small request is compared with the big request's own duration in the same run, a
- * bound a loaded 2-core machine keeps (stalled, one small request waits about as long as the big one).
+ * (parsed in worker threads now), and listing tens of thousands of links takes a tenth of a second, and
+ * the other requests must keep being answered meanwhile, both while the edit is applied and while the
+ * links of the revision it made are read. Ratios, not timings: the longest hold of the event loop, in
+ * CPU time of its thread (test/support/loop-turns.ts), against that thread's CPU over the whole request,
+ * both from the same run: a bound that holds on a 2-core machine kept busy by other processes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RevisionLinks } from '../../src/main/service/content-index'
 import { ChangeRequestsRepository } from '../../src/main/service/store/change-requests'
 import { RevisionsRepository } from '../../src/main/service/store/revisions'
 import { arrangeSpace, page, type ArrangedSpace } from '../support/content-fixtures'
+import { watchLoopHolds, type LoopHolds } from '../support/loop-turns'
 import { startTestService, type ApiResponse, type TestService } from '../support/service'
 
 /** About `bytes` of markdown whose every block links to the page the same batch inserts (ref `new-page`). */
@@ -28,7 +30,8 @@ function linkedMarkdown(bytes: number): string {
 }
 
 /** Sends `GET /user` one after another until `big` settles: the big request's answer, its duration and the small ones' waits. */
-async function besideBigRequest(t: TestService, big: Promise<ApiResponse>): Promise<{ res: ApiResponse; duration: number; waits: number[] }> {
+async function besideBigRequest(t: TestService, big: Promise<ApiResponse>): Promise<{ res: ApiResponse; duration: number; waits: number[]; holds?: LoopHolds }> {
+  const watch = watchLoopHolds()
   let done = false
   const started = performance.now()
   const timed = big.then((res) => {
@@ -42,15 +45,32 @@ async function besideBigRequest(t: TestService, big: Promise<ApiResponse>): Prom
     expect(res.status).toBe(200)
     waits.push(performance.now() - sent)
   }
-  return { ...(await timed), waits }
+  const holds = watch?.stop()
+  return { ...(await timed), waits, holds }
 }
 
-/** Answered throughout: many small requests, none of which waited for a large share of the big one. */
-function expectNoStall({ duration, waits }: { duration: number; waits: number[] }): void {
+/**
+ * Answered throughout, and no turn of the event loop held for a large share of the big request's work on
+ * it. Both sides are CPU time of the thread the service runs on (this process's main thread), measured
+ * in the same run: a busy machine stretches wall-clock waits, not the CPU a turn takes (two `yes` loops on
+ * 2 cores: waits of 200-900 ms, holds as on a quiet machine). Listed in one turn, a 5 MB page's links held
+ * the loop for 60 % of the read's CPU here and 22-30 % of the edit's; spread over turns, 5-6 % and 9-12 %.
+ */
+function expectNoStall({ duration, waits, holds }: { duration: number; waits: number[]; holds?: LoopHolds }): void {
   const worst = Math.max(...waits)
-  expect(waits.length, `${waits.length} small requests in ${duration.toFixed(0)} ms`).toBeGreaterThanOrEqual(20)
-  expect(worst, `worst wait ${worst.toFixed(0)} ms of a ${duration.toFixed(0)} ms request`).toBeLessThan(duration / 4)
+  const seen = `${waits.length} small requests in ${duration.toFixed(0)} ms, worst wait ${worst.toFixed(0)} ms`
+  expect(waits.length, seen).toBeGreaterThanOrEqual(10)
+  if (!holds) {
+    // No thread CPU time here (not Linux): wall-clock only, a stall as long as the request itself.
+    expect(worst, seen).toBeLessThan(duration / 2)
+    return
+  }
+  const held = `${seen}; longest hold ${holds.worstCpuMs.toFixed(1)} ms CPU (${holds.worstWallMs.toFixed(0)} ms wall) of ${holds.totalCpuMs.toFixed(0)} ms CPU on the thread`
+  expect(holds.worstCpuMs, held).toBeLessThan(holds.totalCpuMs * MAX_HOLD_SHARE)
 }
+
+/** The largest share of the request's CPU on the event loop's thread that one hold of the loop may take. */
+const MAX_HOLD_SHARE = 0.2
 
 describe('a large page edit does not stall the service', () => {
   let t: TestService
