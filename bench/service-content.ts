@@ -10,7 +10,8 @@
  *   (the floor, measured in the same run).
  * - space size: `GET page?format=markdown` over every page of a 50-page and an 800-page space (ten
  *   files a page) in turn, 2 keep-alive clients; the ratio 800 / 50 of the time per request should stay near 1.
- *   Likewise the median time of a small `update_page` in each space (that one stores a whole new tree).
+ *   Likewise the median time of a small `update_page` in each space, and of the first read of that page
+ *   from the new revision right after it (what a syncing client does next).
  *
  * The spaces are seeded through the service's store before the service starts (not measured).
  *
@@ -174,21 +175,28 @@ try {
   const smallWrite = async (spaceId: string, urls: string[]) => {
     const cr = await call(`${baseUrl}/spaces/${spaceId}/change-requests`, { method: 'POST', body: JSON.stringify({ subject: 'small edits' }) })
     const pageId = new URL(urls[urls.length - 1]).pathname.split('/').pop()
-    const times: number[] = []
+    const writes: number[] = []
+    const reads: number[] = []
     for (let i = 0; i < WRITES; i++) {
       const body = JSON.stringify({ changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Edited\n\nEdit ${i} with [a link](page-1.md).\n` } }] })
       const started = performance.now()
       await call(`${baseUrl}/spaces/${spaceId}/change-requests/${cr.id}/content`, { method: 'POST', body })
-      times.push(performance.now() - started)
+      const written = performance.now()
+      // What a client does next: read the page back from the new revision (its first read).
+      await call(`${baseUrl}/spaces/${spaceId}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)
+      writes.push(written - started)
+      reads.push(performance.now() - written)
     }
-    return percentile(times, 50)
+    return { write: percentile(writes, 50), read: percentile(reads, 50) }
   }
   await smallWrite(seeded.small, small)
   const w50 = await smallWrite(seeded.small, small)
   const w800 = await smallWrite(seeded.large, large)
-  console.log(`size     small update_page,  ${String(small.length).padStart(3)} pages          median ${w50.toFixed(1)} ms`)
-  console.log(`size     small update_page,  ${String(large.length).padStart(3)} pages          median ${w800.toFixed(1)} ms`)
-  console.log(`ratio    small write, 800 / 50 pages             ${(w800 / w50).toFixed(2)}`)
+  for (const [pages, w] of [[small.length, w50], [large.length, w800]] as const) {
+    console.log(`size     small update_page,  ${String(pages).padStart(3)} pages          median ${w.write.toFixed(1)} ms, then its first read ${w.read.toFixed(1)} ms`)
+  }
+  console.log(`ratio    small write, 800 / 50 pages             ${(w800.write / w50.write).toFixed(2)}`)
+  console.log(`ratio    small write + first read, 800 / 50      ${((w800.write + w800.read) / (w50.write + w50.read)).toFixed(2)}`)
 
   // Big edits, with a probe beside each.
   const { pages: editPages } = await call(`${baseUrl}/spaces/${seeded.edits}/content/pages`)
