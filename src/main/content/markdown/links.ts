@@ -12,6 +12,7 @@ import { topLevelChunks } from './blocks'
 import { decodeAttribute, matchesIn, parseChunkLinksWithRemark, type ChunkLinks, type LinkSyntax } from './chunk-links'
 import { scanChunkLinks } from './link-scanner'
 import { LineIndex } from './syntax-tree'
+import { TurnClock } from './turn-clock'
 
 export type { ChunkLinks, LinkSyntax } from './chunk-links'
 
@@ -69,10 +70,8 @@ function runToEnd<T>(steps: Generator<void, T>): T {
   for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
 }
 
-/** Links handled between two pause points of the generators below: a few milliseconds. */
-const LINKS_PER_SLICE = 4000
-/** Characters of runs read between two pause points (a lookup or a scan per run). */
-const RUN_CHARS_PER_SLICE = 256 * 1024
+/** Links handled between two looks at the clock of the generators below. */
+const LINKS_PER_LOOK = 64
 
 /** `extractLinks`, yielding at its pause points. */
 function* linksWithPositions(body: string, mayContain?: (text: string) => boolean, parsed?: ParsedRuns): Generator<void, MarkdownLink[]> {
@@ -87,10 +86,11 @@ function* linksWithPositions(body: string, mayContain?: (text: string) => boolea
     return kind
   }
   const links: MarkdownLink[] = new Array<MarkdownLink>(found.length)
+  const clock = new TurnClock(SLICE_MS, LINKS_PER_LOOK)
   for (let i = 0; i < found.length; i++) {
     const link = found[i]
     links[i] = { kind: kindOf(link.target), target: link.target, ...lines.locate(link.start), start: link.start, end: link.end, syntax: link.syntax }
-    if ((i + 1) % LINKS_PER_SLICE === 0) yield
+    if (clock.tick()) yield
   }
   return links
 }
@@ -112,12 +112,9 @@ function* linksIn(body: string, mayContain?: (text: string) => boolean, parsed?:
   // Ruled out as a whole, no run can match: no split either.
   const runs: Array<[number, number]> = mayContain && !mayContain(body) ? [] : (ranges ?? topLevelChunks(body, CHUNK_CHARS))
   const read: Array<[number, number]> = []
-  let sinceYield = 0
+  const clock = new TurnClock(SLICE_MS)
   for (const [from, to] of runs) {
-    if ((sinceYield += to - from) >= RUN_CHARS_PER_SLICE) {
-      sinceYield = 0
-      yield
-    }
+    if (clock.tick()) yield
     const text = body.slice(from, to)
     if (mayContain && !mayContain(text)) continue
     read.push([from, to])
@@ -164,14 +161,14 @@ export type RunParser = (texts: string[]) => Promise<ChunkLinks[]>
  */
 export async function parseLinksAhead(body: string, mayContain: ((text: string) => boolean) | undefined, parse: RunParser): Promise<ParsedRuns> {
   const runs = new Map<string, ChunkLinks>()
-  const large = body.length >= SCAN_SLICE_CHARS
+  const large = body.length >= FOUND_AHEAD_ABOVE_CHARS
   // The caller's turn has read the body already (a 5 MB page: its front matter, a hint over it); each
   // pass over the whole body here gets a turn of its own.
   if (large) await giveBackTurn()
   if (mayContain && !mayContain(body)) return runs
   if (large) await giveBackTurn()
   const missing = new Set<string>()
-  let scannedChars = 0
+  const clock = new TurnClock(SLICE_MS)
   const ranges = topLevelChunks(body, CHUNK_CHARS)
   for (const [from, to] of ranges) {
     const text = body.slice(from, to)
@@ -181,10 +178,7 @@ export async function parseLinksAhead(body: string, mayContain: ((text: string) 
     const hit = scanChunkLinks(text) ?? cached(text)
     if (hit) runs.set(text, hit)
     else missing.add(text)
-    if ((scannedChars += text.length) >= SCAN_SLICE_CHARS) {
-      scannedChars = 0
-      await giveBackTurn()
-    }
+    if (clock.tick()) await giveBackTurn()
   }
   if (missing.size > 0) {
     const texts = [...missing]
@@ -241,8 +235,8 @@ function listedAhead(body: string, mayContain: ((text: string) => boolean) | und
 
 /** About 50 ms of remark on a slow, busy machine. */
 const CHUNK_CHARS = 8 * 1024
-/** Characters scanned between two turns of the event loop in `parseLinksAhead` (a few ms of scanning). */
-const SCAN_SLICE_CHARS = 256 * 1024
+/** Milliseconds of work on the event loop's turn before it is given back (`parseLinksAhead`, `extractLinksInSlices`). */
+export const SLICE_MS = 4
 /** Characters of run text kept in the cache (the least recently used go first). */
 const CACHE_CHARS = 16 * 1024 * 1024
 

@@ -6,7 +6,8 @@
  * `extractLinks` finds), from link pages' `href` and from front-matter covers (a page using an
  * asset as its cover references it as much as an inline image does).
  */
-import { extractLinks, extractLinksInSlices, type ParsedRuns } from '../../content/markdown/links'
+import { SLICE_MS, extractLinks, extractLinksInSlices, type ParsedRuns } from '../../content/markdown/links'
+import { TurnClock } from '../../content/markdown/turn-clock'
 import type { RevisionTree } from '../../content/types'
 import { LinkResolver, type LinkStatus, type LinkTarget } from './link-resolution'
 import { RevisionMap } from './revision-map'
@@ -59,8 +60,8 @@ export function targetKey(target: LinkTarget): string {
   }
 }
 
-/** Links resolved, or occurrences grouped, per turn by the sliced builders below: a few milliseconds. */
-const LINKS_PER_TURN = 2000
+/** Links resolved, or occurrences grouped, between two looks at the clock of the sliced builders below. */
+const LINKS_PER_LOOK = 64
 
 export class RevisionLinks {
   readonly map: RevisionMap
@@ -89,16 +90,13 @@ export class RevisionLinks {
   static async build(source: RevisionSource, origin: string, pause: () => Promise<void>): Promise<RevisionLinks> {
     const links = new RevisionLinks(source, origin, false)
     const resolver = new LinkResolver(links.map, origin)
-    let sinceYield = 0
+    const clock = new TurnClock(SLICE_MS, LINKS_PER_LOOK)
     for (const { page, gitPath } of links.map.pages) {
       const body = links.ownLinks(resolver, page, gitPath, source)
       if (!body) continue
       for (const link of await extractLinksInSlices(body, undefined, source.parsedLinks, pause)) {
         links.add(resolver, page.id, gitPath, link.target, link)
-        if (++sinceYield >= LINKS_PER_TURN) {
-          sinceYield = 0
-          await pause()
-        }
+        if (clock.tick()) await pause()
       }
     }
     return links
@@ -138,15 +136,12 @@ export class RevisionLinks {
     for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
   }
 
-  /** `entries`, yielding every LINKS_PER_TURN occurrences. */
+  /** `entries`, yielding every few milliseconds. */
   private *grouped(pageId: string | undefined): Generator<void, LinkReportEntry[]> {
     const byKey = new Map<string, LinkReportEntry>()
-    let sinceYield = 0
+    const clock = new TurnClock(SLICE_MS, LINKS_PER_LOOK)
     for (const occurrence of this.occurrences) {
-      if (++sinceYield >= LINKS_PER_TURN) {
-        sinceYield = 0
-        yield
-      }
+      if (clock.tick()) yield
       if (pageId !== undefined && occurrence.pageId !== pageId) continue
       const key = targetKey(occurrence.target)
       const entry = byKey.get(key)
