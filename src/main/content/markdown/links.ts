@@ -209,18 +209,21 @@ const giveBackTurn = (): Promise<void> => new Promise<void>((resolve) => setTime
 
 /** Bodies at least this long have their links listed by `parseLinksAhead` too. */
 const FOUND_AHEAD_ABOVE_CHARS = 64 * 1024
-/** Bodies whose links listed ahead are kept (the least recently listed go first). */
-const FOUND_AHEAD_BODIES = 8
+/** Characters of bodies whose links listed ahead are kept (the least recently listed go first): an edit's apply follows its parse at once. */
+const FOUND_AHEAD_CHARS = 16 * 1024 * 1024
 
 /** Links of large bodies listed by `parseLinksAhead`, by body, with the `mayContain` they were listed with. */
 const foundAhead = new Map<string, { mayContain: ((text: string) => boolean) | undefined; found: FoundLink[] }>()
+let foundAheadChars = 0
 
 function rememberFound(body: string, mayContain: ((text: string) => boolean) | undefined, found: FoundLink[]): void {
-  foundAhead.delete(body)
+  if (foundAhead.delete(body)) foundAheadChars -= body.length
   foundAhead.set(body, { mayContain, found })
+  foundAheadChars += body.length
   for (const key of foundAhead.keys()) {
-    if (foundAhead.size <= FOUND_AHEAD_BODIES) break
+    if (foundAheadChars <= FOUND_AHEAD_CHARS || key === body) break
     foundAhead.delete(key)
+    foundAheadChars -= key.length
   }
 }
 
