@@ -59,7 +59,19 @@ describe('the app backend against the real local service', () => {
   let t: TestService
   let backend: QuireBackend
   let guideId: string
-  const options = (): BackendOptions => ({ dataDir, desktop, autoSync: false, gateway: { maxAttempts: 1, timeoutMs: 5000 } })
+  /**
+   * While set, file downloads wait (a condition, polled) until a status with progress went out: a pass
+   * over the guide is quicker than the 100 ms the backend leaves between progress ticks.
+   */
+  let holdDownloads = false
+  const progressSent = () => events.some((e) => e.type === 'status' && e.status.spaces.some((s) => (s.progress ?? 0) > 0))
+  const gatedFetch: typeof fetch = async (input, init) => {
+    if (holdDownloads && String(input instanceof Request ? input.url : input).includes('sig=')) {
+      for (let i = 0; i < 400 && !progressSent(); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    return fetch(input, init)
+  }
+  const options = (): BackendOptions => ({ dataDir, desktop, autoSync: false, gateway: { maxAttempts: 1, timeoutMs: 5000, fetch: gatedFetch } })
 
   beforeAll(async () => {
     t = await startTestService({ demo: true })
@@ -113,9 +125,11 @@ describe('the app backend against the real local service', () => {
 
   it('syncs a space once it is picked, with progress while the pass runs', async () => {
     events.length = 0
+    holdDownloads = true
     const tree = await backend.setSelection({ kind: 'space', id: guideId, selected: true })
     expect(flatSpaces(tree).find((s) => s.id === guideId)?.selected).toBe(true)
     await backend.idle()
+    holdDownloads = false
 
     const progress = events.flatMap((e) => (e.type === 'status' ? e.status.spaces.filter((s) => s.id === guideId && s.progress !== undefined).map((s) => s.progress!) : []))
     expect(progress.length).toBeGreaterThan(0)
