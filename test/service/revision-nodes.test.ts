@@ -16,6 +16,7 @@ import { RevisionsRepository, createSpaceRevision } from '../../src/main/service
 import { ServiceStore } from '../../src/main/service/store/service-store'
 import { SpacesRepository } from '../../src/main/service/store/spaces'
 import { UsersRepository } from '../../src/main/service/store/users'
+import { revisionBuilder } from './support/built-revision'
 
 const nodeRows = (store: ServiceStore) => (store.db.prepare('SELECT count(*) AS n FROM revision_nodes').get() as { n: number }).n
 
@@ -40,26 +41,20 @@ describe('revision trees stored as nodes', () => {
 
   /** A space of `sections` sections of 5 pages, `files` files, tags and a reusable content. */
   function seed(sections: number, files: number): { tree: RevisionTree; blobs: Map<string, Uint8Array> } {
-    let tree: RevisionTree = { pages: [], files: [] }
-    const blobs = new Map<string, Uint8Array>()
-    const apply = (changes: ContentChange[]) => {
-      const result = applyContentChanges(tree, changes, { newId, now: store.now() })
-      tree = result.tree
-      for (const [oid, bytes] of result.blobs) blobs.set(oid, bytes)
-    }
+    const built = revisionBuilder(store)
     for (let s = 0; s < sections; s++) {
-      apply(Array.from({ length: 5 }, (_, k): ContentChange => {
+      built.apply(Array.from({ length: 5 }, (_, k): ContentChange => {
         const document = { markdown: `---\ndescription: Page ${s}.${k}\n---\n\n# Page ${s}.${k}\n\nText ${s} ${k}.\n` }
         return k === 0 ? { operation: 'insert_page', ref: 'top', document } : { operation: 'insert_page', into: 'top', document }
       }))
     }
     for (let i = 0; i < files; i += 20) {
-      apply([{ operation: 'insert_files', files: Array.from({ length: Math.min(20, files - i) }, (_, k) => ({ name: `f-${i + k}.txt`, base64: Buffer.from(`file ${i + k}`).toString('base64') })) }])
+      built.apply([{ operation: 'insert_files', files: Array.from({ length: Math.min(20, files - i) }, (_, k) => ({ name: `f-${i + k}.txt`, base64: Buffer.from(`file ${i + k}`).toString('base64') })) }])
     }
     const include = 'An include.\n'
-    blobs.set(gitBlobOid(include), new TextEncoder().encode(include))
-    tree = { ...tree, tags: [{ slug: 'tag', label: 'Tag', color: 'default' }], reusableContents: [{ id: 'rc-1', title: 'Include', slug: 'include', blobOid: gitBlobOid(include) }] }
-    return { tree, blobs }
+    built.blobs.set(gitBlobOid(include), new TextEncoder().encode(include))
+    const tree = { ...built.tree, tags: [{ slug: 'tag', label: 'Tag', color: 'default' }], reusableContents: [{ id: 'rc-1', title: 'Include', slug: 'include', blobOid: gitBlobOid(include) }] }
+    return { tree, blobs: built.blobs }
   }
 
   it('reads back, in another store over the same file, the tree it stored', () => {
