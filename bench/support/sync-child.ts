@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process'
 import path from 'node:path'
+import { SYNC_PROCESS_NODE_FLAGS } from '../../src/main/node-flags'
 
 export interface ChildReport {
   workMs: number
@@ -144,7 +145,8 @@ export function runChild(script: string, role: string, job: unknown, token: stri
     ...(process.env.BENCH_HEAP_PROF ? ['--heap-prof', `--heap-prof-dir=${path.resolve(process.env.BENCH_HEAP_PROF)}`, `--heap-prof-name=${stamp}.heapprofile`] : []),
   ]
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
-  const child = spawn(process.execPath, [...profile, ...loader, path.resolve(script), role, JSON.stringify(job)], {
+  // Started as `quire` starts (bin/quire.mjs's flags), the floor too: the same runtime on both sides.
+  const child = spawn(process.execPath, [...SYNC_PROCESS_NODE_FLAGS, ...profile, ...loader, path.resolve(script), role, JSON.stringify(job)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, BENCH_TOKEN: token },
   })

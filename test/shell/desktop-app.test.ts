@@ -25,7 +25,7 @@ describe('desktop app wiring', () => {
   it('starts the backend in a utility process and serves every channel to the app window only', async () => {
     const { factory, ready } = started()
     await ready
-    expect(utilityProcess.fork).toHaveBeenCalledWith(path.join(MAIN_DIR, 'backend.js'), [], expect.objectContaining({ serviceName: 'Quire sync engine' }))
+    expect(utilityProcess.fork).toHaveBeenCalledWith(path.join(MAIN_DIR, 'backend.js'), [], expect.objectContaining({ serviceName: 'Quire sync engine', execArgv: ['--max-semi-space-size=4'] }))
     expect(factory.opened[0]).toMatchObject({ vault: expect.objectContaining({ kind: 'file' }) })
     expect([...ipcMain.handlers.keys()].sort()).toEqual(QUIRE_CHANNELS.map((c) => IPC_PREFIX + c).sort())
     await expect(ipcMain.invoke('quire:getSession', { frameUrl: RENDERER })).resolves.toEqual(writer)

@@ -15,6 +15,7 @@ import { NotificationWatch } from './notification-watch'
 import { isAppRendererUrl, type RendererLocation } from './renderer-origin'
 import { contentSecurityPolicy, denyAllPermissions, hardenWebContents, installCsp } from './security'
 import { shellLog, type ShellLog } from './shell-log'
+import { SYNC_PROCESS_NODE_FLAGS } from '../node-flags'
 import { ElectronTokenStore } from './token-store'
 import { TrayController } from './tray'
 import { runTrayTask } from './tray-feedback'
@@ -89,7 +90,7 @@ export class DesktopApp {
     if (native.problem) this.log(native.problem)
 
     const backend = new BackendHost({
-      fork: () => utilityProcess.fork(this.paths.backendEntry, [], { serviceName: 'Quire sync engine', stdio: 'inherit' }),
+      fork: () => utilityProcess.fork(this.paths.backendEntry, [], { serviceName: 'Quire sync engine', stdio: 'inherit', execArgv: [...SYNC_PROCESS_NODE_FLAGS] }),
       vault: tokens,
       desktop: electronDesktopActions(shell, systemDesktopActions()),
       startOptions: {
