@@ -1,5 +1,5 @@
 import type { TreePage } from '../../content'
-import { ok, type RequestContext, type Route } from '../http/context'
+import { ok, type HandlerResult, type RequestContext, type Route } from '../http/context'
 import { notFound } from '../http/errors'
 import { paginate } from '../http/pagination'
 import { ChangeRequestsRepository } from '../store/change-requests'
@@ -12,7 +12,7 @@ import {
   requireSpace,
 } from './content-access'
 import { changeRequestJson } from './serializers/change-request'
-import { RevisionView, type MarkdownRefs, type PageFormat } from './serializers/revision'
+import { RevisionView, type JsonText, type MarkdownRefs, type PageFormat } from './serializers/revision'
 import { applyTemplateRoute } from './space-templates'
 
 /** Which revision an operation reads: the space's current one, a given one, or a change request's head. */
@@ -69,25 +69,28 @@ const getReusableContent = (source: RevisionSource) => (ctx: RequestContext) => 
   return ok(view.reusableContentJson(reusableContent(view, ctx.params.reusableContentId ?? '')))
 }
 
-const getReusableContentDocument = (source: RevisionSource) => (ctx: RequestContext) => {
+/** An answer of the view: an object, or JSON text already made (a large document converted in a worker). */
+const answer = (result: object): HandlerResult => ('body' in result && Buffer.isBuffer(result.body) ? { status: 200, ...(result as JsonText) } : ok(result))
+
+const getReusableContentDocument = (source: RevisionSource) => async (ctx: RequestContext) => {
   const view = revisionView(ctx, source(ctx))
-  return ok(view.reusableContentDocument(reusableContent(view, ctx.params.reusableContentId ?? '')))
+  return answer(await view.reusableContentDocument(reusableContent(view, ctx.params.reusableContentId ?? '')))
 }
 
-const getPage = (source: RevisionSource) => (ctx: RequestContext) => {
+const getPage = (source: RevisionSource) => async (ctx: RequestContext) => {
   const view = revisionView(ctx, source(ctx))
   const page = view.findPage(ctx.params.pageId ?? '')
   if (!page) throw notFound(`Page ${ctx.params.pageId ?? ''} could not be found in revision ${view.revision.id}`)
-  return ok(view.pageJson(page, pageFormat(ctx), markdownRefs(ctx)))
+  return answer(await view.pageAnswer(page, pageFormat(ctx), markdownRefs(ctx)))
 }
 
 /** By path: documents and groups only (the spec's answer has no link pages). */
-const getPageByPath = (source: RevisionSource) => (ctx: RequestContext) => {
+const getPageByPath = (source: RevisionSource) => async (ctx: RequestContext) => {
   const view = revisionView(ctx, source(ctx))
   const path = ctx.params.pagePath ?? ''
   const page: TreePage | undefined = view.pageByPath(path)
   if (!page || page.type === 'link') throw notFound(`No page at path '${path}' in revision ${view.revision.id}`)
-  return ok(view.pageJson(page, pageFormat(ctx), markdownRefs(ctx)))
+  return answer(await view.pageAnswer(page, pageFormat(ctx), markdownRefs(ctx)))
 }
 
 export const contentRoutes: Route[] = [

@@ -307,7 +307,9 @@ export class HttpService {
 
   private checked(operationId: string, reply: Reply): Reply {
     if (!this.options.validateResponses || reply.status === 500) return reply
-    const problem = this.options.spec.validateResponse(this.options.spec.operation(operationId), reply.status, reply.body)
+    // JSON text made ahead (a large page's document, converted in a worker) is checked as what it says.
+    const json = Buffer.isBuffer(reply.body) && /^application\/json\b/.test(reply.headers?.['Content-Type'] ?? '')
+    const problem = this.options.spec.validateResponse(this.options.spec.operation(operationId), reply.status, json ? JSON.parse((reply.body as Buffer).toString('utf8')) : reply.body)
     if (!problem) return reply
     this.options.log?.(`response does not match the spec: ${problem}`)
     return { status: 500, body: errorBody(500, `response does not match the published spec: ${problem}`), headers: reply.headers }

@@ -18,6 +18,8 @@
  * quotes cost it time quadratic in their depth) rejects with a `LinkParseError`, and is not parsed again
  * on the calling thread: its worker is ended and replaced, so the bound holds for the whole service.
  * Workers are started on first use, do not keep the process alive, and end after a while idle.
+ * The same workers convert a large page body to its JSON document (`convert`: one round of
+ * content/markdown/document/deferred-refs.ts per message), under the same time limit and fallback.
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -26,6 +28,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { parseChunkLinks, type ChunkLinks } from '../../content/markdown/chunk-links'
+import { convertDocument, type ConvertedDocument, type DocumentJob, type DocumentRound } from '../../content/markdown/document/deferred-refs'
 import type { RunParser } from '../../content/markdown/links'
 import type { LinkWorkerMessage, LinkWorkerRequest } from './worker'
 
@@ -47,10 +50,14 @@ export class LinkParseError extends Error {
 /** No worker could start: the runs are parsed on the calling thread instead. */
 class WorkerUnavailable extends Error {}
 
-type Outcome = ChunkLinks[] | LinkParseError | WorkerUnavailable
+/** What a worker answered: a batch's links or a document, as the job asked. */
+type Outcome = ChunkLinks[] | ConvertedDocument | LinkParseError | WorkerUnavailable
+
+/** One message's work: a batch of runs, or one round of a document's conversion. */
+type Job = { texts: string[] } | { document: DocumentJob }
 
 interface Batch {
-  texts: string[]
+  job: Job
   settle: (outcome: Outcome) => void
 }
 
@@ -95,12 +102,25 @@ export class LinkWorkerPool {
     if (texts.length === 0) return []
     if (this.broken !== undefined) return parseOnThisThread(texts)
     const batches = intoBatches(texts)
-    const outcomes = await Promise.all(batches.map((batch) => new Promise<Outcome>((settle) => this.enqueue({ texts: batch, settle }))))
+    const outcomes = await Promise.all(batches.map((batch) => new Promise<Outcome>((settle) => this.enqueue({ job: { texts: batch }, settle }))))
     const failure = outcomes.find((outcome) => outcome instanceof LinkParseError)
     if (failure) throw failure
     const results: ChunkLinks[] = []
     for (const [i, outcome] of outcomes.entries()) results.push(...(outcome instanceof WorkerUnavailable ? await parseOnThisThread(batches[i]) : (outcome as ChunkLinks[])))
     return results
+  }
+
+  /**
+   * One round of a document's conversion (`convertDocument`, content/markdown/document/deferred-refs.ts) in a
+   * worker, under the same time limit as a batch of runs; rejects with a `LinkParseError` when remark fails
+   * or overruns. Without workers it runs on the calling thread, in one turn: slower to the others, but
+   * correct, and only where no worker can start at all.
+   */
+  readonly convert: DocumentRound = async (document) => {
+    const outcome = this.broken !== undefined ? undefined : await new Promise<Outcome>((settle) => this.enqueue({ job: { document }, settle }))
+    if (outcome instanceof LinkParseError) throw outcome
+    if (outcome === undefined || outcome instanceof WorkerUnavailable) return convertOnThisThread(document)
+    return outcome as ConvertedDocument
   }
 
   /** Why the pool parses on the calling thread, if it does. */
@@ -132,7 +152,7 @@ export class LinkWorkerPool {
       // The time limit counts the parse, not a new worker's start (loading remark, compiling it under tsx).
       if (idle.ready) this.startClock(idle)
       idle.worker.ref()
-      idle.worker.postMessage({ id, texts: batch.texts } satisfies LinkWorkerRequest)
+      idle.worker.postMessage({ id, ...batch.job } satisfies LinkWorkerRequest)
     }
   }
 
@@ -154,7 +174,7 @@ export class LinkWorkerPool {
         return
       }
       if (pooled.busy?.id !== message.id) return
-      this.settleBusy(pooled, 'error' in message ? new LinkParseError(message.error) : message.results)
+      this.settleBusy(pooled, 'error' in message ? new LinkParseError(message.error) : 'document' in message ? message.document : message.results)
       worker.unref()
       pooled.idleTimer = setTimeout(() => this.retire(pooled), IDLE_MS).unref()
       this.dispatch()
@@ -276,10 +296,24 @@ async function parseOnThisThread(texts: string[]): Promise<ChunkLinks[]> {
   return results
 }
 
+/** The fallback for a document: converted here, failures reported as the workers' are. */
+function convertOnThisThread(document: DocumentJob): ConvertedDocument {
+  try {
+    return convertDocument(document)
+  } catch (error) {
+    throw new LinkParseError(`markdown could not be parsed: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
 let shared: LinkWorkerPool | undefined
 
 /**
  * Parses runs in the process's shared pool (started on first use). `QUIRE_LINK_PARSE_TIME_LIMIT_MS`
  * sets its time limit per batch (tests use a short one).
  */
-export const parseRunsOffThread: RunParser = (texts) => (shared ??= new LinkWorkerPool({ timeLimitMs: Number(process.env.QUIRE_LINK_PARSE_TIME_LIMIT_MS) || undefined })).parse(texts)
+const sharedPool = (): LinkWorkerPool => (shared ??= new LinkWorkerPool({ timeLimitMs: Number(process.env.QUIRE_LINK_PARSE_TIME_LIMIT_MS) || undefined }))
+
+export const parseRunsOffThread: RunParser = (texts) => sharedPool().parse(texts)
+
+/** One round of a document's conversion in the process's shared pool (`LinkWorkerPool.convert`). */
+export const convertDocumentOffThread: DocumentRound = (job) => sharedPool().convert(job)

@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { gitBlobOid, markdownToDocument, resolveRelativePath, rewriteLinks, serializePageMarkdown, type ContentRef, type JSONDocument, type PageLayout, type PageMetadata, type TreeFile, type TreePage, type TreeReusableContent } from '../../../content'
 import { includePath, parseIncludeFile } from '../../../content/gitsync/include-file'
+import { documentJsonInRounds } from '../../../content/markdown/document/deferred-refs'
+import { ApiError } from '../../http/errors'
+import { convertDocumentOffThread, LinkParseError } from '../../link-workers/pool'
 import type { ServiceStore } from '../../store/service-store'
 import { RevisionsRepository, type Revision } from '../../store/revisions'
 import { signedDownloadUrl } from '../downloads'
@@ -47,6 +51,19 @@ const safeDecode = (value: string) => {
   }
 }
 
+/**
+ * A body at least this long is converted to its document in a worker (issue 16): remark costs 1.5-2 s of
+ * CPU per MB, so 128 KB holds the event loop for about a quarter of a second; below, a worker's round
+ * trip costs more than it saves.
+ */
+export const DOCUMENT_OFF_THREAD_CHARS = 128 * 1024
+
+/** A JSON answer already serialized (its large documents came from a worker as JSON text). */
+export interface JsonText {
+  body: Buffer
+  headers: Record<string, string>
+}
+
 const isAbsoluteUrl = (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value)
 
 /** Paths by page or file id, looked up one at a time. */
@@ -82,11 +99,28 @@ function derivedFromParent(revision: Revision): RevisionIndex | undefined {
   return undefined
 }
 
+/** A large body's document as JSON text, converted in a worker; markdown remark cannot parse is a 422. */
+async function documentJsonOffThread(body: string, resolveTarget: (target: string) => ContentRef | undefined): Promise<string> {
+  try {
+    return await documentJsonInRounds(body, resolveTarget, convertDocumentOffThread)
+  } catch (error) {
+    if (error instanceof LinkParseError) throw new ApiError(422, `the page's markdown ${error.message.replace(/^markdown /, '')}`)
+    throw error
+  }
+}
+
+function jsonText(text: string): JsonText {
+  return { body: Buffer.from(text), headers: { 'Content-Type': 'application/json; charset=utf-8' } }
+}
+
 /**
  * One revision as the API shows it. Paths are computed once per revision, page files once per page of a
  * revision (kept across requests, page-files.ts), so reading a tree or a page twice serializes nothing.
  */
 export class RevisionView {
+  /** Documents converted off the thread, by page id: `pageJson` puts this marker in their place. */
+  private readonly documentMarkers = new Map<string, string>()
+
   constructor(
     private readonly store: ServiceStore,
     readonly revision: Revision,
@@ -172,12 +206,70 @@ export class RevisionView {
     }
   }
 
-  /** The body of a reusable content (its file after the front matter) as the spec's JSON document. */
-  reusableContentDocument(content: TreeReusableContent): JSONDocument {
+  /**
+   * The body of a reusable content (its file after the front matter) as the spec's JSON document; a large
+   * one converted in a worker, as JSON text.
+   */
+  async reusableContentDocument(content: TreeReusableContent): Promise<JSONDocument | JsonText> {
     const bytes = this.store.repo(RevisionsRepository).blob(content.blobOid)
     if (!bytes) throw new Error(`revision ${this.revision.id} references a missing blob ${content.blobOid}`)
     const gitPath = includePath(content.slug)
-    return markdownToDocument(parseIncludeFile(bytes.toString('utf8')).body, { resolveTarget: (target) => this.resolveTarget(gitPath, target) })
+    const body = parseIncludeFile(bytes.toString('utf8')).body
+    const resolveTarget = (target: string) => this.resolveTarget(gitPath, target)
+    if (body.length < DOCUMENT_OFF_THREAD_CHARS) return markdownToDocument(body, { resolveTarget })
+    return jsonText(await documentJsonOffThread(body, resolveTarget))
+  }
+
+  /**
+   * `pageJson`, with the documents of large pages (the page's and its subpages') converted in workers
+   * first, off the event loop: then the answer is JSON text, those documents spliced in as the workers
+   * wrote them. Without any, the object `pageJson` gives.
+   */
+  async pageAnswer(page: TreePage, format: PageFormat, refs: MarkdownRefs = 'relative'): Promise<Record<string, unknown> | JsonText> {
+    const large = format === 'document' ? this.largeDocumentPages(page) : []
+    if (large.length === 0) return this.pageJson(page, format, refs)
+    const nonce = randomUUID()
+    const converted = await Promise.all(
+      large.map(async ({ page: each, body }) => {
+        const gitPath = this.gitPaths.get(each.id) ?? ''
+        return { marker: `\u0000quire-document:${nonce}:${each.id}`, json: await documentJsonOffThread(body, (target) => this.resolveTarget(gitPath, target)) }
+      }),
+    )
+    for (const [i, { page: each }] of large.entries()) this.documentMarkers.set(each.id, converted[i].marker)
+    let text: string
+    try {
+      text = JSON.stringify(this.pageJson(page, format, refs))
+    } finally {
+      this.documentMarkers.clear()
+    }
+    // Each marker is a JSON string of its own in `text` (its NUL escaped by JSON.stringify, so no title or
+    // body can spell it, and the nonce is new per answer): replaced whole, quotes included.
+    const parts: string[] = []
+    let from = 0
+    for (const { marker, json } of converted) {
+      const quoted = JSON.stringify(marker)
+      const at = text.indexOf(quoted, from)
+      if (at === -1) throw new Error('a converted document has no place in its page')
+      parts.push(text.slice(from, at), json)
+      from = at + quoted.length
+    }
+    parts.push(text.slice(from))
+    return jsonText(parts.join(''))
+  }
+
+  /** Document pages at and below `page` (in the order `pageJson` writes them) whose body is large. */
+  private largeDocumentPages(page: TreePage): Array<{ page: TreePage; body: string }> {
+    const found: Array<{ page: TreePage; body: string }> = []
+    const visit = (each: TreePage): void => {
+      if (each.type === 'link') return
+      if (each.type !== 'group') {
+        const body = this.body(each)
+        if (body.length >= DOCUMENT_OFF_THREAD_CHARS) found.push({ page: each, body })
+      }
+      each.pages.forEach(visit)
+    }
+    visit(page)
+    return found
   }
 
   pagesJson(format: PageFormat = 'markdown') {
@@ -266,6 +358,8 @@ export class RevisionView {
 
   /** The body as the spec's JSON document; relative links become page, file and anchor references. */
   private document(page: TreePage, gitPath: string): JSONDocument {
+    const marker = this.documentMarkers.get(page.id)
+    if (marker !== undefined) return marker as unknown as JSONDocument
     return markdownToDocument(this.body(page), { resolveTarget: (target) => this.resolveTarget(gitPath, target) })
   }
 
