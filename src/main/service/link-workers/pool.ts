@@ -41,6 +41,12 @@ const BATCH_CHARS = 64 * 1024
 const IDLE_MS = 30_000
 /** A batch (64 KB) takes remark well under a second; this leaves room for a loaded machine. */
 const TIME_LIMIT_MS = 30_000
+/**
+ * A document gets the time limit once per megabyte of body (remark takes 1.5-2 s of CPU per MB, so a
+ * 20 MB page needs more than one limit), at least once: nested quotes cost time quadratic in their depth,
+ * so a page of them still overruns by far.
+ */
+const DOCUMENT_CHARS_PER_LIMIT = 1024 * 1024
 
 /** Markdown that could not be parsed for its links: remark failed on it or took too long. */
 export class LinkParseError extends Error {
@@ -58,6 +64,8 @@ type Job = { texts: string[] } | { document: DocumentJob }
 
 interface Batch {
   job: Job
+  /** Its own time limit, where it is not the pool's (a document's grows with its size). */
+  timeLimitMs?: number
   settle: (outcome: Outcome) => void
 }
 
@@ -117,7 +125,9 @@ export class LinkWorkerPool {
    * correct, and only where no worker can start at all.
    */
   readonly convert: DocumentRound = async (document) => {
-    const outcome = this.broken !== undefined ? undefined : await new Promise<Outcome>((settle) => this.enqueue({ job: { document }, settle }))
+    const outcome = this.broken !== undefined ? undefined : await new Promise<Outcome>((settle) =>
+            this.enqueue({ job: { document }, settle, timeLimitMs: Math.round(this.timeLimitMs * Math.max(1, document.body.length / DOCUMENT_CHARS_PER_LIMIT)) }),
+          )
     if (outcome instanceof LinkParseError) throw outcome
     if (outcome === undefined || outcome instanceof WorkerUnavailable) return convertOnThisThread(document)
     return outcome as ConvertedDocument
@@ -197,13 +207,14 @@ export class LinkWorkerPool {
   }
 
   private startClock(pooled: PooledWorker): void {
-    if (pooled.busy) pooled.busy.timer = setTimeout(() => this.overrun(pooled), this.timeLimitMs)
+    if (pooled.busy) pooled.busy.timer = setTimeout(() => this.overrun(pooled), pooled.busy.batch.timeLimitMs ?? this.timeLimitMs)
   }
 
   /** A batch past the time limit: its worker is ended (the only way to stop remark) and replaced. */
   private overrun(pooled: PooledWorker): void {
     if (!this.remove(pooled)) return
-    this.settleBusy(pooled, new LinkParseError(`markdown could not be parsed within ${Math.round(this.timeLimitMs / 1000)} s (nested too deeply?)`))
+    const limitMs = pooled.busy?.batch.timeLimitMs ?? this.timeLimitMs
+    this.settleBusy(pooled, new LinkParseError(`markdown could not be parsed within ${Math.round(limitMs / 1000)} s (nested too deeply?)`))
     void pooled.worker.terminate()
     this.dispatch()
   }
