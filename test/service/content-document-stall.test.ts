@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RevisionView } from '../../src/main/service/api/serializers/revision'
 import { RevisionsRepository } from '../../src/main/service/store/revisions'
 import { arrangeSpace, editSpaceDirectly, page, type ArrangedSpace } from '../support/content-fixtures'
-import { watchLoopHolds, type LoopHolds } from '../support/loop-turns'
-import { startTestService, type ApiResponse, type TestService } from '../support/service'
+import { startTestService, type TestService } from '../support/service'
+import { besideBigRequest, expectNoStall } from './support/stall'
 
 /** About `bytes` of markdown linking to another page (by id: `/pages/<id>`), its anchors, the page itself and the web. */
 function linkedMarkdown(bytes: number, other: string): string {
@@ -34,38 +34,6 @@ function linkedMarkdown(bytes: number, other: string): string {
 
 /** Deeply nested block quotes: remark's time grows with the square of their depth. */
 const NESTED = '# Nested\n\n' + '>'.repeat(40_000) + ' [deep](./other.md)\n' + 'padding\n'.repeat(20_000)
-
-async function besideBigRequest(t: TestService, big: Promise<ApiResponse>): Promise<{ res: ApiResponse; duration: number; waits: number[]; holds?: LoopHolds }> {
-  const watch = watchLoopHolds()
-  let done = false
-  const started = performance.now()
-  const timed = big.finally(() => (done = true)).then((res) => ({ res, duration: performance.now() - started }))
-  const waits: number[] = []
-  while (!done) {
-    const sent = performance.now()
-    const res = await t.api.raw('GET', '/user')
-    expect(res.status).toBe(200)
-    waits.push(performance.now() - sent)
-  }
-  const holds = watch?.stop()
-  return { ...(await timed), waits, holds }
-}
-
-/** The largest share of the request's CPU on the event loop's thread that one hold of the loop may take. */
-const MAX_HOLD_SHARE = 0.2
-
-function expectNoStall({ duration, waits, holds }: { duration: number; waits: number[]; holds?: LoopHolds }): void {
-  const worst = waits.reduce((most, wait) => Math.max(most, wait), 0)
-  const seen = `${waits.length} small requests in ${duration.toFixed(0)} ms, worst wait ${worst.toFixed(0)} ms`
-  expect(waits.length, seen).toBeGreaterThanOrEqual(10)
-  if (!holds) {
-    expect(worst, seen).toBeLessThan(duration / 2)
-    return
-  }
-  const held = `${seen}; longest hold ${holds.worstCpuMs.toFixed(1)} ms CPU (${holds.worstWallMs.toFixed(0)} ms wall) of ${holds.totalCpuMs.toFixed(0)} ms CPU on the thread`
-  console.log(held)
-  expect(holds.worstCpuMs, held).toBeLessThan(holds.totalCpuMs * MAX_HOLD_SHARE)
-}
 
 describe('a large page read as a document does not stall the service', () => {
   let t: TestService

@@ -11,8 +11,8 @@ import { RevisionLinks } from '../../src/main/service/content-index'
 import { ChangeRequestsRepository } from '../../src/main/service/store/change-requests'
 import { RevisionsRepository } from '../../src/main/service/store/revisions'
 import { arrangeSpace, page, type ArrangedSpace } from '../support/content-fixtures'
-import { watchLoopHolds, type LoopHolds } from '../support/loop-turns'
-import { startTestService, type ApiResponse, type TestService } from '../support/service'
+import { startTestService, type TestService } from '../support/service'
+import { besideBigRequest, expectNoStall } from './support/stall'
 
 /** About `bytes` of markdown whose every block links to the page the same batch inserts (ref `new-page`). */
 function linkedMarkdown(bytes: number): string {
@@ -28,49 +28,6 @@ function linkedMarkdown(bytes: number): string {
   }
   return parts.join('')
 }
-
-/** Sends `GET /user` one after another until `big` settles: the big request's answer, its duration and the small ones' waits. */
-async function besideBigRequest(t: TestService, big: Promise<ApiResponse>): Promise<{ res: ApiResponse; duration: number; waits: number[]; holds?: LoopHolds }> {
-  const watch = watchLoopHolds()
-  let done = false
-  const started = performance.now()
-  const timed = big.then((res) => {
-    done = true
-    return { res, duration: performance.now() - started }
-  })
-  const waits: number[] = []
-  while (!done) {
-    const sent = performance.now()
-    const res = await t.api.raw('GET', '/user')
-    expect(res.status).toBe(200)
-    waits.push(performance.now() - sent)
-  }
-  const holds = watch?.stop()
-  return { ...(await timed), waits, holds }
-}
-
-/**
- * Answered throughout, and no turn of the event loop held for a large share of the big request's work on
- * it. Both sides are CPU time of the thread the service runs on (this process's main thread), measured
- * in the same run: a busy machine stretches wall-clock waits, not the CPU a turn takes (two `yes` loops on
- * 2 cores: waits of 200-900 ms, holds as on a quiet machine). Listed in one turn, a 5 MB page's links held
- * the loop for 60 % of the read's CPU here and 22-30 % of the edit's; spread over turns, 5-6 % and 9-12 %.
- */
-function expectNoStall({ duration, waits, holds }: { duration: number; waits: number[]; holds?: LoopHolds }): void {
-  const worst = Math.max(...waits)
-  const seen = `${waits.length} small requests in ${duration.toFixed(0)} ms, worst wait ${worst.toFixed(0)} ms`
-  expect(waits.length, seen).toBeGreaterThanOrEqual(10)
-  if (!holds) {
-    // No thread CPU time here (not Linux): wall-clock only, a stall as long as the request itself.
-    expect(worst, seen).toBeLessThan(duration / 2)
-    return
-  }
-  const held = `${seen}; longest hold ${holds.worstCpuMs.toFixed(1)} ms CPU (${holds.worstWallMs.toFixed(0)} ms wall) of ${holds.totalCpuMs.toFixed(0)} ms CPU on the thread`
-  expect(holds.worstCpuMs, held).toBeLessThan(holds.totalCpuMs * MAX_HOLD_SHARE)
-}
-
-/** The largest share of the request's CPU on the event loop's thread that one hold of the loop may take. */
-const MAX_HOLD_SHARE = 0.2
 
 describe('a large page edit does not stall the service', () => {
   let t: TestService
