@@ -12,7 +12,7 @@ import { topLevelChunks } from './blocks'
 import { decodeAttribute, matchesIn, parseChunkLinksWithRemark, type ChunkLinks, type LinkSyntax } from './chunk-links'
 import { scanChunkLinks } from './link-scanner'
 import { LineIndex } from './syntax-tree'
-import { TurnClock } from './turn-clock'
+import { giveBackTurn, TurnClock } from './turn-clock'
 
 export type { ChunkLinks, LinkSyntax } from './chunk-links'
 
@@ -203,7 +203,6 @@ export async function parseLinksAhead(body: string, mayContain: ((text: string) 
   return runs
 }
 
-const giveBackTurn = (): Promise<void> => new Promise<void>((resolve) => setTimeout(resolve, 0))
 
 /* --------------------------- links found ahead ---------------------------- */
 

@@ -26,3 +26,9 @@ export class TurnClock {
     return true
   }
 }
+
+/**
+ * Gives the event loop back for one turn: what the caller of a `TurnClock` awaits when `tick` says the
+ * turn's time is up (timers, I/O and other requests run, then the loop continues).
+ */
+export const giveBackTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve))

@@ -9,6 +9,7 @@
  * only that change request counts. A target broken in main is therefore never counted twice.
  */
 import { parseLinksAhead, type ChunkLinks } from '../../content/markdown/links'
+import { giveBackTurn } from '../../content/markdown/turn-clock'
 import { LinkParseError, parseRunsOffThread } from '../link-workers/pool'
 import { findPage, walkPages } from '../../content/revision/tree'
 import type { Route, RequestContext } from '../http/context'
@@ -69,7 +70,6 @@ function revisionLinks(ctx: RequestContext, revision: Revision): Promise<Revisio
 }
 
 /** Lets the event loop answer what else is waiting before the next slice of a large report. */
-const giveBackTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve))
 
 function spaceHead(ctx: RequestContext, space: Space): Revision | undefined {
   return space.revisionId ? ctx.store.repo(RevisionsRepository).get(space.revisionId) : undefined
