@@ -11,25 +11,21 @@ import { batchLinkHint, batchLinkTargets, resolveBatchLinks } from '../../src/ma
 import { TurnClock } from '../../src/main/content/markdown/turn-clock'
 import { RevisionLinks } from '../../src/main/service/content-index'
 import { revision } from '../content-index/fixture'
+import { markdownOfSize } from '../support/large-markdown'
 
 const ORIGIN = 'http://127.0.0.1:4000'
 
 /** About `bytes` of markdown with every kind of link, code that holds none, and GitBook tags. */
 function variedMarkdown(bytes: number): string {
-  const parts: string[] = ['# Big page\n\n']
-  let size = 0
-  for (let i = 0; size < bytes; i++) {
-    const block = [
+  return markdownOfSize(bytes, (i) =>
+    [
       `Paragraph ${i}: a [link](./new-page.md#part-${i}), ![img](../.gitbook/assets/a${i % 7}.png), https://example.com/${i} and \`[code](x.md)\`.\n\n`,
       '```js\nconst x = 1 // [not a link](./new-page.md)\n```\n\n',
       `{% content-ref url="guide/page-${i % 13}.md" %}\n[guide](guide/page-${i % 13}.md)\n{% endcontent-ref %}\n\n`,
       `<figure><img src="../.gitbook/assets/f${i}.png" alt=""></figure>\n\n`,
       `[ref ${i}]: /pages/home\n\n`,
-    ][i % 5]
-    parts.push(block)
-    size += block.length
-  }
-  return parts.join('')
+    ][i % 5],
+  )
 }
 
 const onThisThread: RunParser = async (texts) => texts.map(parseChunkLinksWithRemark)

@@ -14,22 +14,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RevisionView } from '../../src/main/service/api/serializers/revision'
 import { RevisionsRepository } from '../../src/main/service/store/revisions'
 import { arrangeSpace, editSpaceDirectly, page, type ArrangedSpace } from '../support/content-fixtures'
+import { markdownOfSize } from '../support/large-markdown'
 import { startTestService, type TestService } from '../support/service'
 import { besideBigRequest, expectNoStall } from './support/stall'
 
 /** About `bytes` of markdown linking to another page (by id: `/pages/<id>`), its anchors, the page itself and the web. */
 function linkedMarkdown(bytes: number, other: string): string {
-  const parts: string[] = ['# Big page\n\n']
-  let size = 0
-  for (let i = 0; size < bytes; i++) {
-    const block =
-      i % 10 === 9
-        ? `> A quote with a [link](/pages/${other}) and {% content-ref url="other.md" %} text\n\n- item [x](/pages/${other}#a)\n- item two\n\n`
-        : `Paragraph ${i} with **bold**, _emphasis_, a [link](/pages/${other}#part-${i}), [self](#top), https://example.com/${i} and \`code\`. Lorem ipsum dolor sit amet.\n\n`
-    parts.push(block)
-    size += block.length
-  }
-  return parts.join('')
+  return markdownOfSize(bytes, (i) =>
+    i % 10 === 9
+      ? `> A quote with a [link](/pages/${other}) and {% content-ref url="other.md" %} text\n\n- item [x](/pages/${other}#a)\n- item two\n\n`
+      : `Paragraph ${i} with **bold**, _emphasis_, a [link](/pages/${other}#part-${i}), [self](#top), https://example.com/${i} and \`code\`. Lorem ipsum dolor sit amet.\n\n`,
+  )
 }
 
 /** Deeply nested block quotes: remark's time grows with the square of their depth. */

@@ -11,22 +11,17 @@ import { RevisionLinks } from '../../src/main/service/content-index'
 import { ChangeRequestsRepository } from '../../src/main/service/store/change-requests'
 import { RevisionsRepository } from '../../src/main/service/store/revisions'
 import { arrangeSpace, page, type ArrangedSpace } from '../support/content-fixtures'
+import { markdownOfSize } from '../support/large-markdown'
 import { startTestService, type TestService } from '../support/service'
 import { besideBigRequest, expectNoStall } from './support/stall'
 
 /** About `bytes` of markdown whose every block links to the page the same batch inserts (ref `new-page`). */
 function linkedMarkdown(bytes: number): string {
-  const parts: string[] = ['# Big page\n\n']
-  let size = 0
-  for (let i = 0; size < bytes; i++) {
-    const block =
-      i % 10 === 9
-        ? '```js\nconst x = [1, 2, 3] // [not a link](./new-page.md)\n```\n\n'
-        : `Paragraph ${i} with **bold**, _emphasis_, a [link](./new-page.md#part-${i}), https://example.com/${i} and \`code\`. Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n\n`
-    parts.push(block)
-    size += block.length
-  }
-  return parts.join('')
+  return markdownOfSize(bytes, (i) =>
+    i % 10 === 9
+      ? '```js\nconst x = [1, 2, 3] // [not a link](./new-page.md)\n```\n\n'
+      : `Paragraph ${i} with **bold**, _emphasis_, a [link](./new-page.md#part-${i}), https://example.com/${i} and \`code\`. Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n\n`,
+  )
 }
 
 describe('a large page edit does not stall the service', () => {

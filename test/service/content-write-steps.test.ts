@@ -5,17 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { arrangeSpace, page, type ArrangedSpace } from '../support/content-fixtures'
+import { markdownOfSize } from '../support/large-markdown'
 import { startTestService, type TestService } from '../support/service'
 
 /** About `bytes` of plain markdown (ordinary relative links, nothing for the batch to resolve). */
 function plainMarkdown(bytes: number): string {
-  const parts = ['# Large\n\n']
-  for (let size = 0, i = 0; size < bytes; i++) {
-    const block = `Paragraph ${i} with a [link](other-${i % 20}.md) and some words to fill the line.\n\n`
-    parts.push(block)
-    size += block.length
-  }
-  return parts.join('')
+  return markdownOfSize(bytes, (i) => `Paragraph ${i} with a [link](other-${i % 20}.md) and some words to fill the line.\n\n`, '# Large\n\n')
 }
 
 describe('a large batch written in steps', () => {
