@@ -47,8 +47,7 @@ async function smallWrites(t: TestService, space: ManualSpace): Promise<WriteCos
     cpu.push(used.user + used.system)
   }
   const pagesAfter = db.pragma('page_count', { simple: true }) as number
-  cpu.sort((a, b) => a - b)
-  return { cpu: cpu[Math.floor(cpu.length / 2)], dbPages: (pagesAfter - pagesBefore) / WRITES }
+  return { cpu: median(cpu), dbPages: (pagesAfter - pagesBefore) / WRITES }
 }
 
 /** The URL of an operation, to request it without the client's response check (spec-checked in the warm-up). */
