@@ -1,10 +1,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { gitBlobOid, type ContentChange } from '../../../src/main/content'
+import { describe, expect, it } from 'vitest'
+import type { ContentChange } from '../../../src/main/content'
 import { contentRequestBody, FileChangedError, FILE_BYTES_PLACEHOLDER } from '../../../src/main/engine/outbox/file-references'
 import type { ContentPayload } from '../../../src/main/engine/outbox/outbox-types'
-import { tempDir } from './support/workspace'
+import { scratchFolderPerTest } from './support/workspace'
 
 /**
  * Issue 14: a content batch's request body is written straight into bytes, the referenced files' base64
@@ -12,22 +12,12 @@ import { tempDir } from './support/workspace'
  * the changes with the bytes planned, whatever the names hold, and refuse a file changed since the plan.
  */
 
-let folder: string | undefined
-afterEach(() => {
-  if (folder) fs.rmSync(folder, { recursive: true, force: true })
-  folder = undefined
-})
-
-function write(rel: string, bytes: Buffer) {
-  const full = path.join(folder!, ...rel.split('/'))
-  fs.mkdirSync(path.dirname(full), { recursive: true })
-  fs.writeFileSync(full, bytes)
-  return { path: rel, hash: gitBlobOid(bytes), size: bytes.byteLength }
-}
+const scratch = scratchFolderPerTest('quire-body-')
+const write = scratch.write
 
 describe('the request body of a content batch', () => {
   it('is the JSON of the changes with each referenced file read as base64, names with quotes, unicode and placeholders-like text kept', async () => {
-    folder = tempDir('quire-body-')
+    const folder = scratch.make()
     // Sizes around base64's 3-byte groups, an empty file, bytes that are not UTF-8.
     const files = [
       write('.gitbook/assets/a quoted name.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0x00])),
@@ -51,7 +41,7 @@ describe('the request body of a content batch', () => {
     const payload = { changes, entries: [], keys: [], defines: [], files, folder } as ContentPayload
 
     const body = await contentRequestBody(changes, payload)
-    const bytesOf = (i: number) => fs.readFileSync(path.join(folder!, ...files[i].path.split('/'))).toString('base64')
+    const bytesOf = (i: number) => fs.readFileSync(path.join(folder, ...files[i].path.split('/'))).toString('base64')
     const expected = changes.map((change) =>
       change.operation !== 'insert_files'
         ? change
@@ -63,7 +53,7 @@ describe('the request body of a content batch', () => {
   })
 
   it('refuses a file changed or gone since the plan, naming it, before any of the body is sent', async () => {
-    folder = tempDir('quire-body-')
+    const folder = scratch.make()
     const planned = write('.gitbook/assets/shot.png', Buffer.from('planned bytes'))
     const changes: ContentChange[] = [{ operation: 'insert_files', files: [{ ref: 'r', name: 'shot.png', base64: `${FILE_BYTES_PLACEHOLDER}${planned.path}` }] }]
     const payload = { changes, entries: [], keys: [], defines: [], files: [planned], folder } as ContentPayload

@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { gitBlobOid } from '../../../src/main/content'
 import { LocalScanner } from '../../../src/main/engine/push/local-scan'
-import { tempDir } from './support/workspace'
+import { scratchFolderPerTest } from './support/workspace'
 
 /**
  * Issue 14: the scan hashes assets through one small buffer instead of reading each whole (a dropped
@@ -11,17 +11,8 @@ import { tempDir } from './support/workspace'
  * the whole files, at any size around the buffer's, and a page's text is still read whole.
  */
 
-let folder: string | undefined
-afterEach(() => {
-  if (folder) fs.rmSync(folder, { recursive: true, force: true })
-  folder = undefined
-})
-
-function write(rel: string, bytes: Buffer) {
-  const full = path.join(folder!, ...rel.split('/'))
-  fs.mkdirSync(path.dirname(full), { recursive: true })
-  fs.writeFileSync(full, bytes)
-}
+const scratch = scratchFolderPerTest('quire-scan-')
+const write = scratch.write
 
 /** Bytes that differ along the file, so a chunk hashed twice or skipped changes the hash. */
 function varied(size: number): Buffer {
@@ -32,7 +23,7 @@ function varied(size: number): Buffer {
 
 describe('the local scan', () => {
   it('hashes assets of any size as git does, and reads a page whole', async () => {
-    folder = tempDir('quire-scan-')
+    const folder = scratch.make()
     const sizes = [0, 1, 256 * 1024 - 1, 256 * 1024, 256 * 1024 + 1, 700_001]
     for (const size of sizes) write(`.gitbook/assets/f${size}.bin`, varied(size))
     write('page.md', Buffer.from('# Page\n\n![](.gitbook/assets/f1.bin)\n'))
@@ -45,7 +36,7 @@ describe('the local scan', () => {
   })
 
   it('sees an asset rewritten between scans', async () => {
-    folder = tempDir('quire-scan-')
+    const folder = scratch.make()
     write('.gitbook/assets/shot.png', varied(300_000))
     const scanner = new LocalScanner(folder)
     expect((await scanner.scan(() => false)).files.get('.gitbook/assets/shot.png')?.hash).toBe(gitBlobOid(varied(300_000)))

@@ -2,6 +2,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { ChangeRequest, Revision, RevisionPage } from '@gitbook/api'
+import { afterEach } from 'vitest'
+import { gitBlobOid } from '../../../../src/main/content'
 import { CacheRepository } from '../../../../src/main/engine/cache/cache-repository'
 import { openCacheDatabase } from '../../../../src/main/engine/cache/open-cache'
 import { CommentsRepository } from '../../../../src/main/engine/comments/comments-repository'
@@ -152,6 +154,28 @@ export class Workstation extends SpaceFiles {
 
 export function tempDir(prefix = 'quire-up-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+}
+
+/**
+ * A scratch folder for each test that asks for one (`make`), removed after it, and `write` of bytes at a
+ * slash-separated path in it (folders made on the way): what the planned file's record says.
+ */
+export function scratchFolderPerTest(prefix: string) {
+  let folder: string | undefined
+  afterEach(() => {
+    if (folder) fs.rmSync(folder, { recursive: true, force: true })
+    folder = undefined
+  })
+  return {
+    make: (): string => (folder = tempDir(prefix)),
+    write(rel: string, bytes: Buffer): { path: string; hash: string; size: number } {
+      if (!folder) throw new Error('no scratch folder: call make() first')
+      const full = path.join(folder, ...rel.split('/'))
+      fs.mkdirSync(path.dirname(full), { recursive: true })
+      fs.writeFileSync(full, bytes)
+      return { path: rel, hash: gitBlobOid(bytes), size: bytes.byteLength }
+    },
+  }
 }
 
 /** Every document page of a revision: id -> {title, path, oid, parent}. */
