@@ -23,8 +23,12 @@
  * - Both are timed inside their process, from the start of the work to its end (module loading is
  *   printed apart); CPU is the process's (all threads); peak RSS is each process's getrusage maximum,
  *   the kernel's VmHWM.
- * Rounds run the two back to back, alternating which goes first; the ratio is the median of the rounds'
- * ratios, each taken under the same machine load.
+ * - atomic floor (informational): the floor with each file written as the promises require and no
+ *   more (writeAtomicNoClobber: exclusive temp written O_DSYNC, link, unlink; one fsync per folder).
+ *   sync / atomic floor is the engine's own cost; atomic floor / floor is what atomic, durable,
+ *   never-clobbering writes cost on this disk.
+ * Rounds run the three back to back, rotating which goes first; the ratio is the median of the rounds'
+ * ratios, each taken under the same machine load. BENCH_STRACE=DIR counts each child's system calls.
  *
  *   npm run bench:mirror      BENCH_ROUNDS=5 npm run bench:mirror      BENCH_CPU_PROF=DIR npm run bench:mirror
  */
@@ -48,6 +52,8 @@ const SCRIPT = 'bench/mirror.ts'
 
 interface FloorJob {
   withCli?: boolean
+  /** Each file written atomically and durably, never over a file that appeared (writeAtomicNoClobber). */
+  atomic?: boolean
   baseUrl: string
   /** SUMMARY.md, rendered beforehand. */
   summary: string
@@ -86,7 +92,7 @@ async function floorChild(job: FloorJob) {
     const dir = path.dirname(full)
     let made = folders.get(dir)
     if (!made) folders.set(dir, (made = fs.promises.mkdir(dir, { recursive: true })))
-    writes.push(made.then(() => fs.promises.writeFile(full, data)))
+    writes.push(made.then(() => (job.atomic ? writeAtomicNoClobber(full, data) : fs.promises.writeFile(full, data))))
   }
 
   // The space named on the command line (its organization, revision and title), its organization's
@@ -123,6 +129,8 @@ async function floorChild(job: FloorJob) {
   )
   write('SUMMARY.md', summary)
   await Promise.all(writes)
+  // The atomic floor makes the new names durable: one fsync per folder, after its last file.
+  if (job.atomic) await Promise.all([...folders.keys()].map(syncFolder))
   let page: string | undefined
   do {
     const links: { next?: { page: string } } = await getJson(`${job.baseUrl}/spaces/${job.spaceId}/links?limit=1000${page ? `&page=${encodeURIComponent(page)}` : ''}`)
@@ -130,6 +138,33 @@ async function floorChild(job: FloorJob) {
   } while (page)
   const workMs = performance.now() - started
   report({ workMs, cpuMs: cpuMsSince(cpu), maxRssKb: process.resourceUsage().maxRSS, requests: requests.counts, received: requests.received(), pages: documents.length, bytes })
+}
+
+/**
+ * The least a write must do to keep the promises (atomic, never over a file that appeared, durable):
+ * a temp file beside the target, created exclusively and written O_DSYNC, linked to its name (`link`
+ * fails if the name is taken), the temp removed. What the engine adds beyond this is its own cost.
+ */
+async function writeAtomicNoClobber(full: string, data: string | Uint8Array): Promise<void> {
+  const temp = path.join(path.dirname(full), `.floor-tmp-${Math.random().toString(36).slice(2)}`)
+  const { O_WRONLY, O_CREAT, O_EXCL, O_DSYNC } = fs.constants
+  const handle = await fs.promises.open(temp, O_WRONLY | O_CREAT | O_EXCL | (O_DSYNC ?? 0), 0o644)
+  try {
+    await handle.writeFile(data)
+  } finally {
+    await handle.close()
+  }
+  await fs.promises.link(temp, full)
+  await fs.promises.unlink(temp)
+}
+
+async function syncFolder(dir: string): Promise<void> {
+  const handle = await fs.promises.open(dir, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
 }
 
 /** Git's blob id of `bytes` (what `git.oid` is): SHA-1 of a `blob <size>` header, a NUL, and the bytes. */
@@ -245,16 +280,20 @@ async function main() {
     await runChild(child, 'sync', await syncJob('warm'), token)
     const syncRuns: Run[] = []
     const floorRuns: Run[] = []
+    const atomicRuns: Run[] = []
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? (['sync', 'floor'] as const) : (['floor', 'sync'] as const)
+      // Each of the three goes first in turn, so none always runs on a machine the others just warmed.
+      const order = (['sync', 'floor', 'atomic'] as const).map((_, i, all) => all[(i + round) % all.length])
       for (const which of order) {
         if (which === 'sync') syncRuns.push(await runChild(child, 'sync', await syncJob(String(round)), token))
-        else floorRuns.push(await runChild(child, 'floor', floorJob(path.join(scratch, `floor-${round}`)), token))
+        else if (which === 'floor') floorRuns.push(await runChild(child, 'floor', floorJob(path.join(scratch, `floor-${round}`)), token))
+        else atomicRuns.push(await runChild(child, 'floor', { ...floorJob(path.join(scratch, `atomic-${round}`)), atomic: true }, token))
       }
       const s = syncRuns[round]
       const f = floorRuns[round]
+      const a = atomicRuns[round]
       console.log(
-        `round ${round + 1}: sync ${s.workMs.toFixed(0)} ms (cpu ${s.cpuMs.toFixed(0)} ms, ${mb(s.maxRssKb).toFixed(0)} MB), floor ${f.workMs.toFixed(0)} ms (cpu ${f.cpuMs.toFixed(0)} ms, ${mb(f.maxRssKb).toFixed(0)} MB), ratio ${(s.workMs / f.workMs).toFixed(2)}, load ${load()}`,
+        `round ${round + 1}: sync ${s.workMs.toFixed(0)} ms (cpu ${s.cpuMs.toFixed(0)} ms, ${mb(s.maxRssKb).toFixed(0)} MB), floor ${f.workMs.toFixed(0)} ms (cpu ${f.cpuMs.toFixed(0)} ms, ${mb(f.maxRssKb).toFixed(0)} MB), atomic floor ${a.workMs.toFixed(0)} ms (cpu ${a.cpuMs.toFixed(0)} ms), ratio ${(s.workMs / f.workMs).toFixed(2)} (to the atomic floor ${(s.workMs / a.workMs).toFixed(2)}), load ${load()}`,
       )
     }
 
@@ -265,7 +304,8 @@ async function main() {
     const pages = floorRuns[0].pages
     const requestDiff = sameRequests(syncRuns[0].requests, floorRuns[0].requests)
     const gets = Object.values(floorRuns[0].requests).reduce((n, c) => n + c, 0)
-    const folderDiff = sameTree(path.join(scratch, 'sync-0', 'Bench', 'Large Manual'), path.join(scratch, 'floor-0'))
+    const synced = path.join(scratch, 'sync-0', 'Bench', 'Large Manual')
+    const folderDiff = sameTree(synced, path.join(scratch, 'floor-0')) ?? sameTree(synced, path.join(scratch, 'atomic-0'))
     const s = median(syncRuns.map((r) => r.workMs))
     const f = median(floorRuns.map((r) => r.workMs))
     // Each round's two runs are back to back, under the same load: the ratio is the median of the rounds'.
@@ -277,6 +317,12 @@ async function main() {
     console.log(`sync   quire sync --once (engine)  median ${s.toFixed(0)} ms   ${((pages * 1000) / s).toFixed(0)} pages/s   (process with module loading: ${median(syncRuns.map((r) => r.processMs)).toFixed(0)} ms)`)
     console.log(`floor  same GETs + plain writes    median ${f.toFixed(0)} ms   ${((pages * 1000) / f).toFixed(0)} pages/s   (process with module loading: ${median(floorRuns.map((r) => r.processMs)).toFixed(0)} ms)`)
     console.log(`ratio  sync / floor, median of rounds  ${ratio.toFixed(2)}   target <= ${TARGET_RATIO}   ${verdict(ratio <= TARGET_RATIO)}   (ratio of medians ${(s / f).toFixed(2)})`)
+    // Informational: what the promises cost by themselves (atomic, no-clobber, durable writes), and the
+    // engine's own cost beyond them.
+    const a = median(atomicRuns.map((r) => r.workMs))
+    const atomicRatio = median(syncRuns.map((r, i) => r.workMs / atomicRuns[i].workMs))
+    console.log(`atomic floor  same GETs + writes as the promises need them (temp O_EXCL|O_DSYNC, link, unlink, folder fsync)  median ${a.toFixed(0)} ms   ${((pages * 1000) / a).toFixed(0)} pages/s`)
+    console.log(`       atomic floor / floor, median of rounds  ${median(atomicRuns.map((r, i) => r.workMs / floorRuns[i].workMs)).toFixed(2)}   sync / atomic floor  ${atomicRatio.toFixed(2)}`)
     console.log(`peak RSS of the sync process, max of rounds  ${rss.toFixed(0)} MB   target <= ${TARGET_RSS_MB} MB   ${verdict(rss <= TARGET_RSS_MB)}`)
     console.log(`       floor process ${Math.max(...floorRuns.map((r) => mb(r.maxRssKb))).toFixed(0)} MB; the floor in a process loading what quire loads: ${mb(floorInCli.maxRssKb).toFixed(0)} MB`)
     console.log(`load average after: ${load()}`)

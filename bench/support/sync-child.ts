@@ -135,7 +135,8 @@ export interface Run extends ChildReport {
  * Runs `script role job` in a child and reads its report: `script` is a bench file (run under tsx) or
  * its compiled entry (compiled.ts: run by plain node, as `quire` runs). BENCH_CPU_PROF=DIR: a CPU
  * profile of every child (node --cpu-prof), BENCH_HEAP_PROF=DIR: a heap profile, to see where time and
- * memory go.
+ * memory go. BENCH_STRACE=DIR: each child under `strace -f -c`, its system calls counted per thread pool
+ * and main thread together (Linux), to see what the work asks of the kernel.
  */
 export function runChild(script: string, role: string, job: unknown, token: string): Promise<Run> {
   const started = performance.now()
@@ -146,7 +147,9 @@ export function runChild(script: string, role: string, job: unknown, token: stri
   ]
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
   // Started as `quire` starts (bin/quire.mjs's flags), the floor too: the same runtime on both sides.
-  const child = spawn(process.execPath, [...SYNC_PROCESS_NODE_FLAGS, ...profile, ...loader, path.resolve(script), role, JSON.stringify(job)], {
+  const argv = [process.execPath, ...SYNC_PROCESS_NODE_FLAGS, ...profile, ...loader, path.resolve(script), role, JSON.stringify(job)]
+  if (process.env.BENCH_STRACE) argv.unshift('strace', ...(process.env.BENCH_STRACE_PER_THREAD ? ['-ff'] : ['-f', '-c']), '-o', path.join(path.resolve(process.env.BENCH_STRACE), `${stamp}.strace`))
+  const child = spawn(argv[0], argv.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, BENCH_TOKEN: token },
   })
