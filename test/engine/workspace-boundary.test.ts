@@ -137,6 +137,37 @@ describe('a folder swapped for a link while a pass writes into it', () => {
   })
 })
 
+describe('the space folder itself swapped for a link while a pass writes into it', () => {
+  it('the steps after the swap are refused and the folder the link leads to stays byte-identical', async () => {
+    // Each file's folder is looked up with one lstat per level below the space folder, once the space
+    // folder is proven to be the very folder the pass started in: a link put in its place is not.
+    const text = new TextDecoder().decode(NEW)
+    const actions: SyncAction[] = Array.from({ length: 6 }, (_, i) => ({ type: 'download', id: `p${i}`, kind: 'page', path: `guide/p${i}.md`, oid: gitBlobOid(NEW), content: text }))
+    fs.mkdirSync(path.join(outside, 'guide'))
+    const before = snapshot(outside)
+    const recorded: string[] = []
+    const result = await executePlan(
+      { revision: 'r', actions, notices: [] },
+      {
+        files: new SpaceFolder(root),
+        source: { page: () => Promise.reject(new Error('unused')), file: () => Promise.reject(new Error('unused')) },
+        journal: { record: (e) => recorded.push(e.id), forget: (id) => recorded.push(`-${id}`) },
+        concurrency: 1,
+        onStep: ({ index }) => {
+          if (index !== 2) return
+          fs.renameSync(root, path.join(base, 'space-moved'))
+          fs.symlinkSync(outside, root, 'dir')
+        },
+      },
+    )
+    expect(recorded).toEqual(['p0', 'p1'])
+    expect(result.failed.map((f) => f.action.type === 'download' && f.action.path)).toEqual(['guide/p2.md', 'guide/p3.md', 'guide/p4.md', 'guide/p5.md'])
+    for (const failure of result.failed) expect(failure.error).toMatch(/leads outside the space folder/)
+    expect(snapshot(outside)).toEqual(before)
+    expect(fs.readdirSync(path.join(base, 'space-moved', 'guide')).sort()).toEqual(['p0.md', 'p1.md'])
+  })
+})
+
 describe('a file in the space that is a link', () => {
   beforeEach(() => fs.symlinkSync(path.join(outside, 'a.md'), path.join(root, 'page.md')))
 

@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, type BigIntStats } from 'node:fs'
+import { lstatSync, realpathSync, statSync, type BigIntStats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
@@ -48,6 +48,8 @@ export class SpaceFolder implements SpaceFiles {
   /** Folders that received files since the last `flush` (real paths). */
   private readonly unsynced = new Set<string>()
   private realRootPath: Promise<string> | undefined
+  /** The space folder's real path and identity, once `realRoot` has looked them up. */
+  private rootFolder: { real: string; dev: bigint; ino: bigint } | undefined
 
   constructor(
     root: string,
@@ -195,15 +197,17 @@ export class SpaceFolder implements SpaceFiles {
     const full = this.resolve(relative)
     this.realRoot()
     const folders = path.relative(this.root, path.dirname(full)).split(path.sep).filter(Boolean)
-    // The deepest folder on the way that exists (usually the parent itself). Resolved synchronously: a
-    // few microseconds of readlink, where the thread pool's round trip costs more than the work and
-    // waits behind the pass's own writes.
     let depth = folders.length
-    let real: string | undefined
-    for (; depth >= 0 && real === undefined; depth--) {
-      real = realpathOrUndefined(path.join(this.root, ...folders.slice(0, depth)))
+    let real = this.plainFolderPath(folders)
+    if (real === undefined) {
+      // The deepest folder on the way that exists (usually the parent itself). Resolved synchronously: a
+      // few microseconds of readlink, where the thread pool's round trip costs more than the work and
+      // waits behind the pass's own writes.
+      for (; depth >= 0 && real === undefined; depth--) {
+        real = realpathOrUndefined(path.join(this.root, ...folders.slice(0, depth)))
+      }
+      depth++
     }
-    depth++
     if (real === undefined) throw new Error(`the space folder ${this.root} is missing`)
     await this.refuseOutside(real, relative, operation)
     for (; depth < folders.length; depth++) {
@@ -234,11 +238,43 @@ export class SpaceFolder implements SpaceFiles {
   }
 
   /**
+   * The real path of `root/...folders` when the root is still the folder whose real path was taken and
+   * every folder below it is a plain folder (no link): then it is that real path joined with the names,
+   * as realpath would answer, for one stat and one lstat per folder below the root, where libc's realpath
+   * reads every component from `/` (about ten syscalls per file of a mirror). Undefined when any of it
+   * differs (a link anywhere below the root, a missing folder, the root moved or not looked up yet): the
+   * caller resolves the path in full. Nothing is cached between calls: a folder moved out and linked
+   * back is a link at the next call.
+   */
+  private plainFolderPath(folders: readonly string[]): string | undefined {
+    const root = this.rootFolder
+    if (root === undefined) return undefined
+    try {
+      // Followed: the space folder itself may be reached through a link.
+      const now = statSync(this.root, { bigint: true, throwIfNoEntry: false })
+      if (now === undefined || now.ino !== root.ino || now.dev !== root.dev) return undefined
+      let at = this.root
+      for (const name of folders) {
+        at = path.join(at, name)
+        if (!lstatSync(at, { throwIfNoEntry: false })?.isDirectory()) return undefined
+      }
+    } catch {
+      // A file where a folder should be (ENOTDIR), or the root unreadable: resolved in full, as before.
+      return undefined
+    }
+    return path.join(root.real, ...folders)
+  }
+
+  /**
    * The space folder's real path, looked up once. Started early and awaited later: its failure is
    * handled here (no unhandled rejection while other work is awaited), and a failure is not kept.
    */
   private realRoot(): Promise<string> {
-    const pending = (this.realRootPath ??= fs.realpath(this.root))
+    const pending = (this.realRootPath ??= fs.realpath(this.root).then(async (real) => {
+      const stat = await fs.stat(real, { bigint: true })
+      this.rootFolder = { real, dev: stat.dev, ino: stat.ino }
+      return real
+    }))
     pending.catch(() => {
       if (this.realRootPath === pending) this.realRootPath = undefined
     })
