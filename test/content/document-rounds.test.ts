@@ -24,10 +24,12 @@ function resolveTarget(target: string): ContentRef | undefined {
 let rounds = 0
 const inRounds = async (body: string) =>
   JSON.parse(
-    await documentJsonInRounds(body, resolveTarget, async (job) => {
-      rounds++
-      return convertDocument(job)
-    }),
+    (
+      await documentJsonInRounds(body, resolveTarget, async (job) => {
+        rounds++
+        return convertDocument(job)
+      })
+    ).toString('utf8'),
   )
 
 function corpusPages(): string[] {

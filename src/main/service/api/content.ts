@@ -12,7 +12,8 @@ import {
   requireSpace,
 } from './content-access'
 import { changeRequestJson } from './serializers/change-request'
-import { RevisionView, type JsonText, type MarkdownRefs, type PageFormat } from './serializers/revision'
+import { JsonPieces } from '../http/json-pieces'
+import { RevisionView, type MarkdownRefs, type PageFormat } from './serializers/revision'
 import { applyTemplateRoute } from './space-templates'
 
 /** Which revision an operation reads: the space's current one, a given one, or a change request's head. */
@@ -69,8 +70,8 @@ const getReusableContent = (source: RevisionSource) => (ctx: RequestContext) => 
   return ok(view.reusableContentJson(reusableContent(view, ctx.params.reusableContentId ?? '')))
 }
 
-/** An answer of the view: an object, or JSON text already made (a large document converted in a worker). */
-const answer = (result: object): HandlerResult => ('body' in result && Buffer.isBuffer(result.body) ? { status: 200, ...(result as JsonText) } : ok(result))
+/** An answer of the view: an object, or JSON already made in pieces (a large document converted in a worker). */
+const answer = (result: object): HandlerResult => (result instanceof JsonPieces ? { status: 200, body: result } : ok(result))
 
 const getReusableContentDocument = (source: RevisionSource) => async (ctx: RequestContext) => {
   const view = revisionView(ctx, source(ctx))

@@ -8,6 +8,7 @@ import type { ServiceStore } from '../store/service-store'
 import { UsersRepository } from '../store/users'
 import type { Route } from './context'
 import { ApiError, errorBody } from './errors'
+import { JsonPieces, writePieces } from './json-pieces'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth'
 import { RateLimiter } from './rate-limit'
 import { Router } from './router'
@@ -38,6 +39,7 @@ export interface HttpServiceOptions {
 
 interface Reply {
   status: number
+  /** A value to serialize as JSON, bytes as they are (downloads), or JSON made ahead in pieces. */
   body?: unknown
   headers: Record<string, string>
 }
@@ -177,6 +179,14 @@ export class HttpService {
     const headers: Record<string, string> = { ...reply.headers }
     if (reply.status === 413) headers.Connection = 'close'
     let payload: string | Buffer | undefined
+    if (reply.body instanceof JsonPieces) {
+      // JSON made ahead (a large page's document, from a worker): written piece by piece, never joined.
+      headers['Content-Type'] = 'application/json; charset=utf-8'
+      headers['Content-Length'] = String(reply.body.byteLength)
+      res.writeHead(reply.status, headers)
+      await writePieces(res, reply.body.pieces)
+      return
+    }
     if (Buffer.isBuffer(reply.body)) {
       payload = reply.body
       headers['Content-Length'] = String(payload.length)
@@ -307,9 +317,9 @@ export class HttpService {
 
   private checked(operationId: string, reply: Reply): Reply {
     if (!this.options.validateResponses || reply.status === 500) return reply
-    // JSON text made ahead (a large page's document, converted in a worker) is checked as what it says.
-    const json = Buffer.isBuffer(reply.body) && /^application\/json\b/.test(reply.headers?.['Content-Type'] ?? '')
-    const problem = this.options.spec.validateResponse(this.options.spec.operation(operationId), reply.status, json ? JSON.parse((reply.body as Buffer).toString('utf8')) : reply.body)
+    // JSON made ahead in pieces (a large page's document, converted in a worker) is checked whole.
+    const body = reply.body instanceof JsonPieces ? reply.body.parse() : reply.body
+    const problem = this.options.spec.validateResponse(this.options.spec.operation(operationId), reply.status, body)
     if (!problem) return reply
     this.options.log?.(`response does not match the spec: ${problem}`)
     return { status: 500, body: errorBody(500, `response does not match the published spec: ${problem}`), headers: reply.headers }

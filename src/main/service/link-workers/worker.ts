@@ -4,8 +4,9 @@
  * large page are spent off the service's event loop. It says `{ ready }` once loaded; then one message
  * in, one out:
  * - `{ id, texts }` -> `{ id, results }`, results in the order of the texts;
- * - `{ id, document: { body, refs? } }` -> `{ id, document: { json, targets } }`: the document as JSON text
- *   (so the event loop neither clones nor stringifies it) and every link target the conversion asked to
+ * - `{ id, document: { body, refs? } }` -> `{ id, document: { json, targets } }`: the document as UTF-8 JSON
+ *   in an ArrayBuffer transferred, not copied (so the event loop neither clones, stringifies nor encodes
+ *   it) and every link target the conversion asked to
  *   resolve. Targets are resolved by the revision, on the main thread: without `refs` none resolves; with
  *   `refs` (target -> reference, those the main thread resolved) exactly those do (content/markdown/document/deferred-refs.ts);
  * - `{ id, error }` when remark failed.
@@ -32,6 +33,6 @@ port.on('message', (request: LinkWorkerRequest) => {
   } catch (error) {
     reply = { id: request.id, error: `markdown could not be parsed: ${error instanceof Error ? error.message : String(error)}` }
   }
-  port.postMessage(reply)
+  port.postMessage(reply, 'document' in reply ? [reply.document.json.buffer as ArrayBuffer] : [])
 })
 port.postMessage({ ready: true } satisfies LinkWorkerMessage)

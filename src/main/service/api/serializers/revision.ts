@@ -3,6 +3,7 @@ import { gitBlobOid, markdownToDocument, resolveRelativePath, rewriteLinks, seri
 import { includePath, parseIncludeFile } from '../../../content/gitsync/include-file'
 import { documentJsonInRounds } from '../../../content/markdown/document/deferred-refs'
 import { ApiError } from '../../http/errors'
+import { JsonPieces } from '../../http/json-pieces'
 import { convertDocumentOffThread, LinkParseError } from '../../link-workers/pool'
 import type { ServiceStore } from '../../store/service-store'
 import { RevisionsRepository, type Revision } from '../../store/revisions'
@@ -58,12 +59,6 @@ const safeDecode = (value: string) => {
  */
 export const DOCUMENT_OFF_THREAD_CHARS = 128 * 1024
 
-/** A JSON answer already serialized (its large documents came from a worker as JSON text). */
-export interface JsonText {
-  body: Buffer
-  headers: Record<string, string>
-}
-
 const isAbsoluteUrl = (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value)
 
 /** Paths by page or file id, looked up one at a time. */
@@ -99,18 +94,14 @@ function derivedFromParent(revision: Revision): RevisionIndex | undefined {
   return undefined
 }
 
-/** A large body's document as JSON text, converted in a worker; markdown remark cannot parse is a 422. */
-async function documentJsonOffThread(body: string, resolveTarget: (target: string) => ContentRef | undefined): Promise<string> {
+/** A large body's document as UTF-8 JSON, converted in a worker; markdown remark cannot parse is a 422. */
+async function documentJsonOffThread(body: string, resolveTarget: (target: string) => ContentRef | undefined): Promise<Buffer> {
   try {
     return await documentJsonInRounds(body, resolveTarget, convertDocumentOffThread)
   } catch (error) {
     if (error instanceof LinkParseError) throw new ApiError(422, `the page's markdown ${error.message.replace(/^markdown /, '')}`)
     throw error
   }
-}
-
-function jsonText(text: string): JsonText {
-  return { body: Buffer.from(text), headers: { 'Content-Type': 'application/json; charset=utf-8' } }
 }
 
 /**
@@ -208,24 +199,24 @@ export class RevisionView {
 
   /**
    * The body of a reusable content (its file after the front matter) as the spec's JSON document; a large
-   * one converted in a worker, as JSON text.
+   * one converted in a worker, as UTF-8 JSON.
    */
-  async reusableContentDocument(content: TreeReusableContent): Promise<JSONDocument | JsonText> {
+  async reusableContentDocument(content: TreeReusableContent): Promise<JSONDocument | JsonPieces> {
     const bytes = this.store.repo(RevisionsRepository).blob(content.blobOid)
     if (!bytes) throw new Error(`revision ${this.revision.id} references a missing blob ${content.blobOid}`)
     const gitPath = includePath(content.slug)
     const body = parseIncludeFile(bytes.toString('utf8')).body
     const resolveTarget = (target: string) => this.resolveTarget(gitPath, target)
     if (body.length < DOCUMENT_OFF_THREAD_CHARS) return markdownToDocument(body, { resolveTarget })
-    return jsonText(await documentJsonOffThread(body, resolveTarget))
+    return new JsonPieces([await documentJsonOffThread(body, resolveTarget)])
   }
 
   /**
    * `pageJson`, with the documents of large pages (the page's and its subpages') converted in workers
-   * first, off the event loop: then the answer is JSON text, those documents spliced in as the workers
-   * wrote them. Without any, the object `pageJson` gives.
+   * first, off the event loop: then the answer is JSON in pieces, those documents between the rest's as the
+   * workers encoded them (never joined: see JsonPieces). Without any, the object `pageJson` gives.
    */
-  async pageAnswer(page: TreePage, format: PageFormat, refs: MarkdownRefs = 'relative'): Promise<Record<string, unknown> | JsonText> {
+  async pageAnswer(page: TreePage, format: PageFormat, refs: MarkdownRefs = 'relative'): Promise<Record<string, unknown> | JsonPieces> {
     const large = format === 'document' ? this.largeDocumentPages(page) : []
     if (large.length === 0) return this.pageJson(page, format, refs)
     const nonce = randomUUID()
@@ -244,17 +235,17 @@ export class RevisionView {
     }
     // Each marker is a JSON string of its own in `text` (its NUL escaped by JSON.stringify, so no title or
     // body can spell it, and the nonce is new per answer): replaced whole, quotes included.
-    const parts: string[] = []
+    const pieces: Buffer[] = []
     let from = 0
     for (const { marker, json } of converted) {
       const quoted = JSON.stringify(marker)
       const at = text.indexOf(quoted, from)
       if (at === -1) throw new Error('a converted document has no place in its page')
-      parts.push(text.slice(from, at), json)
+      pieces.push(Buffer.from(text.slice(from, at)), json)
       from = at + quoted.length
     }
-    parts.push(text.slice(from))
-    return jsonText(parts.join(''))
+    pieces.push(Buffer.from(text.slice(from)))
+    return new JsonPieces(pieces)
   }
 
   /** Document pages at and below `page` (in the order `pageJson` writes them) whose body is large. */
