@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=100
 // The flags on the line above are src/main/node-flags.ts's SYNC_PROCESS_NODE_FLAGS (why: there).
 // The CLI runs built JavaScript (scripts/build-cli.mjs: an esbuild bundle of src/main/cli/main.ts in
 // node_modules/.cache/quire-cli/, made by `npm ci`'s prepare or on the first run), not TypeScript compiled

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { EVENT_CHANNEL, IPC_PREFIX, QUIRE_CHANNELS, type QuireEvent } from '../../src/shared/contract'
+import { SYNC_PROCESS_NODE_FLAGS } from '../../src/main/node-flags'
 import { runDesktopApp } from '../../src/main/shell/desktop-app'
 import { clickTrayItem, desktopAppPerTest, MAIN_DIR, SETTINGS as settings, trayMenu } from './desktop-harness'
 import { app, BrowserWindow, FakeNativeImage, FakeWebContents, ipcMain, Notification, resetElectronMock, session, Tray, utilityProcess } from './electron-mock'
@@ -25,7 +26,7 @@ describe('desktop app wiring', () => {
   it('starts the backend in a utility process and serves every channel to the app window only', async () => {
     const { factory, ready } = started()
     await ready
-    expect(utilityProcess.fork).toHaveBeenCalledWith(path.join(MAIN_DIR, 'backend.js'), [], expect.objectContaining({ serviceName: 'Quire sync engine', execArgv: ['--max-semi-space-size=4'] }))
+    expect(utilityProcess.fork).toHaveBeenCalledWith(path.join(MAIN_DIR, 'backend.js'), [], expect.objectContaining({ serviceName: 'Quire sync engine', execArgv: [...SYNC_PROCESS_NODE_FLAGS] }))
     expect(factory.opened[0]).toMatchObject({ vault: expect.objectContaining({ kind: 'file' }) })
     expect([...ipcMain.handlers.keys()].sort()).toEqual(QUIRE_CHANNELS.map((c) => IPC_PREFIX + c).sort())
     await expect(ipcMain.invoke('quire:getSession', { frameUrl: RENDERER })).resolves.toEqual(writer)
