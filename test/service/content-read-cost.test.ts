@@ -1,11 +1,13 @@
 /**
  * Reading one page must not walk the whole space (issue 16: a 799-page space cost the service ~6 CPU
  * minutes to mirror). Counted, not timed: Git paths are computed once per revision, however many
- * pages are read from it, and reads by id, by path and with stable refs still answer the right page.
+ * pages are read from it, and reads by id, by path and with stable refs still answer the right page;
+ * the read after several writes in a row with no read between builds no revision index in full.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { computeGitPaths } from '../../src/main/content/gitsync/paths'
 import { serializePageMarkdown } from '../../src/main/content/markdown/page-file'
+import { revisionIndexesBuiltInFull } from '../../src/main/service/api/serializers/revision-index'
 import { arrangeSpace, editSpaceDirectly, page, type ArrangedSpace } from '../support/content-fixtures'
 import { startTestService, type TestService } from '../support/service'
 
@@ -55,6 +57,34 @@ describe('page reads cost the page, not the space', () => {
     expect(JSON.stringify(document.body.document)).toContain(s.pages['topic-39'])
 
     expect(counted.mock.calls.length, `computeGitPaths ran ${counted.mock.calls.length} times for ${PAGES + 2} reads`).toBe(0)
+  })
+
+  it('reads after writes in a row, none read between, without building the revision index in full', async () => {
+    const cr = await t.api.call('createChangeRequest', { params: { spaceId: s.spaceId }, body: { subject: 'writes in a row' } })
+    expect(cr.status).toBe(201)
+    const params = { spaceId: s.spaceId, changeRequestId: cr.body.id as string }
+    const read = (pageId: string) => t.api.call('getPageInChangeRequestById', { params: { ...params, pageId }, query: { format: 'markdown' } })
+    // The change request's first revision read: its index is built (or derived from the space's).
+    expect((await read(s.pages['topic-0'])).status).toBe(200)
+    const before = revisionIndexesBuiltInFull()
+    const WRITES = 6
+    for (let i = 0; i < WRITES; i++) {
+      const pageId = s.pages[`topic-${i * 5}`]
+      const write = await t.api.call('updateChangeRequestContent', { params, body: { changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Topic ${i * 5}\n\nWrite ${i} of a row.\n` } }] } })
+      expect(write.status).toBe(200)
+    }
+    // Every page written reads back, by id and by path, and the section lists them all, without a full build.
+    for (let i = 0; i < WRITES; i++) {
+      const page = await read(s.pages[`topic-${i * 5}`])
+      expect(page.body.markdown).toBe(`# Topic ${i * 5}\n\nWrite ${i} of a row.\n`)
+      expect(page.body.git.path).toBe(`guide/topic-${i * 5}.md`)
+    }
+    const guide = await read(s.pages.guide)
+    expect(guide.body.pages).toHaveLength(PAGES)
+    const byPath = await t.api.call('getPageInChangeRequestByPath', { params: { ...params, pagePath: 'guide/topic-25' }, query: { format: 'markdown' } })
+    expect(byPath.body.id).toBe(s.pages['topic-25'])
+    const built = revisionIndexesBuiltInFull() - before
+    expect(built, `revision indexes built in full for ${WRITES} writes in a row and the reads after them`).toBe(0)
   })
 
   it('serializes a page file once per revision, however often the tree and the page are read', async () => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { applyContentChanges, type ContentChange, type RevisionTree, type TreeFile, type TreePage } from '../../src/main/content'
 import { computeGitPaths } from '../../src/main/content/gitsync/paths'
 import { frozenCopy, shareUnchanged, workingCopy } from '../../src/main/content/revision/tree'
-import { buildRevisionIndex, deriveRevisionIndex, type RevisionIndex } from '../../src/main/service/api/serializers/revision-index'
+import { buildRevisionIndexInFull, deriveRevisionIndex, indexWrittenTree, revisionIndexesBuiltInFull, revisionIndexOf, type RevisionIndex } from '../../src/main/service/api/serializers/revision-index'
 
 /** Small deterministic PRNG (mulberry32), so a failure names its seed. */
 function random(seed: number) {
@@ -176,6 +176,22 @@ function randomChange(tree: RevisionTree, rng: ReturnType<typeof random>): Conte
   return { operation: 'insert_files', files: Array.from({ length: 1 + rng.int(2) }, () => ({ name: rng.pick(FILE_NAMES), base64: Buffer.from(`f${rng.int(9)}`).toString('base64') })) }
 }
 
+function editedDirectly(tree: RevisionTree, rng: ReturnType<typeof random>): RevisionTree {
+  const working = workingCopy(tree)
+  for (let n = 1 + rng.int(3); n > 0; n--) editDirectly(working, rng)
+  return frozenCopy(shareUnchanged(tree, working))
+}
+
+/** A random batch applied to `tree`; undefined when the batch is invalid (a page deleted then updated). */
+function batchApplied(tree: RevisionTree, rng: ReturnType<typeof random>): RevisionTree | undefined {
+  const changes = Array.from({ length: 1 + rng.int(3) }, () => randomChange(tree, rng))
+  try {
+    return frozenCopy(applyContentChanges(tree, changes, { newId, now: '2026-01-02T00:00:00.000Z' }).tree)
+  } catch {
+    return undefined
+  }
+}
+
 function page(id: string, slug: string, pages: TreePage[] = []): TreePage {
   return { id, type: 'document', title: slug, slug, metadata: {}, createdAt: '', updatedAt: '', pages }
 }
@@ -187,7 +203,7 @@ describe('a revision index derived from its parent equals one built in full', ()
     for (let seed = 1; seed <= 60; seed++) {
       const rng = random(seed)
       let tree: RevisionTree = frozenCopy({ pages: [], files: [] })
-      let index = buildRevisionIndex(tree)
+      let index = buildRevisionIndexInFull(tree)
       const ids = new Set<string>()
       const paths = new Set<string>()
       for (let step = 0; step < 40; step++) {
@@ -197,10 +213,10 @@ describe('a revision index derived from its parent equals one built in full', ()
         const derived = deriveRevisionIndex(index, next)
         steps++
         if (derived) derivedSteps++
-        index = derived ?? buildRevisionIndex(next)
+        index = derived ?? buildRevisionIndexInFull(next)
         tree = next
         expectSameAnswers(index, tree, ids, paths, `seed ${seed} step ${step}${derived ? ' (derived)' : ''}`)
-        expectSameAnswers(buildRevisionIndex(tree), tree, ids, paths, `seed ${seed} step ${step} (built)`)
+        expectSameAnswers(buildRevisionIndexInFull(tree), tree, ids, paths, `seed ${seed} step ${step} (built)`)
       }
     }
     // Most edits are derived, not rebuilt (a file removed or a new home page is rebuilt).
@@ -213,7 +229,7 @@ describe('a revision index derived from its parent equals one built in full', ()
     for (let seed = 1; seed <= 40; seed++) {
       const rng = random(1000 + seed)
       let tree: RevisionTree = frozenCopy({ pages: [], files: [] })
-      let index = buildRevisionIndex(tree)
+      let index = buildRevisionIndexInFull(tree)
       const ids = new Set<string>()
       const paths = new Set<string>()
       for (let step = 0; step < 30; step++) {
@@ -227,12 +243,98 @@ describe('a revision index derived from its parent equals one built in full', ()
         const derived = deriveRevisionIndex(index, next)
         steps++
         if (derived) derivedSteps++
-        index = derived ?? buildRevisionIndex(next)
+        index = derived ?? buildRevisionIndexInFull(next)
         tree = next
         expectSameAnswers(index, tree, ids, paths, `seed ${1000 + seed} step ${step}${derived ? ' (derived)' : ''}`)
       }
     }
     expect(derivedSteps / steps).toBeGreaterThan(0.5)
+  })
+
+  it('over seeded random chains of writes read now and then: a read builds nothing while every write since the last derived', () => {
+    // Writes whose parent's index was kept, and of them those that derived their own.
+    let writesFromKept = 0
+    let writesKept = 0
+    let reads = 0
+    let readsBuilt = 0
+    for (let seed = 1; seed <= 40; seed++) {
+      const rng = random(2000 + seed)
+      let tree: RevisionTree = frozenCopy({ pages: [], files: [] })
+      revisionIndexOf(tree)
+      // Whether the index of every tree written since the last read was derived by its write.
+      let chainKept = true
+      let parentKept = true
+      const ids = new Set<string>()
+      const paths = new Set<string>()
+      for (let step = 0; step < 40; step++) {
+        // Odd seeds edit directly, even ones apply content batches as the service's writes do.
+        const next = seed % 2 === 1 ? editedDirectly(tree, rng) : batchApplied(tree, rng)
+        if (!next) continue
+        const kept = indexWrittenTree(tree, next)
+        if (parentKept) writesFromKept++
+        if (parentKept && kept) writesKept++
+        expect(kept || !parentKept || deriveRevisionIndex(buildRevisionIndexInFull(tree), next) === undefined, `seed ${2000 + seed} step ${step}: not derived by its write`).toBe(true)
+        chainKept &&= kept
+        parentKept = kept
+        tree = next
+        if (rng.next() < 0.25) {
+          const before = revisionIndexesBuiltInFull()
+          const index = revisionIndexOf(tree)
+          const built = revisionIndexesBuiltInFull() - before
+          reads++
+          readsBuilt += built
+          expect(built, `seed ${2000 + seed} step ${step}: full builds on a read, every write since the last read derived: ${chainKept}`).toBe(chainKept ? 0 : 1)
+          expectSameAnswers(index, tree, ids, paths, `seed ${2000 + seed} step ${step} (read after writes)`)
+          chainKept = true
+          parentKept = true
+        }
+      }
+    }
+    expect(writesKept / writesFromKept).toBeGreaterThan(0.5)
+    // Random direct edits often cannot be derived (a new home page, a file removed), so reads after a
+    // few of them often build; enough do not for the case to be tried many times.
+    expect(reads - readsBuilt).toBeGreaterThan(50)
+  })
+
+  it('over seeded random chains: a revision several writes back derives the index as its parent would', () => {
+    let derivedSteps = 0
+    let steps = 0
+    for (let seed = 1; seed <= 30; seed++) {
+      const rng = random(3000 + seed)
+      let tree: RevisionTree = frozenCopy({ pages: [], files: [] })
+      let ancestor = { tree, index: buildRevisionIndexInFull(tree) }
+      const ids = new Set<string>()
+      const paths = new Set<string>()
+      for (let step = 0; step < 40; step++) {
+        const working = workingCopy(tree)
+        for (let n = 1 + rng.int(3); n > 0; n--) editDirectly(working, rng)
+        tree = frozenCopy(shareUnchanged(tree, working))
+        // Indexed only every few writes, each from the last indexed: what lies between is one change.
+        if (rng.next() < 0.7) continue
+        const derived = deriveRevisionIndex(ancestor.index, tree)
+        steps++
+        if (derived) derivedSteps++
+        const index = derived ?? buildRevisionIndexInFull(tree)
+        expectSameAnswers(index, tree, ids, paths, `seed ${3000 + seed} step ${step}${derived ? ' (derived from writes back)' : ''}`)
+        ancestor = { tree, index }
+      }
+    }
+    expect(derivedSteps / steps).toBeGreaterThan(0.3)
+  })
+
+  it('reads after ten page edits in a row, none read, without building the index in full', () => {
+    let tree = frozenCopy<RevisionTree>({ pages: Array.from({ length: 100 }, (_, i) => page(`p${i}`, `page-${i}`, [page(`c${i}`, 'child')])), files: [] })
+    revisionIndexOf(tree)
+    const before = revisionIndexesBuiltInFull()
+    for (let i = 0; i < 10; i++) {
+      const changes: ContentChange[] = [{ operation: 'update_page', page: `c${i * 7}`, document: { markdown: `# Child\n\nEdit ${i}.\n` } }]
+      const next = frozenCopy(applyContentChanges(tree, changes, { newId, now: '2026-01-02T00:00:00.000Z' }).tree)
+      expect(indexWrittenTree(tree, next), `write ${i}`).toBe(true)
+      tree = next
+    }
+    const index = revisionIndexOf(tree)
+    expect(revisionIndexesBuiltInFull() - before).toBe(0)
+    expectSameAnswers(index, tree, new Set(['p0', 'c63']), new Set(['page-63/child.md']), 'after ten edits')
   })
 
   it('gives new API paths below a page whose new slug keeps its folder', () => {
@@ -241,7 +343,7 @@ describe('a revision index derived from its parent equals one built in full', ()
     working.pages[1].slug = 'a-b'
     const renamed = frozenCopy(shareUnchanged(tree, working))
     expect(renamed.pages[1].pages).toBe(tree.pages[1].pages)
-    const index = deriveRevisionIndex(buildRevisionIndex(tree), renamed)
+    const index = deriveRevisionIndex(buildRevisionIndexInFull(tree), renamed)
     expect(index).toBeDefined()
     expectSameAnswers(index!, renamed, new Set(['c', 'd']), new Set(), 'slug a/b renamed a-b')
     expect(index!.apiPath('d')).toBe('a-b/c/d')
@@ -250,7 +352,7 @@ describe('a revision index derived from its parent equals one built in full', ()
   it('builds in full, the first page of an id first, a tree that uses an id twice', () => {
     const parent = frozenCopy<RevisionTree>({ pages: [page('x', 'one'), page('y', 'two')], files: [] })
     const twice = frozenCopy<RevisionTree>({ pages: [...parent.pages, page('x', 'three')], files: [] })
-    const index = deriveRevisionIndex(buildRevisionIndex(parent), twice) ?? buildRevisionIndex(twice)
+    const index = deriveRevisionIndex(buildRevisionIndexInFull(parent), twice) ?? buildRevisionIndexInFull(twice)
     expectSameAnswers(index, twice, new Set(['x', 'y']), new Set(['one.md', 'three.md']), 'an id twice')
     expect(index.page('x')).toBe(twice.pages[0])
   })

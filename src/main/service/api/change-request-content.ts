@@ -13,6 +13,7 @@ import type { Space } from '../store/spaces'
 import { changeRequestRevision, requireChangeRequest, requireEditable, requireSpace } from './content-access'
 import { changeRequestJson } from './serializers/change-request'
 import { RevisionView } from './serializers/revision'
+import { indexWrittenTree } from './serializers/revision-index'
 import { apiUrl } from './urls'
 
 const FETCH_TIMEOUT_MS = 10_000
@@ -131,7 +132,7 @@ function applyToHead(ctx: RequestContext, space: Space, cr: ChangeRequest, chang
 
 /** Stores an applied batch as the change request's new head (parent: the head it was applied to). */
 function storeApplied(ctx: RequestContext, space: Space, cr: ChangeRequest, { head, result }: AppliedBatch, message?: string): ContentWrite {
-  return ctx.store.transaction(() => {
+  const write = ctx.store.transaction(() => {
     const revision = ctx.store.repo(RevisionsRepository).create({
       spaceId: space.id,
       parents: [head.id],
@@ -148,6 +149,9 @@ function storeApplied(ctx: RequestContext, space: Space, cr: ChangeRequest, { he
     if (!changeRequest) throw new Error(`change request ${cr.id} vanished during a write`)
     return { changeRequest, revision, result }
   })
+  // The new head's index, from the old head's while it is at hand: writes in a row keep it so (revision-index.ts).
+  indexWrittenTree(head.tree, write.revision.tree)
+  return write
 }
 
 /**

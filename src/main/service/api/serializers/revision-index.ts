@@ -8,6 +8,10 @@
  * only the entries that differ (layered-map.ts): the first read after a write costs what the write
  * changed, not the space. Anything this cannot derive exactly (a new home page, files other than
  * appended, a duplicate id, a tree not frozen) is built in full, as is the first revision read.
+ *
+ * Every index made is kept by the frozen tree it indexes, and a write derives its revision's index at
+ * once from its parent's when that is kept (`indexWrittenTree`): several writes in a row with no read
+ * between them keep the index at hand, so the read after them costs no more than the read after one.
  */
 import { assetPath, findHomePage, FolderNames, pathSegment, README_FILE, SUMMARY_FILE, computeGitPaths } from '../../../content/gitsync/paths'
 import { isDeeplyFrozen } from '../../../content/revision/tree'
@@ -150,8 +154,48 @@ class PlainIndex implements RevisionIndex {
   }
 }
 
-/** The index of `tree`, built in full. */
-export function buildRevisionIndex(tree: RevisionTree): RevisionIndex {
+/**
+ * Indexes made so far, by the tree they index. Trees are immutable and each stored revision's is one shared
+ * object (store/revisions.ts), so an entry never goes stale, and goes when nothing holds its tree any more.
+ */
+const indexesByTree = new WeakMap<RevisionTree, RevisionIndex>()
+
+/** Indexes built in full since the service started: what a read after writes must not add to (tests count it). */
+let fullBuilds = 0
+
+export function revisionIndexesBuiltInFull(): number {
+  return fullBuilds
+}
+
+function kept(tree: RevisionTree, index: RevisionIndex): RevisionIndex {
+  // Only a frozen tree is the same content the next time it is seen.
+  if (isDeeplyFrozen(tree)) indexesByTree.set(tree, index)
+  return index
+}
+
+/** The index of `tree`: the one already made for this very tree (by a read, or by the write that made it), else built in full. */
+export function revisionIndexOf(tree: RevisionTree): RevisionIndex {
+  return indexesByTree.get(tree) ?? kept(tree, buildRevisionIndexInFull(tree))
+}
+
+/** `revisionIndexOf`, under the name serializers/revision.ts imports it by. */
+export const buildRevisionIndex = revisionIndexOf
+
+/**
+ * A write stored `tree` as a child of `parent`: its index is derived now, from the parent's, if that is
+ * kept (at the cost of what the write changed), so that a read of it, or the next write, finds it. A
+ * parent never indexed is left so, as is a tree the parent's cannot be derived into: the first read
+ * builds it once, and the writes after it derive. Whether `tree`'s index is now kept.
+ */
+export function indexWrittenTree(parent: RevisionTree, tree: RevisionTree): boolean {
+  if (indexesByTree.has(tree)) return true
+  const parentIndex = indexesByTree.get(parent)
+  return parentIndex !== undefined && deriveRevisionIndex(parentIndex, tree) !== undefined && indexesByTree.has(tree)
+}
+
+/** The index of `tree`, built in full: what every other way to an index must equal. */
+export function buildRevisionIndexInFull(tree: RevisionTree): RevisionIndex {
+  fullBuilds++
   const entries = new Map<string, Entry>()
   const ids = new Map<string, string>()
   const home = findHomePage(tree.pages)
@@ -182,16 +226,20 @@ class NotDerivable extends Error {}
 
 /**
  * The index of `tree` derived from `parent`'s by what differs between their trees, or undefined when it
- * cannot be derived exactly (the caller then builds it in full). Equal to `buildRevisionIndex(tree)`.
+ * cannot be derived exactly (the caller then builds it in full). Equal to `buildRevisionIndexInFull(tree)`.
+ * `parent` may be any revision's whose frozen parts `tree` shares (its parent's, an ancestor's several
+ * writes back): what differs is what is walked.
  */
 export function deriveRevisionIndex(parent: RevisionIndex, tree: RevisionTree): RevisionIndex | undefined {
+  const known = indexesByTree.get(tree)
+  if (known) return known
   if (!(parent instanceof EntryIndex) || !isDeeplyFrozen(parent.tree) || !isDeeplyFrozen(tree)) return undefined
   if (tree === parent.tree) return parent
   const home = findHomePage(tree.pages)
   // The home page is placed apart (README.md, its subpages beside it): a new one is rare, and built in full.
   if (home?.id !== parent.home?.id) return undefined
   try {
-    return new Derivation(parent, tree, home).index()
+    return kept(tree, new Derivation(parent, tree, home).index())
   } catch (error) {
     if (error instanceof NotDerivable) return undefined
     throw error
