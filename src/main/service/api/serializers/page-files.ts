@@ -28,7 +28,7 @@ export class PageFileCache {
    * parent: such a page is kept by its identity, so a new revision's untouched pages are not made again.
    */
   get(revisionId: string, page: TreePage, make: () => PageFile): PageFile {
-    const key = isDeeplyFrozen(page) ? pageKey(page) : `${revisionId}\0${page.id}`
+    const key = this.key(revisionId, page)
     const known = this.files.get(key)
     if (known) {
       // Most recently read last.
@@ -46,6 +46,15 @@ export class PageFileCache {
       this.kept -= old.markdown.length
     }
     return file
+  }
+
+  /** Whether the page file of `page` in `revisionId` is kept (its recency untouched). */
+  has(revisionId: string, page: TreePage): boolean {
+    return this.files.has(this.key(revisionId, page))
+  }
+
+  private key(revisionId: string, page: TreePage): string | number {
+    return isDeeplyFrozen(page) ? pageKey(page) : `${revisionId}\0${page.id}`
   }
 }
 

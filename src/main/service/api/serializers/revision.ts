@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { gitBlobOid, markdownToDocument, resolveRelativePath, rewriteLinks, serializePageMarkdown, type ContentRef, type JSONDocument, type PageLayout, type PageMetadata, type TreeFile, type TreePage, type TreeReusableContent } from '../../../content'
 import { includePath, parseIncludeFile } from '../../../content/gitsync/include-file'
+import { gitBlobOidInTurns } from '../../../content/markdown/blob-oid-in-turns'
 import { documentJsonInRounds } from '../../../content/markdown/document/deferred-refs'
 import { ApiError } from '../../http/errors'
 import { JsonPieces } from '../../http/json-pieces'
@@ -111,6 +112,8 @@ async function documentJsonOffThread(body: string, resolveTarget: (target: strin
 export class RevisionView {
   /** Documents converted off the thread, by page id: `pageJson` puts this marker in their place. */
   private readonly documentMarkers = new Map<string, string>()
+  /** Page files of large pages made over several turns for the answer being made, by page id. */
+  private readonly filesAhead = new Map<string, PageFile>()
 
   constructor(
     private readonly store: ServiceStore,
@@ -142,9 +145,21 @@ export class RevisionView {
   /** The page file and its git oid, made once per page of a revision (page-files.ts). */
   private pageFile(page: TreePage): PageFile {
     return pageFiles.get(this.revision.id, page, () => {
+      const ahead = this.filesAhead.get(page.id)
+      if (ahead) return ahead
       const markdown = serializePageMarkdown({ title: page.title, metadata: page.metadata, body: this.body(page), shape: page.shape })
       return { markdown, oid: gitBlobOid(markdown) }
     })
+  }
+
+  /**
+   * A large page's file made ahead of `pageJson`, its oid hashed over several turns (a 5 MB file took
+   * 15-25 ms in one), unless it is kept already. What `pageFile` would make.
+   */
+  private async pageFileAhead(page: TreePage, body: string): Promise<void> {
+    if (pageFiles.has(this.revision.id, page)) return
+    const markdown = serializePageMarkdown({ title: page.title, metadata: page.metadata, body, shape: page.shape })
+    this.filesAhead.set(page.id, { markdown, oid: await gitBlobOidInTurns(markdown) })
   }
 
   private body(page: TreePage): string {
@@ -223,7 +238,9 @@ export class RevisionView {
     const converted = await Promise.all(
       large.map(async ({ page: each, body }) => {
         const gitPath = this.gitPaths.get(each.id) ?? ''
-        return { marker: `\u0000quire-document:${nonce}:${each.id}`, json: await documentJsonOffThread(body, (target) => this.resolveTarget(gitPath, target)) }
+        // The page's file (its `git.oid`) is made meanwhile, on this thread but a slice per turn.
+        const [json] = await Promise.all([documentJsonOffThread(body, (target) => this.resolveTarget(gitPath, target)), this.pageFileAhead(each, body)])
+        return { marker: `\u0000quire-document:${nonce}:${each.id}`, json }
       }),
     )
     for (const [i, { page: each }] of large.entries()) this.documentMarkers.set(each.id, converted[i].marker)
@@ -232,6 +249,7 @@ export class RevisionView {
       text = JSON.stringify(this.pageJson(page, format, refs))
     } finally {
       this.documentMarkers.clear()
+      this.filesAhead.clear()
     }
     // Each marker is a JSON string of its own in `text` (its NUL escaped by JSON.stringify, so no title or
     // body can spell it, and the nonce is new per answer): replaced whole, quotes included.
