@@ -8,7 +8,7 @@
  *   in an ArrayBuffer transferred, not copied (so the event loop neither clones, stringifies nor encodes
  *   it) and every link target the conversion asked to
  *   resolve. Targets are resolved by the revision, on the main thread: without `refs` none resolves; with
- *   `refs` (target -> reference, those the main thread resolved) exactly those do (content/markdown/document/deferred-refs.ts);
+ *   `refs` (`[target, reference]` pairs as UTF-8 JSON, those the main thread resolved) exactly those do (content/markdown/document/deferred-refs.ts);
  * - `{ id, error }` when remark failed.
  */
 import { parentPort } from 'node:worker_threads'

@@ -15,8 +15,12 @@ import { markdownToDocument } from './to-document'
 
 export interface DocumentJob {
   body: string
-  /** Targets the revision resolves, and to what; absent on a first round. */
-  refs?: Array<[string, ContentRef]>
+  /**
+   * Targets the revision resolves, and to what: `[target, ref]` pairs as UTF-8 JSON; absent on a first
+   * round. As bytes rather than an array: a 5 MB page has some 35,000 of them, and posting them to a
+   * worker as objects took the event loop 10-20 ms in one turn (each made as JSON over several turns).
+   */
+  refs?: Uint8Array
 }
 
 export interface ConvertedDocument {
@@ -32,7 +36,7 @@ export interface ConvertedDocument {
 
 /** One round: converts `job.body`, resolving targets from `job.refs` only, listing every target asked about. */
 export function convertDocument(job: DocumentJob): ConvertedDocument {
-  const refs = new Map(job.refs)
+  const refs = new Map<string, ContentRef>(job.refs ? (JSON.parse(new TextDecoder().decode(job.refs)) as Array<[string, ContentRef]>) : [])
   const targets = new Set<string>()
   const document = markdownToDocument(job.body, {
     resolveTarget: (target) => {
@@ -54,13 +58,13 @@ export type DocumentRound = (job: DocumentJob) => Promise<ConvertedDocument>
  */
 export async function documentJsonInRounds(body: string, resolveTarget: (target: string) => ContentRef | undefined, round: DocumentRound): Promise<Buffer> {
   const first = await round({ body })
-  const refs: Array<[string, ContentRef]> = []
+  const refs: string[] = []
   const clock = new TurnClock(4, 64)
   for (const target of first.targets) {
     const ref = resolveTarget(target)
-    if (ref) refs.push([target, ref])
+    if (ref) refs.push(JSON.stringify([target, ref]))
     if (clock.tick()) await giveBackTurn()
   }
-  const { json } = refs.length === 0 ? first : await round({ body, refs })
+  const { json } = refs.length === 0 ? first : await round({ body, refs: new TextEncoder().encode(`[${refs.join(',')}]`) })
   return Buffer.from(json.buffer, json.byteOffset, json.byteLength)
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { gitBlobOid, markdownToDocument, resolveRelativePath, rewriteLinks, serializePageMarkdown, type ContentRef, type JSONDocument, type PageLayout, type PageMetadata, type TreeFile, type TreePage, type TreeReusableContent } from '../../../content'
 import { includePath, parseIncludeFile } from '../../../content/gitsync/include-file'
 import { gitBlobOidInTurns } from '../../../content/markdown/blob-oid-in-turns'
+import { giveBackTurn } from '../../../content/markdown/turn-clock'
 import { documentJsonInRounds } from '../../../content/markdown/document/deferred-refs'
 import { ApiError } from '../../http/errors'
 import { JsonPieces } from '../../http/json-pieces'
@@ -158,6 +159,7 @@ export class RevisionView {
    */
   private async pageFileAhead(page: TreePage, body: string): Promise<void> {
     if (pageFiles.has(this.revision.id, page)) return
+    await giveBackTurn() // the page's body was read in this turn, and sent to the worker
     const markdown = serializePageMarkdown({ title: page.title, metadata: page.metadata, body, shape: page.shape })
     this.filesAhead.set(page.id, { markdown, oid: await gitBlobOidInTurns(markdown) })
   }
