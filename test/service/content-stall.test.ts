@@ -46,7 +46,7 @@ describe('a large page edit does not stall the service', () => {
     ]
 
     changeRequestId = cr.id
-    const edit = await besideBigRequest(t, t.api.raw('POST', `/spaces/${s.spaceId}/change-requests/${cr.id}/content`, { changes }))
+    const edit = await besideBigRequest(t, () => t.api.raw('POST', `/spaces/${s.spaceId}/change-requests/${cr.id}/content`, { changes }))
     expect(edit.res.status, JSON.stringify(edit.res.body).slice(0, 500)).toBe(200)
     expectNoStall(edit)
 
@@ -60,7 +60,7 @@ describe('a large page edit does not stall the service', () => {
 
   it("answers small requests while the 5 MB page's links are read, and reports them as a parse on one thread does", async () => {
     const path = `/spaces/${s.spaceId}/change-requests/${changeRequestId}/content/page/${s.pages.home}/links`
-    const read = await besideBigRequest(t, t.api.raw('GET', `${path}?limit=1000`))
+    const read = await besideBigRequest(t, () => t.api.raw('GET', `${path}?limit=1000`))
     expect(read.res.status, JSON.stringify(read.res.body).slice(0, 500)).toBe(200)
     expectNoStall(read)
 
