@@ -1,6 +1,7 @@
 import type { TreePage } from '../../content'
 import { ok, type HandlerResult, type RequestContext, type Route } from '../http/context'
 import { notFound } from '../http/errors'
+import { JsonPieces } from '../http/json-pieces'
 import { paginate } from '../http/pagination'
 import { ChangeRequestsRepository } from '../store/change-requests'
 import type { Revision } from '../store/revisions'
@@ -12,7 +13,6 @@ import {
   requireSpace,
 } from './content-access'
 import { changeRequestJson } from './serializers/change-request'
-import { JsonPieces } from '../http/json-pieces'
 import { RevisionView, type MarkdownRefs, type PageFormat } from './serializers/revision'
 import { applyTemplateRoute } from './space-templates'
 
