@@ -16,6 +16,8 @@
 import { assetPath, findHomePage, FolderNames, pathSegment, README_FILE, SUMMARY_FILE, computeGitPaths } from '../../../content/gitsync/paths'
 import { isDeeplyFrozen } from '../../../content/revision/tree'
 import type { RevisionTree, TreeFile, TreePage } from '../../../content/types'
+import { RevisionCache } from '../../content-index/revision-cache'
+import type { Revision } from '../../store/revisions'
 import { LayeredMap } from './layered-map'
 
 export interface RevisionIndex {
@@ -178,8 +180,29 @@ export function revisionIndexOf(tree: RevisionTree): RevisionIndex {
   return indexesByTree.get(tree) ?? kept(tree, buildRevisionIndexInFull(tree))
 }
 
-/** `revisionIndexOf`, under the name serializers/revision.ts imports it by. */
-export const buildRevisionIndex = revisionIndexOf
+/** Recent revisions' indexes by id: a revision read next derives its own from its parent's (one kept here). */
+const recentIndexes = new RevisionCache<RevisionIndex>(64)
+
+/**
+ * The index of a stored revision (store/revisions.ts hands out one frozen object per revision, so what is
+ * derived from its tree is kept beside it: without this every page read walked the whole space): the one
+ * kept for its tree (by an earlier read, or by the write that stored it), else derived from a recent
+ * parent's, which costs what the write changed, else built in full.
+ */
+export function indexOfRevision(revision: Pick<Revision, 'id' | 'parents' | 'tree'>): RevisionIndex {
+  const index = indexesByTree.get(revision.tree) ?? derivedFromParent(revision) ?? revisionIndexOf(revision.tree)
+  if (recentIndexes.peek(revision.id) !== index) recentIndexes.get(revision.id, () => index)
+  return index
+}
+
+function derivedFromParent(revision: Pick<Revision, 'parents' | 'tree'>): RevisionIndex | undefined {
+  for (const parentId of revision.parents) {
+    const parent = recentIndexes.peek(parentId)
+    const derived = parent && deriveRevisionIndex(parent, revision.tree)
+    if (derived) return derived
+  }
+  return undefined
+}
 
 /**
  * A write stored `tree` as a child of `parent`: its index is derived now, from the parent's, if that is

@@ -10,9 +10,8 @@ import { convertDocumentOffThread, LinkParseError } from '../../link-workers/poo
 import type { ServiceStore } from '../../store/service-store'
 import { RevisionsRepository, type Revision } from '../../store/revisions'
 import { signedDownloadUrl } from '../downloads'
-import { RevisionCache } from '../../content-index/revision-cache'
 import { pageFiles, type PageFile } from './page-files'
-import { buildRevisionIndex, deriveRevisionIndex, type RevisionIndex } from './revision-index'
+import { indexOfRevision } from './revision-index'
 import { appUrl } from '../urls'
 
 /**
@@ -68,34 +67,6 @@ export interface PathsById {
   get(id: string): string | undefined
 }
 
-/**
- * Revisions are immutable and the store hands out one shared, frozen object per revision, so what is
- * derived from a tree is kept beside it: without this every page read walked the whole space. The
- * recent ones are also kept by id, for a revision read next to derive its index from its parent's
- * (revision-index.ts): the first read after a write then costs the write, not the space.
- */
-const indexes = new WeakMap<Revision, RevisionIndex>()
-const recentIndexes = new RevisionCache<RevisionIndex>(64)
-
-function revisionIndex(revision: Revision): RevisionIndex {
-  let index = indexes.get(revision)
-  if (index) return index
-  index = derivedFromParent(revision) ?? buildRevisionIndex(revision.tree)
-  indexes.set(revision, index)
-  const kept = index
-  recentIndexes.get(revision.id, () => kept)
-  return index
-}
-
-function derivedFromParent(revision: Revision): RevisionIndex | undefined {
-  for (const parentId of revision.parents) {
-    const parent = recentIndexes.peek(parentId)
-    const derived = parent && deriveRevisionIndex(parent, revision.tree)
-    if (derived) return derived
-  }
-  return undefined
-}
-
 /** A large body's document as UTF-8 JSON, converted in a worker; markdown remark cannot parse is a 422. */
 async function documentJsonOffThread(body: string, resolveTarget: (target: string) => ContentRef | undefined): Promise<Buffer> {
   try {
@@ -128,13 +99,13 @@ export class RevisionView {
 
   /** Page id -> Git Sync file path, file id -> asset path. */
   get gitPaths(): PathsById {
-    const index = revisionIndex(this.revision)
+    const index = indexOfRevision(this.revision)
     return { get: (id) => index.gitPath(id) }
   }
 
   /** Page id -> API `path`: the slugs from the root, groups included. */
   get apiPaths(): PathsById {
-    const index = revisionIndex(this.revision)
+    const index = indexOfRevision(this.revision)
     return { get: (id) => index.apiPath(id) }
   }
 
@@ -190,11 +161,11 @@ export class RevisionView {
   }
 
   findPage(id: string): TreePage | undefined {
-    return revisionIndex(this.revision).page(id)
+    return indexOfRevision(this.revision).page(id)
   }
 
   findFile(id: string): TreeFile | undefined {
-    return revisionIndex(this.revision).file(id)
+    return indexOfRevision(this.revision).file(id)
   }
 
   findReusableContent(id: string): TreeReusableContent | undefined {
@@ -388,7 +359,7 @@ export class RevisionView {
     const anchor = hash >= 0 ? target.slice(hash + 1) : ''
     const resolved = resolveRelativePath(gitPath, filePart)
     if (resolved === undefined) return undefined
-    const id = revisionIndex(this.revision).idAtGitPath(resolved)
+    const id = indexOfRevision(this.revision).idAtGitPath(resolved)
     if (id === undefined) return undefined
     if (this.findFile(id)) return { kind: 'file', file: id }
     return anchor ? { kind: 'anchor', page: id, anchor } : { kind: 'page', page: id }
@@ -402,7 +373,7 @@ export class RevisionView {
       ref = { kind: 'url', url: metadata.cover }
     } else {
       const target = resolveRelativePath(gitPath, safeDecode(metadata.cover.replace(/^<|>$/g, '')))
-      const id = target === undefined ? undefined : revisionIndex(this.revision).idAtGitPath(target)
+      const id = target === undefined ? undefined : indexOfRevision(this.revision).idAtGitPath(target)
       if (id !== undefined && this.findFile(id)) ref = { kind: 'file', file: id }
     }
     if (!ref) return undefined
