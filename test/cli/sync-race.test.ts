@@ -8,7 +8,7 @@ import { CONFLICT_COPY } from '../../src/main/engine/push/push-types'
 import { TEMP_MARK } from '../../src/main/engine/workspace/atomic-write'
 import { arrangeSpace, editSpaceDirectly, page } from '../support/content-fixtures'
 import { serviceForFile } from '../engine/sync-up/support/hooks'
-import { rng } from '../engine/sync-up/support/rng'
+import { rng } from '../support/rng'
 import { quireHomeForFile } from './support/cli-home'
 
 /**

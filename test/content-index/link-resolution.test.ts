@@ -12,24 +12,11 @@ import { relativePath } from '../../src/main/content/gitsync/relative-path'
 import type { TreeFile, TreePage } from '../../src/main/content/types'
 import { LinkResolver, type ResolvedLink } from '../../src/main/service/content-index/link-resolution'
 import { RevisionMap } from '../../src/main/service/content-index/revision-map'
+import { rng as random, type Rng as Random } from '../support/rng'
 
 const ORIGIN = 'http://127.0.0.1:4000'
 const AT = '2026-01-01T00:00:00.000Z'
 
-/** Small deterministic PRNG (mulberry32), so a failure names its seed. */
-function random(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  return { next, int, pick: <T>(items: readonly T[]): T => items[int(items.length)] }
-}
-type Random = ReturnType<typeof random>
 
 /** Few names, so that paths collide (`-2`, ` (1)`) and the same relative target means different pages. */
 const SLUGS = ['guide', 'intro', 'faq', 'a', 'b', 'my page', 'readme', 'setup']

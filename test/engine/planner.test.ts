@@ -3,26 +3,8 @@ import { gitBlobOid } from '../../src/main/content'
 import { executePlan, type ContentSource } from '../../src/main/engine/sync/executor'
 import type { JournalEntry, RemoteEntry, RemoteSnapshot, SyncPlan } from '../../src/main/engine/sync/plan-types'
 import { planSpaceSync } from '../../src/main/engine/sync/planner'
+import { rng, type Rng } from '../support/rng'
 import { MemorySpace, memorySource } from './support/memory-space'
-
-/** mulberry32: small, seedable; a failing seed is printed and replays exactly. */
-function rng(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)],
-    chance: (p: number) => next() < p,
-  }
-}
-type Rng = ReturnType<typeof rng>
 
 const FOLDERS = ['', 'guide/', 'guide/deep/', 'ref/', 'Guide/']
 const NAMES = ['intro', 'install', 'usage', 'faq', 'api', 'README', 'setup', 'notes', 'Intro', 'cli']

@@ -11,20 +11,8 @@ import { applyContentChanges, type ContentChange, type RevisionTree, type TreeFi
 import { computeGitPaths } from '../../src/main/content/gitsync/paths'
 import { frozenCopy, shareUnchanged, workingCopy } from '../../src/main/content/revision/tree'
 import { buildRevisionIndexInFull, deriveRevisionIndex, indexWrittenTree, revisionIndexesBuiltInFull, revisionIndexOf, type RevisionIndex } from '../../src/main/service/api/serializers/revision-index'
+import { rng as random } from '../support/rng'
 
-/** Small deterministic PRNG (mulberry32), so a failure names its seed. */
-function random(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  return { next, int, pick: <T>(items: readonly T[]): T => items[int(items.length)] }
-}
 
 /** Few names, so that paths collide (`-2`, ` (1)`) and change as pages come and go. */
 const SLUGS = ['guide', 'Guide', 'intro', 'readme', 'README', 'faq', 'a', 'b', '', '.gitbook', 'summary', 'a/b', 'a-b', 'untitled', '.', 'x\\y']

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { openCacheDatabase } from '../../../src/main/engine/cache/open-cache'
 import { OutboxRepository } from '../../../src/main/engine/outbox/outbox-repository'
 import { serviceForFile } from './support/hooks'
-import { rng } from './support/rng'
+import { rng } from '../../support/rng'
 import { changedPages, changeRequestRevision, FolderFiles, mainRevision, openChangeRequests, pagesOf, PNG, remoteOf, seedSpace, SEED_PAGES, tempDir, Workstation, type SeededSpace, type SpaceFiles } from './support/workspace'
 
 const seed = Number(process.env.QUIRE_CRASH_SEED ?? Date.now() % 1_000_000)

@@ -5,7 +5,7 @@ import { findMarkers, stripMarkers } from '../../../src/main/engine/comments/mar
 import { isPageFile, planPush } from '../../../src/main/engine/push/push-planner'
 import type { EntryUpdate, LocalFile, PushedEntry, PushInput, PushPlan, SkipReason } from '../../../src/main/engine/push/push-types'
 import type { JournalEntry } from '../../../src/main/engine/sync/plan-types'
-import { rng, type Rng } from './support/rng'
+import { rng, type Rng } from '../../support/rng'
 
 /**
  * The push planner on generated cases: a small synced space (the merge base), random remote changes,

@@ -11,7 +11,7 @@ import { ApiClient } from '../../support/service'
 import { changeRequestsOf, checkConvergence, conflictCopies, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, Ledger, mainPages, noteCreated, pagesWithText, pageTexts } from './support/fuzz-invariants'
 import { FuzzNetwork } from './support/fuzz-network'
 import { restartableServiceForFile, UncheckedApiClient } from './support/restartable-service'
-import { rng, type Rng } from './support/rng'
+import { rng, type Rng } from '../../support/rng'
 import { AppWorkstation, type Writer } from './support/app-workstation'
 import { remoteOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
 
