@@ -109,27 +109,37 @@ describe('a folder in the space that is a link to outside it', () => {
   })
 })
 
+/**
+ * A pass writing six new pages into `guide/`, one at a time, with `swap` run before its third step.
+ * Returns the pass's result and the ids it journaled, in order.
+ */
+async function passSwappingBeforeThirdPage(swap: () => void) {
+  const text = new TextDecoder().decode(NEW)
+  const actions: SyncAction[] = Array.from({ length: 6 }, (_, i) => ({ type: 'download', id: `p${i}`, kind: 'page', path: `guide/p${i}.md`, oid: gitBlobOid(NEW), content: text }))
+  const recorded: string[] = []
+  const result = await executePlan(
+    { revision: 'r', actions, notices: [] },
+    {
+      files: new SpaceFolder(root),
+      source: { page: () => Promise.reject(new Error('unused')), file: () => Promise.reject(new Error('unused')) },
+      journal: { record: (e) => recorded.push(e.id), forget: (id) => recorded.push(`-${id}`) },
+      concurrency: 1,
+      onStep: ({ index }) => {
+        if (index === 2) swap()
+      },
+    },
+  )
+  return { result, recorded }
+}
+
 describe('a folder swapped for a link while a pass writes into it', () => {
   it('the steps after the swap are refused, even when the link leads to that very folder moved outside', async () => {
     // The folder keeps its inode when moved: only a check of the whole path, made for each file, sees it left.
-    const text = new TextDecoder().decode(NEW)
-    const actions: SyncAction[] = Array.from({ length: 6 }, (_, i) => ({ type: 'download', id: `p${i}`, kind: 'page', path: `guide/p${i}.md`, oid: gitBlobOid(NEW), content: text }))
     const moved = path.join(outside, 'guide')
-    const recorded: string[] = []
-    const result = await executePlan(
-      { revision: 'r', actions, notices: [] },
-      {
-        files: new SpaceFolder(root),
-        source: { page: () => Promise.reject(new Error('unused')), file: () => Promise.reject(new Error('unused')) },
-        journal: { record: (e) => recorded.push(e.id), forget: (id) => recorded.push(`-${id}`) },
-        concurrency: 1,
-        onStep: ({ index }) => {
-          if (index !== 2) return
-          fs.renameSync(path.join(root, 'guide'), moved)
-          fs.symlinkSync(moved, path.join(root, 'guide'), 'dir')
-        },
-      },
-    )
+    const { result, recorded } = await passSwappingBeforeThirdPage(() => {
+      fs.renameSync(path.join(root, 'guide'), moved)
+      fs.symlinkSync(moved, path.join(root, 'guide'), 'dir')
+    })
     expect(recorded).toEqual(['p0', 'p1'])
     expect(result.failed.map((f) => f.action.type === 'download' && f.action.path)).toEqual(['guide/p2.md', 'guide/p3.md', 'guide/p4.md', 'guide/p5.md'])
     for (const failure of result.failed) expect(failure.error).toMatch(/guide is a symbolic link that leads outside the space folder/)
@@ -141,25 +151,12 @@ describe('the space folder itself swapped for a link while a pass writes into it
   it('the steps after the swap are refused and the folder the link leads to stays byte-identical', async () => {
     // Each file's folder is looked up with one lstat per level below the space folder, once the space
     // folder is proven to be the very folder the pass started in: a link put in its place is not.
-    const text = new TextDecoder().decode(NEW)
-    const actions: SyncAction[] = Array.from({ length: 6 }, (_, i) => ({ type: 'download', id: `p${i}`, kind: 'page', path: `guide/p${i}.md`, oid: gitBlobOid(NEW), content: text }))
     fs.mkdirSync(path.join(outside, 'guide'))
     const before = snapshot(outside)
-    const recorded: string[] = []
-    const result = await executePlan(
-      { revision: 'r', actions, notices: [] },
-      {
-        files: new SpaceFolder(root),
-        source: { page: () => Promise.reject(new Error('unused')), file: () => Promise.reject(new Error('unused')) },
-        journal: { record: (e) => recorded.push(e.id), forget: (id) => recorded.push(`-${id}`) },
-        concurrency: 1,
-        onStep: ({ index }) => {
-          if (index !== 2) return
-          fs.renameSync(root, path.join(base, 'space-moved'))
-          fs.symlinkSync(outside, root, 'dir')
-        },
-      },
-    )
+    const { result, recorded } = await passSwappingBeforeThirdPage(() => {
+      fs.renameSync(root, path.join(base, 'space-moved'))
+      fs.symlinkSync(outside, root, 'dir')
+    })
     expect(recorded).toEqual(['p0', 'p1'])
     expect(result.failed.map((f) => f.action.type === 'download' && f.action.path)).toEqual(['guide/p2.md', 'guide/p3.md', 'guide/p4.md', 'guide/p5.md'])
     for (const failure of result.failed) expect(failure.error).toMatch(/leads outside the space folder/)
