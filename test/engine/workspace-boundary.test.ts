@@ -90,15 +90,7 @@ describe('a folder in the space that is a link to outside it', () => {
       { type: 'delete', id: 'p2', kind: 'page', path: 'integrations/nested/b.md', baseHash: hash },
       { type: 'download', id: 'p3', kind: 'page', path: 'fine.md', oid: gitBlobOid(NEW), content: new TextDecoder().decode(NEW) },
     ]
-    const recorded: string[] = []
-    const result = await executePlan(
-      { revision: 'r', actions, notices: [] },
-      {
-        files: new SpaceFolder(root),
-        source: { page: () => Promise.reject(new Error('unused')), file: () => Promise.reject(new Error('unused')) },
-        journal: { record: (e) => recorded.push(e.id), forget: (id) => recorded.push(`-${id}`) },
-      },
-    )
+    const { result, recorded } = await passOver(actions)
     expect(result.done).toBe(1)
     expect(result.failed.map((f) => f.error)).toEqual([
       expect.stringMatching(/^integrations\/nested\/b\.md: integrations is a symbolic link that leads outside the space folder \(to .*\); Quire does not delete through it$/),
@@ -110,12 +102,10 @@ describe('a folder in the space that is a link to outside it', () => {
 })
 
 /**
- * A pass writing six new pages into `guide/`, one at a time, with `swap` run before its third step.
+ * A pass over `actions` (their contents all in the plan: no service behind it) into the space folder.
  * Returns the pass's result and the ids it journaled, in order.
  */
-async function passSwappingBeforeThirdPage(swap: () => void) {
-  const text = new TextDecoder().decode(NEW)
-  const actions: SyncAction[] = Array.from({ length: 6 }, (_, i) => ({ type: 'download', id: `p${i}`, kind: 'page', path: `guide/p${i}.md`, oid: gitBlobOid(NEW), content: text }))
+async function passOver(actions: SyncAction[], options: Pick<Parameters<typeof executePlan>[1], 'concurrency' | 'onStep'> = {}) {
   const recorded: string[] = []
   const result = await executePlan(
     { revision: 'r', actions, notices: [] },
@@ -123,13 +113,22 @@ async function passSwappingBeforeThirdPage(swap: () => void) {
       files: new SpaceFolder(root),
       source: { page: () => Promise.reject(new Error('unused')), file: () => Promise.reject(new Error('unused')) },
       journal: { record: (e) => recorded.push(e.id), forget: (id) => recorded.push(`-${id}`) },
-      concurrency: 1,
-      onStep: ({ index }) => {
-        if (index === 2) swap()
-      },
+      ...options,
     },
   )
   return { result, recorded }
+}
+
+/** A pass writing six new pages into `guide/`, one at a time, with `swap` run before its third step. */
+function passSwappingBeforeThirdPage(swap: () => void) {
+  const text = new TextDecoder().decode(NEW)
+  const actions: SyncAction[] = Array.from({ length: 6 }, (_, i) => ({ type: 'download', id: `p${i}`, kind: 'page', path: `guide/p${i}.md`, oid: gitBlobOid(NEW), content: text }))
+  return passOver(actions, {
+    concurrency: 1,
+    onStep: ({ index }) => {
+      if (index === 2) swap()
+    },
+  })
 }
 
 describe('a folder swapped for a link while a pass writes into it', () => {
