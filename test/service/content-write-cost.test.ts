@@ -25,14 +25,22 @@ interface WriteCost {
   dbPages: number
 }
 
-async function smallWrites(t: TestService, space: ManualSpace): Promise<WriteCost> {
+/** A new change request on `space` for the small edits, its id. */
+async function smallEditsChangeRequest(t: TestService, space: ManualSpace): Promise<string> {
   const cr = await t.api.call('createChangeRequest', { params: { spaceId: space.spaceId }, body: { subject: 'small edits' } })
   expect(cr.status).toBe(201)
+  return cr.body.id as string
+}
+
+/** The small edit number `i`: the space's last page rewritten as a paragraph with one link. */
+function smallEdit(space: ManualSpace, i: number) {
+  return { changes: [{ operation: 'update_page', page: space.lastPageId, document: { markdown: `# Edited\n\nEdit ${i} with [a link](page-1.md).\n` } }] }
+}
+
+async function smallWrites(t: TestService, space: ManualSpace): Promise<WriteCost> {
+  const changeRequestId = await smallEditsChangeRequest(t, space)
   const write = async (i: number) => {
-    const res = await t.api.call('updateChangeRequestContent', {
-      params: { spaceId: space.spaceId, changeRequestId: cr.body.id },
-      body: { changes: [{ operation: 'update_page', page: space.lastPageId, document: { markdown: `# Edited\n\nEdit ${i} with [a link](page-1.md).\n` } }] },
-    })
+    const res = await t.api.call('updateChangeRequestContent', { params: { spaceId: space.spaceId, changeRequestId }, body: smallEdit(space, i) })
     expect(res.status).toBe(200)
   }
   // Warm-up: the JIT, the validators, the parsed revision of the space.
@@ -64,13 +72,11 @@ interface RoundCost {
 }
 
 async function writeThenRead(t: TestService, space: ManualSpace): Promise<RoundCost> {
-  const cr = await t.api.call('createChangeRequest', { params: { spaceId: space.spaceId }, body: { subject: 'small edits' } })
-  expect(cr.status).toBe(201)
-  const changeRequestId = cr.body.id as string
+  const changeRequestId = await smallEditsChangeRequest(t, space)
   const params = { spaceId: space.spaceId, changeRequestId }
   let readsFrom = process.cpuUsage()
   const round = async (i: number, checked: boolean) => {
-    const body = { changes: [{ operation: 'update_page', page: space.lastPageId, document: { markdown: `# Edited\n\nEdit ${i} with [a link](page-1.md).\n` } }] }
+    const body = smallEdit(space, i)
     const write = checked ? await t.api.call('updateChangeRequestContent', { params, body }) : await t.api.raw('POST', operationUrl(t, 'updateChangeRequestContent', params), body)
     expect(write.status).toBe(200)
     readsFrom = process.cpuUsage()
