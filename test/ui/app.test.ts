@@ -61,7 +61,7 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     expect(await axeViolations(page)).toEqual([])
   })
 
-  it('uses the demo service and picks a space; the progress bar runs to the end', async () => {
+  it('uses the demo service and picks a space; once in sync, no progress bar is left', async () => {
     await page.getByRole('button', { name: 'Use the demo service' }).click()
     await page.getByRole('heading', { name: 'Spaces' }).waitFor()
     await page.getByText('Quire Demo').first().waitFor()
@@ -74,14 +74,6 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await page.getByText('Saved.').waitFor()
 
     await nav('Spaces')
-    // Record every progress value the page shows while the pass runs.
-    await page.evaluate(() => {
-      const seen: number[] = []
-      ;(window as unknown as { progressSeen: number[] }).progressSeen = seen
-      new MutationObserver(() => {
-        for (const bar of document.querySelectorAll('progress')) seen.push(Number((bar as HTMLProgressElement).value))
-      }).observe(document.body, { subtree: true, childList: true, attributes: true })
-    })
     // A controlled checkbox: it shows checked once the backend has the new selection.
     const box = page.getByRole('checkbox', { name: 'User Guide' })
     await box.click()
@@ -89,9 +81,7 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await expect.poll(() => box.isChecked(), { timeout: 20_000 }).toBe(true)
     const row = page.locator('li.space-row', { hasText: 'User Guide' })
     await row.getByText('In sync').waitFor({ timeout: 60_000 })
-    const seen = await page.evaluate(() => (window as unknown as { progressSeen: number[] }).progressSeen)
-    expect(seen.length).toBeGreaterThan(0)
-    expect(Math.max(...seen)).toBeGreaterThan(0)
+    // The bar while the pass runs: test/ui/progress.test.ts (this pass may end before one is drawn).
     await expect(row.locator('progress').count()).resolves.toBe(0) // finished: the bar is gone
     await expect(row.getByText(/Revision/).textContent()).resolves.toMatch(/Revision \S+/)
     await expect(row.getByText(/\d+ pages/).textContent()).resolves.toMatch(/4\d pages/)

@@ -33,6 +33,8 @@ export interface OpenAppOptions {
   permissions?: string[]
   /** The browser page to open the app in. */
   page: Page
+  /** The fetch the app's gateway uses (default the global one): a test may hold requests with it. */
+  fetch?: typeof fetch
 }
 
 export interface OpenedApp {
@@ -48,7 +50,7 @@ export interface OpenedApp {
 export async function openApp(options: OpenAppOptions): Promise<OpenedApp> {
   const workspace = path.join(options.dataDir, 'docs')
   // Every attempt at the service fails fast, so an offline state shows within a test's waits.
-  const backend = await QuireBackend.open({ dataDir: options.dataDir, desktop: options.desktop, debounceMs: 200, reconnectMs: 300, gateway: { maxAttempts: 1, timeoutMs: 5000 } })
+  const backend = await QuireBackend.open({ dataDir: options.dataDir, desktop: options.desktop, debounceMs: 200, reconnectMs: 300, gateway: { maxAttempts: 1, timeoutMs: 5000, fetch: options.fetch } })
   let server: HeadlessServer | undefined
   try {
     // No timed passes during the test: every cycle is one the test (or the app's own logic) asks for.
