@@ -4,9 +4,10 @@ import { ActivityLog } from './activity-log'
 const STATUS_THROTTLE_MS = 100
 
 /**
- * What the backend tells its front ends: activity entries (logged, kept) and status snapshots. A state
- * change sends the status at once; progress ticks at most once per STATUS_THROTTLE_MS, so a pass over
- * thousands of pages does not flood the renderer.
+ * What the backend tells its front ends: activity entries (logged, kept) and status snapshots. What the
+ * user did (signing in or out, pausing, settings) sends the status at once; the engine's events (states,
+ * progress ticks) send it at most once per STATUS_THROTTLE_MS, so a pass over thousands of pages does not
+ * flood the renderer, and a pass shorter than that shows no progress bar at all.
  */
 export class BackendEvents {
   private readonly listeners = new Set<(event: QuireEvent) => void>()
