@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { APP_PREFIX, serveAppPage } from '../api/app-pages'
 import { DOWNLOAD_PREFIX, serveDownload } from '../api/downloads'
 import { SpecRegistry } from '../spec/openapi-spec'
+import { warmRequestValidators, type ValidatorWarmup, type WarmupResult } from '../spec/validator-warmup'
 import type { ServiceStore } from '../store/service-store'
 import { UsersRepository } from '../store/users'
 import type { Route } from './context'
@@ -30,7 +31,7 @@ export interface HttpServiceOptions {
   /** Checks every response against the spec and turns a mismatch into a 500 (tests run with this on). */
   validateResponses?: boolean
   /**
-   * Compiles every routed operation's request validators after `listen`, one a turn (default: on
+   * Compiles every routed operation's request validators after `listen`, in a worker thread (default: on
    * unless `validateResponses`, the test mode, where each short-lived service would pay for all of them).
    */
   warmValidators?: boolean
@@ -108,10 +109,13 @@ export class HttpService {
   private readonly limiter?: RateLimiter
   private readonly server: http.Server
   private readonly pending = new Set<Promise<void>>()
-  private warming: NodeJS.Immediate | undefined
-  private warmed: () => void = () => undefined
-  /** Settles once every routed operation's request validators are compiled (or the warm-up is off or stopped). */
-  readonly validatorsWarm = new Promise<void>((resolve) => (this.warmed = resolve))
+  private warmup: ValidatorWarmup | undefined
+  private warmed: (result: WarmupResult | undefined) => void = () => undefined
+  /**
+   * Settles once every routed operation's request validators are compiled (or the warm-up is off or
+   * stopped: undefined), saying how.
+   */
+  readonly validatorsWarm = new Promise<WarmupResult | undefined>((resolve) => (this.warmed = resolve))
   origin = ''
 
   constructor(private readonly options: HttpServiceOptions) {
@@ -129,7 +133,7 @@ export class HttpService {
         const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
         this.origin = `http://${shownHost}:${address.port}`
         if (this.options.warmValidators ?? !this.options.validateResponses) this.warmValidators()
-        else this.warmed()
+        else this.warmed(undefined)
         resolve(this.origin)
       })
     })
@@ -137,31 +141,22 @@ export class HttpService {
 
   /**
    * ajv compiles a validator on its first use: 0.1-0.9 s for the first request of a kind (a content
-   * batch's body schema is the largest), during which every other request waited (issue 16). Compiled
-   * here instead, at start-up, one validator per turn of the event loop so that requests are served
-   * between them; validation stays exactly as strict, only its compilation moves. Running a validator
-   * on an empty value is how the registry is asked to compile it (the answer is ignored).
+   * batch's body schema is the largest), during which every other request waited (issue 16). Compiled at
+   * start-up instead, in a worker thread (spec/validator-warmup.ts), the event loop only loading the
+   * code it sends, a few ms a turn; validation stays exactly as strict, only its compilation moves. A
+   * request that comes first compiles its own in place, as before.
    */
   private warmValidators() {
-    const { spec } = this.options
-    const steps = this.router.operationIds().flatMap((id) => {
-      const op = spec.operation(id)
-      return [() => spec.validateParameters(op, 'path', {}), () => spec.validateParameters(op, 'query', {}), () => spec.validateBody(op, {})]
+    this.warmup = warmRequestValidators(this.options.spec, this.router.operationIds())
+    void this.warmup.done.then((result) => {
+      if (result.problem) this.options.log?.(`request validators: ${result.problem} (${result.inPlace} compiled on the event loop)`)
+      this.warmed(result)
     })
-    const next = () => {
-      this.warming = undefined
-      const step = steps.shift()
-      if (!step) return this.warmed()
-      step()
-      this.warming = setImmediate(next)
-    }
-    this.warming = setImmediate(next)
   }
 
   async close(): Promise<void> {
-    if (this.warming) clearImmediate(this.warming)
-    this.warming = undefined
-    this.warmed()
+    this.warmup?.stop()
+    this.warmed(undefined)
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve())
       this.server.closeAllConnections()

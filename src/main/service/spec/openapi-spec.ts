@@ -19,7 +19,8 @@ const require = createRequire(import.meta.url)
 /** The published OpenAPI description the service is held to. */
 export const publishedSpec = require('@gitbook/api/spec/openapi.json') as RawSpec
 
-const SPEC_ID = 'gitbook'
+/** The id the spec document's components are added under; operations' refs name it (see rebaseRefs). */
+export const SPEC_ID = 'gitbook'
 const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 
 /** Refs inside operations point at `#/components/...`; compiled on their own they must name the spec document. */
@@ -74,14 +75,37 @@ function readPublishedOperations(): OperationSpec[] {
   return ops
 }
 
+/**
+ * How both ajv instances are set up (with `coerceTypes`: 'array' for parameters, false for bodies). The
+ * off-thread compiler (standalone-validators.ts) sets its instances up from these same values.
+ */
+export const AJV_OPTIONS = { strict: false, allErrors: true, useDefaults: false } as const
+/** The spec names formats of its own; they carry no constraint a validator can check. */
+export const UNCHECKED_FORMATS = ['emoji', 'icon'] as const
+
 function createAjv(coerceTypes: boolean | 'array') {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes, useDefaults: false })
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, coerceTypes })
   addFormats(ajv)
-  // The spec names formats of its own; they carry no constraint a validator can check.
-  ajv.addFormat('emoji', true)
-  ajv.addFormat('icon', true)
+  for (const format of UNCHECKED_FORMATS) ajv.addFormat(format, true)
   ajv.addSchema({ $id: SPEC_ID, components: publishedSpec.components })
   return ajv
+}
+
+/** Parameters of one location (path or query) as the object schema their values are validated against. */
+function parametersSchema(op: OperationSpec, location: 'path' | 'query'): JsonSchema {
+  const params = op.parameters.filter((p) => p.in === location)
+  return {
+    type: 'object',
+    properties: Object.fromEntries(params.map((p) => [p.name, p.schema ?? {}])),
+    required: params.filter((p) => p.required).map((p) => p.name),
+  }
+}
+
+/** A request validator to compile ahead of use: its key in the registry, its schema, and whether it coerces (parameters). */
+export interface RequestValidatorJob {
+  key: string
+  schema: JsonSchema
+  coerce: boolean
 }
 
 export function formatErrors(where: string, errors: ErrorObject[] | null | undefined): string {
@@ -123,6 +147,40 @@ export class SpecRegistry {
     return op
   }
 
+  /**
+   * The request validators of these operations (path and query parameters, body) not compiled yet, for a
+   * warm-up that compiles them elsewhere and hands them back through `adopt`.
+   */
+  requestValidatorJobs(operationIds: Iterable<string>): RequestValidatorJob[] {
+    const jobs: RequestValidatorJob[] = []
+    const add = (key: string, schema: () => JsonSchema | undefined, coerce: boolean) => {
+      const made = this.cache.has(key) ? undefined : schema()
+      if (made) jobs.push({ key, schema: made, coerce })
+    }
+    for (const id of new Set(operationIds)) {
+      const op = this.operation(id)
+      add(`${id}:path`, () => parametersSchema(op, 'path'), true)
+      add(`${id}:query`, () => parametersSchema(op, 'query'), true)
+      add(`${id}:body`, () => op.requestBody?.schema, false)
+    }
+    return jobs
+  }
+
+  /** Whether the validator of this job's key is compiled (in place or adopted). */
+  has(key: string): boolean {
+    return this.cache.has(key)
+  }
+
+  /** Takes a validator compiled elsewhere from a job's schema; one already compiled here is kept. */
+  adopt(key: string, fn: ValidateFunction): void {
+    if (!this.cache.has(key)) this.cache.set(key, fn)
+  }
+
+  /** Compiles a job's validator here (where it was not adopted); the warm-up's fallback. */
+  compileJob(job: RequestValidatorJob): void {
+    this.compile(job.key, job.schema, job.coerce)
+  }
+
   private compile(key: string, schema: JsonSchema, coerce: boolean): ValidateFunction {
     let fn = this.cache.get(key)
     if (!fn) {
@@ -134,13 +192,8 @@ export class SpecRegistry {
 
   /** Coerces raw string parameters to their declared types in place; returns an error message or null. */
   validateParameters(op: OperationSpec, location: 'path' | 'query', values: Record<string, unknown>): string | null {
-    const params = op.parameters.filter((p) => p.in === location)
-    const schema = {
-      type: 'object',
-      properties: Object.fromEntries(params.map((p) => [p.name, p.schema ?? {}])),
-      required: params.filter((p) => p.required).map((p) => p.name),
-    }
-    const fn = this.compile(`${op.operationId}:${location}`, schema, true)
+    const key = `${op.operationId}:${location}`
+    const fn = this.cache.get(key) ?? this.compile(key, parametersSchema(op, location), true)
     return fn(values) ? null : formatErrors(location, fn.errors)
   }
 
