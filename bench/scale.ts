@@ -5,13 +5,20 @@
  * - Seeding: BENCH_SPACES spaces (default 100) of BENCH_PAGES pages each (default 100; the issue's figure
  *   is 1,000) are written into the service's store by a child process before the service starts (not
  *   measured).
- * - Client: this process, with the engine `quire sync --once --org ID` runs (real SQLite cache, real
- *   folders), its gateway's politeness cap lifted and every request counted at its fetch.
- * - Figures: the initial mirror (discover + one pass); unchanged passes (requests, ms, local files
- *   read); passes after one page changed in one space (requests, ms, files read). Each against its
- *   floor: the very requests the pass made, replayed with plain fetch one after the other (the
- *   initial mirror's 4 at a time, plus its files written with plain writeFile). Peak RSS is this
- *   process's getrusage maximum (the service and the seeding run elsewhere).
+ * - Client: a child process that runs as `quire` runs (compiled, the sync processes' V8 flags:
+ *   bench/support/compiled.ts, sync-child.ts), loads what `quire` loads and builds the engine
+ *   `quire sync --org ID` builds (real SQLite cache, real folders, the sync-up hold), its gateway's
+ *   politeness cap lifted and every request counted at its fetch. In that one process, as in
+ *   `quire sync` or the desktop app: the initial mirror (discover + one pass), BENCH_ROUNDS unchanged
+ *   passes (requests, ms, local files read), then BENCH_ROUNDS passes each after one page changed in one
+ *   space. Each pass's floor: the very requests it made, replayed with plain fetch one after the other
+ *   right after it. Peak RSS is the client process's getrusage maximum (the service, the seeding and the
+ *   floors run elsewhere).
+ * - Initial mirror floor: a child of the same kind replays the mirror's requests 4 at a time and writes
+ *   the mirrored files with plain writeFile (read before its clock starts).
+ * - Watcher: a child of the same kind (with --expose-gc) starts the session's watcher over the mirrored
+ *   space folders (bench/support/watch-child.ts): ready time, RSS, idle CPU (BENCH_IDLE_S windows).
+ * BENCH_TSX=1 runs the children under tsx; BENCH_CPU_PROF=DIR profiles each child (node --cpu-prof).
  *
  *   npm run bench:scale      BENCH_SPACES=100 BENCH_PAGES=1000 npm run bench:scale
  *   npm run bench:scale -- demo    requests of `quire sync --once` over the demo service, through the CLI
@@ -20,30 +27,25 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { load, median, startService, verdict } from './support/run'
+import { compileBench } from './support/compiled'
+import { load, mb, median, startService, verdict } from './support/run'
+import { countRequests, cpuMsSince, openCliEngine, report, runChild, sampleMemory, signedInHome, type SyncJob } from './support/sync-child'
+import { watchChild, type WatchJob, type WatchReport } from './support/watch-child'
 
 const SPACES = Number(process.env.BENCH_SPACES ?? 100)
 const PAGES = Number(process.env.BENCH_PAGES ?? 100)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10)
 const TARGET_UNCHANGED_REQUESTS = 3
 const TARGET_UNCHANGED_MS = 2000
 const TARGET_RSS_MB = 250
+const TARGET_WATCH_IDLE_CPU_PCT = 0.5
+const TARGET_WATCH_RSS_MB = 150
+const SCRIPT = 'bench/scale.ts'
 
 interface Seeded {
   orgId: string
   spaces: Array<{ id: string; pageIds: string[] }>
-}
-
-
-/** Counts the requests made through `fetch`, as `METHOD path` (under /v1) with their URLs for replay. */
-function countingFetch(inner: typeof fetch = fetch) {
-  const seen: string[] = []
-  const counted: typeof fetch = async (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
-    seen.push(url)
-    return inner(input, init)
-  }
-  return { fetch: counted, seen }
 }
 
 const describeRequests = (urls: string[]) => {
@@ -117,7 +119,7 @@ function runSeed(job: { dataDir: string; token: string; spaces: number; pages: n
 /* ---------- floors ---------- */
 
 /** The same requests, plain fetch, `inFlight` at a time, bodies read in full. */
-async function replay(urls: string[], token: string, inFlight = 1): Promise<number> {
+async function replay(urls: string[], token: string, inFlight = 1, plainFetch: typeof fetch = fetch): Promise<number> {
   const started = performance.now()
   let next = 0
   await Promise.all(
@@ -125,7 +127,7 @@ async function replay(urls: string[], token: string, inFlight = 1): Promise<numb
       while (next < urls.length) {
         const url = urls[next++]
         const own = url.includes('/v1/')
-        const res = await fetch(url, own ? { headers: { Authorization: `Bearer ${token}` } } : {})
+        const res = await plainFetch(url, own ? { headers: { Authorization: `Bearer ${token}` } } : {})
         await res.arrayBuffer()
       }
     }),
@@ -167,6 +169,116 @@ async function writeTree(files: Array<[string, Buffer]>, root: string): Promise<
   return performance.now() - started
 }
 
+interface FloorJob {
+  /** The initial mirror's requests (a JSON list: too long for a command line). */
+  urlsFile: string
+  mirrored: string
+  dir: string
+}
+
+/** The initial mirror's floor: its requests 4 at a time, its files written with writeFile. */
+async function floorChild(job: FloorJob) {
+  const urls = JSON.parse(fs.readFileSync(job.urlsFile, 'utf8')) as string[]
+  const files = readTree(job.mirrored)
+  const cpu = process.cpuUsage()
+  const requestsMs = await replay(urls, process.env.BENCH_TOKEN ?? '', 4)
+  const writesMs = await writeTree(files, job.dir)
+  report({ workMs: requestsMs + writesMs, requestsMs, writesMs, files: files.length, cpuMs: cpuMsSince(cpu), maxRssKb: process.resourceUsage().maxRSS })
+}
+
+/* ---------- the client (a child process, as `quire` runs) ---------- */
+
+interface ClientJob extends SyncJob {
+  orgId: string
+  rounds: number
+  /** Where the initial mirror's requests are written for its floor. */
+  urlsFile: string
+  /** The service's API and the space whose pages are edited, one a round. */
+  baseUrl: string
+  edited: { id: string; pageIds: string[] }
+}
+
+interface PassFigures {
+  ms: number
+  cpuMs: number
+  /** The pass's requests replayed one after the other right after it. */
+  floorMs: number
+  requests: number
+  kinds: string
+  reads: number
+}
+
+interface ClientReport {
+  initial: Omit<PassFigures, 'floorMs'>
+  unchanged: PassFigures[]
+  changed: PassFigures[]
+  maxRssKb: number
+  /** The space folders the mirror made, for the watcher. */
+  folders: Array<{ spaceId: string; folder: string }>
+  settledMs: number
+}
+
+async function clientChild(job: ClientJob) {
+  // Edits and floors go through fetch as it was, so the counts are the engine's alone.
+  const plainFetch = globalThis.fetch
+  const token = process.env.BENCH_TOKEN ?? ''
+  const requests = countRequests()
+  const sampling = sampleMemory()
+  let reads = 0
+  const client = await openCliEngine(job, { onRead: () => reads++ })
+  const { SETTLED_NS } = await import('../src/main/engine/workspace/stat-first')
+  const { spaceFolderPath } = await import('../src/main/engine/sync/sync-engine')
+  const measure = async (work: () => Promise<unknown>) => {
+    const from = requests.urls.length
+    reads = 0
+    const cpu = process.cpuUsage()
+    const started = performance.now()
+    await work()
+    const ms = performance.now() - started
+    const urls = requests.urls.slice(from)
+    return { ms, cpuMs: cpuMsSince(cpu), urls, requests: urls.length, kinds: describeRequests(urls), reads }
+  }
+  const withFloor = async ({ urls, ...pass }: Awaited<ReturnType<typeof measure>>): Promise<PassFigures> => ({ ...pass, floorMs: await replay(urls, token, 1, plainFetch) })
+  try {
+    const { urls: initialUrls, ...initial } = await measure(async () => {
+      await client.select()
+      const pass = await client.engine.pass()
+      if (!pass.inSync) throw new Error(`the initial mirror is not in sync: ${JSON.stringify(pass.spaces.filter((s) => s.state !== 'synced').slice(0, 3))}`)
+    })
+    fs.writeFileSync(job.urlsFile, JSON.stringify(initialUrls))
+    const unchanged: PassFigures[] = []
+    for (let round = 0; round < job.rounds; round++) unchanged.push(await withFloor(await measure(() => client.engine.pass())))
+    // One space, another page each round: its first changed pass reads every file once (none was
+    // hashed since the mirror wrote them); the next ones read only the file the pass before wrote.
+    const changed: PassFigures[] = []
+    for (let round = 0; round < job.rounds; round++) {
+      await editPage(plainFetch, job.baseUrl, token, job.edited.id, job.edited.pageIds[round % job.edited.pageIds.length], round)
+      changed.push(await withFloor(await measure(() => client.engine.pass())))
+    }
+    const folders = client.cache.selectedSpaces().flatMap((space) => {
+      const folder = spaceFolderPath(client.cache, client.workspace, space)
+      return folder ? [{ spaceId: space.id, folder }] : []
+    })
+    sampling?.stop()
+    const result: ClientReport = { initial, unchanged, changed, maxRssKb: process.resourceUsage().maxRSS, folders, settledMs: Number(SETTLED_NS / 1_000_000n) }
+    report(result)
+  } finally {
+    client.close()
+  }
+}
+
+/** A remote edit the way a writer makes one: a change request, its content, a merge (not counted). */
+async function editPage(plainFetch: typeof fetch, baseUrl: string, token: string, spaceId: string, pageId: string, round: number) {
+  const call = async (method: string, url: string, body?: unknown) => {
+    const res = await plainFetch(`${baseUrl}${url}`, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+    if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${await res.text()}`)
+    return (await res.json()) as { id: string }
+  }
+  const cr = await call('POST', `/spaces/${spaceId}/change-requests`, { subject: `bench edit ${round}` })
+  await call('POST', `/spaces/${spaceId}/change-requests/${cr.id}/content`, { changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Edited ${round}\n\nChanged remotely.\n` } }] })
+  await call('POST', `/spaces/${spaceId}/change-requests/${cr.id}/merge`)
+}
+
 /* ---------- the scale run ---------- */
 
 async function scale() {
@@ -179,93 +291,63 @@ async function scale() {
   console.log(`seeded ${SPACES} spaces × ${PAGES} pages in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (not measured)`)
   const service = await startService(dataDir, token)
   try {
-    const { CacheRepository } = await import('../src/main/engine/cache/cache-repository')
-    const { openCacheDatabase } = await import('../src/main/engine/cache/open-cache')
-    const { ApiGateway } = await import('../src/main/engine/gateway/api-gateway')
-    const { SyncEngine } = await import('../src/main/engine/sync/sync-engine')
-    const { SETTLED_NS } = await import('../src/main/engine/workspace/stat-first')
-
-    const cache = new CacheRepository(openCacheDatabase(path.join(scratch, 'cache.db')))
-    const account = cache.saveAccount({ id: 'bench@local', endpoint: service.origin, userId: 'bench', displayName: 'Bench', tokenStore: 'file' })
-    const counter = countingFetch()
-    const gateway = new ApiGateway({ endpoint: service.origin, token, fetch: counter.fetch, intervalCap: 1_000_000 })
+    const home = path.join(scratch, 'home')
+    await signedInHome(home, service.origin, token)
+    // The children run compiled, as `quire` does (BENCH_TSX=1: under tsx).
+    const child = process.env.BENCH_TSX === '1' ? SCRIPT : await compileBench(SCRIPT)
     const workspace = path.join(scratch, 'workspace')
-    let reads = 0
-    // As the CLI's: lists made by discover serve the pass that follows.
-    const engine = new SyncEngine({ cache, account, gateway, workspace, handOverLists: true, folder: { onRead: () => reads++ } })
-    const measure = async (work: () => Promise<unknown>) => {
-      const from = counter.seen.length
-      reads = 0
-      const started = performance.now()
-      await work()
-      return { ms: performance.now() - started, urls: counter.seen.slice(from), reads }
-    }
+    const urlsFile = path.join(scratch, 'initial-urls.json')
+    const edited = seeded.spaces[Math.floor(seeded.spaces.length / 2)]
 
     console.log(`load average before: ${load()} (${os.cpus().length} cores)`)
-    const initial = await measure(async () => {
-      await engine.discover()
-      cache.setSelection({ organizations: [seeded.orgId] })
-      const report = await engine.pass()
-      if (!report.inSync) throw new Error(`the initial mirror is not in sync: ${JSON.stringify(report.spaces.filter((s) => s.state !== 'synced').slice(0, 3))}`)
-    })
+    const clientJob: ClientJob = { home, workspace, orgId: seeded.orgId, rounds: ROUNDS, urlsFile, baseUrl: service.baseUrl, edited: { id: edited.id, pageIds: edited.pageIds } }
+    const client = await runChild<ClientReport>(child, 'client', clientJob, token)
+    const { initial, unchanged, changed } = client
     const pages = SPACES * PAGES
-    console.log(`initial mirror   ${initial.ms.toFixed(0)} ms   ${((pages * 1000) / initial.ms).toFixed(0)} pages/s   ${initial.urls.length} requests (${describeRequests(initial.urls)})`)
+    console.log(`initial mirror   ${initial.ms.toFixed(0)} ms (cpu ${initial.cpuMs.toFixed(0)} ms)   ${((pages * 1000) / initial.ms).toFixed(0)} pages/s   ${initial.requests} requests (${initial.kinds})   load ${load()}`)
 
-    const unchanged: Array<{ ms: number; floor: number; requests: number; reads: number }> = []
-    for (let round = 0; round < ROUNDS; round++) {
-      const pass = await measure(() => engine.pass())
-      unchanged.push({ ms: pass.ms, floor: await replay(pass.urls, token), requests: pass.urls.length, reads: pass.reads })
-      if (round === 0) console.log(`unchanged pass   requests: ${describeRequests(pass.urls)}`)
-    }
     const uMs = median(unchanged.map((u) => u.ms))
     const uRequests = Math.max(...unchanged.map((u) => u.requests))
     const uReads = Math.max(...unchanged.map((u) => u.reads))
-    console.log(`unchanged pass   median ${uMs.toFixed(0)} ms   floor ${median(unchanged.map((u) => u.floor)).toFixed(0)} ms   ratio ${median(unchanged.map((u) => u.ms / u.floor)).toFixed(2)}   (${ROUNDS} passes)`)
+    console.log(`unchanged pass   requests: ${unchanged[0].kinds}`)
+    console.log(`unchanged pass   median ${uMs.toFixed(0)} ms (cpu ${median(unchanged.map((u) => u.cpuMs)).toFixed(0)} ms)   floor ${median(unchanged.map((u) => u.floorMs)).toFixed(0)} ms   ratio ${median(unchanged.map((u) => u.ms / u.floorMs)).toFixed(2)}   (${ROUNDS} passes)`)
     console.log(`                 requests ${uRequests}   target <= ${TARGET_UNCHANGED_REQUESTS} per organization   ${verdict(uRequests <= TARGET_UNCHANGED_REQUESTS)}`)
     console.log(`                 wall time ${uMs.toFixed(0)} ms   target <= ${TARGET_UNCHANGED_MS} ms   ${verdict(uMs <= TARGET_UNCHANGED_MS)}`)
     console.log(`                 files read ${uReads}   target 0   ${verdict(uReads === 0)}`)
+    console.log(`one page changed requests: ${changed[0].kinds}`)
+    console.log(
+      `one page changed median ${median(changed.map((c) => c.ms)).toFixed(0)} ms (cpu ${median(changed.map((c) => c.cpuMs)).toFixed(0)} ms)   floor ${median(changed.map((c) => c.floorMs)).toFixed(0)} ms   ratio ${median(changed.map((c) => c.ms / c.floorMs)).toFixed(2)}   requests ${Math.max(...changed.map((c) => c.requests))}`,
+    )
+    console.log(`                 ms per pass ${changed.map((c) => c.ms.toFixed(0)).join(', ')}; files read per pass ${changed.map((c) => c.reads).join(', ')} (of ${PAGES + 1} in the space)`)
+    console.log(`                 (a file written less than ${client.settledMs} ms before a pass is read again by it: these passes follow each other closely)`)
+    const rssMb = mb(client.maxRssKb)
+    console.log(`peak RSS of the client process ${rssMb.toFixed(0)} MB   target <= ${TARGET_RSS_MB} MB   ${verdict(rssMb <= TARGET_RSS_MB)}   (process with module loading: ${(client.processMs / 1000).toFixed(1)} s)`)
 
-    const changed: Array<{ ms: number; floor: number; requests: number; reads: number; urls: string[] }> = []
-    // One space, another page each round: its first changed pass reads every file once (none was
-    // hashed since the mirror wrote them); the next ones read only the file the pass before wrote.
-    const space = seeded.spaces[Math.floor(seeded.spaces.length / 2)]
-    for (let round = 0; round < ROUNDS; round++) {
-      await editPage(service.baseUrl, token, space.id, space.pageIds[round % space.pageIds.length], round)
-      const pass = await measure(() => engine.pass())
-      changed.push({ ms: pass.ms, floor: await replay(pass.urls, token), requests: pass.urls.length, reads: pass.reads, urls: pass.urls })
-    }
-    console.log(`one page changed requests: ${describeRequests(changed[0].urls)}`)
+    const floor = await runChild<{ workMs: number; requestsMs: number; writesMs: number; files: number; cpuMs: number }>(child, 'floor', { urlsFile, mirrored: workspace, dir: path.join(scratch, 'floor') } satisfies FloorJob, token)
     console.log(
-      `one page changed median ${median(changed.map((c) => c.ms)).toFixed(0)} ms   floor ${median(changed.map((c) => c.floor)).toFixed(0)} ms   ratio ${median(changed.map((c) => c.ms / c.floor)).toFixed(2)}   requests ${Math.max(...changed.map((c) => c.requests))}`,
+      `initial mirror   ${initial.ms.toFixed(0)} ms   floor ${floor.workMs.toFixed(0)} ms (the same ${initial.requests} requests 4 at a time ${floor.requestsMs.toFixed(0)} ms, the same ${floor.files} files written with writeFile ${floor.writesMs.toFixed(0)} ms; cpu ${floor.cpuMs.toFixed(0)} ms)   ratio ${(initial.ms / floor.workMs).toFixed(2)}   load ${load()}`,
     )
+
+    const probe = fs.readdirSync(client.folders[0].folder, { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('.md') && f !== 'SUMMARY.md')!
+    const watchJob: WatchJob = { spaces: client.folders, idleS: IDLE_S, probe }
+    const watch = await runChild<WatchReport>(child, 'watch', watchJob, token, { nodeFlags: ['--expose-gc'] })
+    const files = readdirCount(workspace)
+    console.log(`watcher over ${files.toLocaleString('en')} files in ${client.folders.length} space folders (the session's watcher and source)`)
+    console.log(`                 ready ${watch.readyMs.toFixed(0)} ms (cpu ${watch.readyCpuMs.toFixed(0)} ms)   save seen after ${watch.saveMs === undefined ? 'NONE within 10 s' : `${watch.saveMs.toFixed(0)} ms (debounce included)`}`)
+    console.log(`                 idle CPU ${watch.idleCpuPct.map((p) => p.toFixed(2)).join(' / ')} % (two ${IDLE_S} s windows)   target (second) < ${TARGET_WATCH_IDLE_CPU_PCT} %   ${verdict(watch.idleCpuPct[1] < TARGET_WATCH_IDLE_CPU_PCT)}`)
     console.log(
-      `                 ms per pass ${changed.map((c) => c.ms.toFixed(0)).join(', ')}; files read per pass ${changed.map((c) => c.reads).join(', ')} (of ${PAGES + 1} in the space)`,
+      `                 RSS +${watch.rssDeltaMb.toFixed(1)} MB (after ready and a gc, over ${watch.rssBeforeMb.toFixed(0)} MB with modules loaded)   target <= ${TARGET_WATCH_RSS_MB} MB   ${verdict(watch.rssDeltaMb <= TARGET_WATCH_RSS_MB)}   process peak ${watch.peakRssMb.toFixed(0)} MB`,
     )
-    console.log(`                 (a file written less than ${Number(SETTLED_NS / 1_000_000n)} ms before a pass is read again by it: these passes follow each other closely)`)
-    // Before the initial mirror's floor, which holds every mirrored file in memory.
-    const rssMb = process.resourceUsage().maxRSS / 1024
-    console.log(`peak RSS of the client process ${rssMb.toFixed(0)} MB   target <= ${TARGET_RSS_MB} MB   ${verdict(rssMb <= TARGET_RSS_MB)}`)
-    const mirrored = readTree(workspace)
-    const floorInitial = (await replay(initial.urls, token, 4)) + (await writeTree(mirrored, path.join(scratch, 'floor')))
-    console.log(`initial mirror   ${initial.ms.toFixed(0)} ms   floor ${floorInitial.toFixed(0)} ms (the same requests 4 at a time, the same files written with writeFile)   ratio ${(initial.ms / floorInitial).toFixed(2)}`)
     console.log(`load average after: ${load()}`)
-    cache.close()
   } finally {
     service.stop()
     fs.rmSync(scratch, { recursive: true, force: true })
   }
 }
 
-/** A remote edit the way a writer makes one: a change request, its content, a merge (not counted). */
-async function editPage(baseUrl: string, token: string, spaceId: string, pageId: string, round: number) {
-  const call = async (method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${baseUrl}${url}`, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-    if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${await res.text()}`)
-    return (await res.json()) as { id: string }
-  }
-  const cr = await call('POST', `/spaces/${spaceId}/change-requests`, { subject: `bench edit ${round}` })
-  await call('POST', `/spaces/${spaceId}/change-requests/${cr.id}/content`, { changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Edited ${round}\n\nChanged remotely.\n` } }] })
-  await call('POST', `/spaces/${spaceId}/change-requests/${cr.id}/merge`)
+/** How many files are under `root`. */
+function readdirCount(root: string): number {
+  return fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length
 }
 
 /* ---------- the demo through the CLI ---------- */
@@ -280,15 +362,14 @@ async function demo() {
   process.env.QUIRE_TOKEN_STORE = 'file'
   const { startLocalService } = await import('../src/main/service/local-service')
   const service = await startLocalService({ port: 0, dataDir: ':memory:', demo: true, log: () => undefined })
-  const counter = countingFetch(globalThis.fetch)
-  globalThis.fetch = counter.fetch
+  const counter = countRequests()
   try {
     const { main } = await import('../src/main/cli/main')
     const io = { out: () => undefined, err: () => undefined, isTTY: false }
     const quire = async (...args: string[]) => {
-      const from = counter.seen.length
+      const from = counter.urls.length
       const code = await main(args, io)
-      const urls = counter.seen.slice(from).filter((u) => u.startsWith(service.origin))
+      const urls = counter.urls.slice(from).filter((u) => u.startsWith(service.origin))
       const api = urls.filter((u) => u.includes('/v1/'))
       const shown = args.map((a, i) => (args[i - 1] === '--token' ? '…' : args[i - 1] === '--workspace' || args[i - 1] === '--endpoint' ? 'X' : a)).join(' ')
       console.log(`quire ${shown.padEnd(36)} exit ${code}   ${String(api.length).padStart(3)} API requests (${describeRequests(api)})${urls.length > api.length ? ` + ${urls.length - api.length} file downloads` : ''}`)
@@ -325,5 +406,8 @@ async function demo() {
 
 const [role, job] = process.argv.slice(2)
 if (role === 'seed') await seedChild(JSON.parse(job) as { dataDir: string; token: string; spaces: number; pages: number })
+else if (role === 'client') await clientChild(JSON.parse(job) as ClientJob)
+else if (role === 'floor') await floorChild(JSON.parse(job) as FloorJob)
+else if (role === 'watch') await watchChild(JSON.parse(job) as WatchJob)
 else if (role === 'demo') await demo()
 else await scale()

@@ -1,6 +1,8 @@
 /**
  * The client side of the mirroring benchmarks: a child process that runs what
- * `quire sync --once --space ID --workspace DIR` runs, counting its requests, and reports one JSON line.
+ * `quire sync --once --space ID --workspace DIR` (or `--org ID`) runs, counting its requests, and reports
+ * one JSON line. Children start with the sync processes' V8 flags (src/main/node-flags.ts) and, from
+ * compiled.ts, as compiled JavaScript: the process `quire` is.
  */
 import { spawn } from 'node:child_process'
 import path from 'node:path'
@@ -21,12 +23,19 @@ export interface ChildReport {
 export interface SyncJob {
   home: string
   workspace: string
-  spaceId: string
+  /** `--space ID` ... */
+  spaceId?: string
+  /** ... or `--org ID`. */
+  orgId?: string
 }
 
-/** Counts every request the process makes by method, path and query. */
-export function countRequests(): { counts: Record<string, number>; received: () => number } {
+/**
+ * Counts every request the process makes by method, path and query; `urls` keeps each one's URL in the
+ * order made (for replaying them as a floor).
+ */
+export function countRequests(): { counts: Record<string, number>; urls: string[]; received: () => number } {
   const counts: Record<string, number> = {}
+  const urls: string[] = []
   let received = 0
   const original = globalThis.fetch
   globalThis.fetch = async (input, init) => {
@@ -34,11 +43,12 @@ export function countRequests(): { counts: Record<string, number>; received: () 
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
     const key = `${method} ${url.pathname}${url.search}`
     counts[key] = (counts[key] ?? 0) + 1
+    urls.push(url.href)
     const response = await original(input, init)
     received += Number(response.headers.get('content-length') ?? 0)
     return response
   }
-  return { counts, received: () => received }
+  return { counts, urls, received: () => received }
 }
 
 export function cpuMsSince(since: NodeJS.CpuUsage): number {
@@ -46,7 +56,7 @@ export function cpuMsSince(since: NodeJS.CpuUsage): number {
   return (used.user + used.system) / 1000
 }
 
-export function report(result: ChildReport) {
+export function report(result: object) {
   process.stdout.write(`${JSON.stringify(result)}\n`)
 }
 
@@ -55,31 +65,66 @@ export function report(result: ChildReport) {
  * step for step), with the gateway's politeness cap lifted so the figure is the engine's cost.
  */
 export async function syncChild(job: SyncJob) {
-  process.env.QUIRE_HOME = job.home
   const requests = countRequests()
   const sampling = sampleMemory()
-  // Everything `quire` loads (bin/quire.mjs imports the CLI's main module, every command with it), so
-  // the process holds what a user's does.
+  await loadCli()
+  // From opening the cache on, as before the engine's set-up was shared with bench:scale.
+  const started = performance.now()
+  const cpu = process.cpuUsage()
+  const client = await openCliEngine(job)
+  let inSync = false
+  try {
+    await client.select()
+    const pass = await client.engine.pass()
+    inSync = pass.inSync
+    if (!inSync) process.stderr.write(`${JSON.stringify(pass)}\n`)
+  } finally {
+    client.close()
+  }
+  const workMs = performance.now() - started
+  sampling?.stop()
+  if (!inSync) process.exit(1)
+  report({ workMs, cpuMs: cpuMsSince(cpu), maxRssKb: process.resourceUsage().maxRSS, requests: requests.counts, received: requests.received(), pages: 0, bytes: 0 })
+}
+
+/** Everything `quire` loads: bin/quire.mjs imports the CLI's main module, every command with it. */
+export async function loadCli(): Promise<void> {
   await import('../../src/main/cli/main')
+}
+
+export interface CliEngine {
+  engine: import('../../src/main/engine/sync/sync-engine').SyncEngine
+  cache: import('../../src/main/engine/cache/cache-repository').CacheRepository
+  workspace: string
+  /** The job's `--space` or `--org`, as `quire sync` applies it (applySelection: resolving or discovering). */
+  select(): Promise<void>
+  close(): void
+}
+
+/**
+ * The engine `quire sync` builds (syncCommand in src/main/cli/sync-command.ts: cache and token from
+ * QUIRE_HOME, the sync-up hold, the CLI's progress sink, lists handed over from discovery to the pass),
+ * after loading everything `quire` loads, so the process holds what a user's does. The gateway's
+ * politeness cap is lifted so the figures are the engine's cost. `folder.onRead` counts local reads.
+ */
+export async function openCliEngine(job: SyncJob, options: { onRead?: (relative: string) => void } = {}): Promise<CliEngine> {
+  process.env.QUIRE_HOME = job.home
+  await loadCli()
   const { quirePaths, signedIn } = await import('../../src/main/engine/account/account')
   const { CacheRepository } = await import('../../src/main/engine/cache/cache-repository')
   const { openCacheDatabase } = await import('../../src/main/engine/cache/open-cache')
   const { OutboxRepository } = await import('../../src/main/engine/outbox/outbox-repository')
   const { workspaceHold } = await import('../../src/main/engine/push/hold')
-  const { workspaceFolder } = await import('../../src/main/cli/sync-command')
+  const { applySelection, workspaceFolder } = await import('../../src/main/cli/sync-command')
   const { createProgress } = await import('../../src/main/cli/progress')
   const { SyncEngine } = await import('../../src/main/engine/sync/sync-engine')
 
-  const started = performance.now()
-  const cpu = process.cpuUsage()
   const paths = quirePaths()
   const db = openCacheDatabase(paths.cacheFile)
   const cache = new CacheRepository(db)
-  let inSync = false
   try {
     const { account, gateway } = await signedIn(cache, paths, { intervalCap: 1_000_000 })
     const workspace = workspaceFolder(cache, job.workspace)
-    // As the CLI's: what resolving the space fetched stands in for the pass's own space list.
     const engine = new SyncEngine({
       cache,
       account,
@@ -88,26 +133,21 @@ export async function syncChild(job: SyncJob) {
       handOverLists: true,
       hold: workspaceHold(cache, new OutboxRepository(db), workspace),
       onProgress: createProgress({ isTTY: false, write: (text) => process.stderr.write(text), line: (text) => process.stderr.write(`${text}\n`) }),
+      folder: { onRead: options.onRead },
     })
-    await engine.resolveSpaces([job.spaceId])
-    cache.setSelection({ spaces: [job.spaceId] })
-    const pass = await engine.pass()
-    inSync = pass.inSync
-    if (!inSync) process.stderr.write(`${JSON.stringify(pass)}\n`)
-  } finally {
+    const picks = { all: false, spaces: job.spaceId ? [job.spaceId] : [], organizations: job.orgId ? [job.orgId] : [], collections: [] }
+    return { engine, cache, workspace, select: () => applySelection(engine, cache, account.id, picks), close: () => cache.close() }
+  } catch (error) {
     cache.close()
+    throw error
   }
-  const workMs = performance.now() - started
-  sampling?.stop()
-  if (!inSync) process.exit(1)
-  report({ workMs, cpuMs: cpuMsSince(cpu), maxRssKb: process.resourceUsage().maxRSS, requests: requests.counts, received: requests.received(), pages: 0, bytes: 0 })
 }
 
 /**
  * BENCH_MEMORY_SAMPLE=MS: process.memoryUsage() every MS milliseconds on stderr (rss, heap, external,
  * array buffers, in MB), and the sample at the highest RSS when the work ends.
  */
-function sampleMemory(): { stop(): void } | undefined {
+export function sampleMemory(): { stop(): void } | undefined {
   const every = Number(process.env.BENCH_MEMORY_SAMPLE ?? 0)
   if (!(every > 0)) return undefined
   const started = performance.now()
@@ -136,9 +176,10 @@ export interface Run extends ChildReport {
  * its compiled entry (compiled.ts: run by plain node, as `quire` runs). BENCH_CPU_PROF=DIR: a CPU
  * profile of every child (node --cpu-prof), BENCH_HEAP_PROF=DIR: a heap profile, to see where time and
  * memory go. BENCH_STRACE=DIR: each child under `strace -f -c`, its system calls counted per thread pool
- * and main thread together (Linux), to see what the work asks of the kernel.
+ * and main thread together (Linux), to see what the work asks of the kernel. `nodeFlags`: more flags
+ * after the sync processes' (e.g. --expose-gc for a child that measures memory after a collection).
  */
-export function runChild(script: string, role: string, job: unknown, token: string): Promise<Run> {
+export function runChild<R extends object = ChildReport>(script: string, role: string, job: unknown, token: string, options: { nodeFlags?: string[] } = {}): Promise<R & { processMs: number }> {
   const started = performance.now()
   const stamp = `${role}-${Date.now()}`
   const profile = [
@@ -147,7 +188,7 @@ export function runChild(script: string, role: string, job: unknown, token: stri
   ]
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
   // Started as `quire` starts (bin/quire.mjs's flags), the floor too: the same runtime on both sides.
-  const argv = [process.execPath, ...SYNC_PROCESS_NODE_FLAGS, ...profile, ...loader, path.resolve(script), role, JSON.stringify(job)]
+  const argv = [process.execPath, ...SYNC_PROCESS_NODE_FLAGS, ...(options.nodeFlags ?? []), ...profile, ...loader, path.resolve(script), role, JSON.stringify(job)]
   if (process.env.BENCH_STRACE) argv.unshift('strace', ...(process.env.BENCH_STRACE_PER_THREAD ? ['-ff'] : ['-f', '-c']), '-o', path.join(path.resolve(process.env.BENCH_STRACE), `${stamp}.strace`))
   const child = spawn(argv[0], argv.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -167,7 +208,7 @@ export function runChild(script: string, role: string, job: unknown, token: stri
       const processMs = performance.now() - started
       const line = out.trim().split('\n').pop() ?? ''
       if (code !== 0 || !line.startsWith('{')) reject(new Error(`${role} child failed (exit ${code}):\n${err.slice(-4000)}\n${out.slice(-2000)}`))
-      else resolve({ ...(JSON.parse(line) as ChildReport), processMs })
+      else resolve({ ...(JSON.parse(line) as R), processMs })
     })
   })
 }
