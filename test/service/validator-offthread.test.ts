@@ -94,6 +94,7 @@ describe('request validators compiled off the event loop', () => {
     const seen = `${waits.length} requests during the warm-up (${warmupMs.toFixed(0)} ms), worst wait ${Math.max(...waits).toFixed(0)} ms; longest hold ${holds?.worstCpuMs.toFixed(1)} ms CPU (${holds?.worstWallMs.toFixed(0)} ms wall) of ${holds?.totalCpuMs.toFixed(0)} ms; compiling ${reference.key} in place: ${reference.ms.toFixed(1)} ms; ${JSON.stringify(result)}`
     expect(result?.problem, seen).toBeUndefined()
     expect(result?.inPlace, seen).toBe(0)
+    expect(result?.cacheRejected, seen).toBe(0)
     expect(result?.offThread, seen).toBeGreaterThan(400)
     expect(waits.length, seen).toBeGreaterThanOrEqual(3)
     const worstHold = hasThreadCpu ? holds!.worstCpuMs : Math.max(...waits)

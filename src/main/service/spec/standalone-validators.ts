@@ -136,8 +136,11 @@ export function startValidatorCompiler(jobs: RequestValidatorJob[]): Worker {
   return worker
 }
 
-/** The group's validators by job position, loaded from the worker's code and V8's cache of it (one turn, a few ms per MB). */
-export function instantiateGroup(group: StandaloneGroup): Map<number, ValidateFunction> {
+/**
+ * The group's validators by job position, loaded from the worker's code and V8's cache of it (one turn,
+ * a few ms per MB); `cacheRejected` where V8 would not take the cache and parsed the code instead.
+ */
+export function instantiateGroup(group: StandaloneGroup): { validators: Map<number, ValidateFunction>; cacheRejected: boolean } {
   const script = new vm.Script(group.source, { filename: 'quire-request-validators.js', cachedData: group.cachedData })
   const exports: Record<string, ValidateFunction> = {}
   ;(script.runInThisContext() as (require: (name: string) => unknown, exports: object) => void)(requireRuntime, exports)
@@ -147,5 +150,5 @@ export function instantiateGroup(group: StandaloneGroup): Map<number, ValidateFu
     if (typeof validate !== 'function') throw new Error(`the worker's validator module lacks job ${job}`)
     validators.set(job, validate)
   }
-  return validators
+  return { validators, cacheRejected: script.cachedDataRejected === true }
 }

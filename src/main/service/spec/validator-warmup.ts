@@ -17,6 +17,8 @@ export interface WarmupResult {
   offThread: number
   /** Validators compiled in place by the warm-up (the worker could not make them). */
   inPlace: number
+  /** Modules V8 parsed because it refused their code cache (each such turn is several times longer). */
+  cacheRejected: number
   /** Why the worker's code was not used for some or all of them, where it was not. */
   problem?: string
 }
@@ -36,7 +38,7 @@ export function warmRequestValidators(spec: SpecRegistry, operationIds: Iterable
 class Warmup implements ValidatorWarmup {
   readonly done: Promise<WarmupResult>
   private finish: (result: WarmupResult) => void = () => undefined
-  private readonly result: WarmupResult = { offThread: 0, inPlace: 0 }
+  private readonly result: WarmupResult = { offThread: 0, inPlace: 0, cacheRejected: 0 }
   private readonly worker: Worker | undefined
   /** Groups received, loaded one per turn. */
   private readonly groups: StandaloneGroup[] = []
@@ -114,14 +116,15 @@ class Warmup implements ValidatorWarmup {
   }
 
   private load(group: StandaloneGroup) {
-    let validators
+    let loaded
     try {
-      validators = instantiateGroup(group)
+      loaded = instantiateGroup(group)
     } catch (error) {
       this.fallBack(`a module of the worker's validators did not load: ${message(error)}`)
       return
     }
-    for (const [index, validate] of validators) {
+    if (loaded.cacheRejected) this.result.cacheRejected++
+    for (const [index, validate] of loaded.validators) {
       const key = this.jobs[index].key
       if (this.spec.has(key)) continue
       this.spec.adopt(key, validate)
