@@ -49,8 +49,9 @@ function requireRuntime(name: string): unknown {
 }
 
 /**
- * The worker's script (CommonJS, run with `eval`: it needs no build step of its own, so it starts the same
- * from tsx, vitest, the compiled CLI and the desktop app's bundle). Its packages are required from
+ * The worker's script (CommonJS, run with `eval`: it needs no build step or bundle entry of its own, and
+ * starts the same from tsx, vitest and the compiled CLI; the desktop app's bundle is not tried yet, and
+ * where it cannot start, validator-warmup.ts compiles in place). Its packages are required from
  * `workerData.requireFrom`, this module's location.
  */
 const WORKER_SOURCE = `
