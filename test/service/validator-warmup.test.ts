@@ -1,8 +1,9 @@
 /**
  * The first request of a kind must not compile its validator (issue 16): ajv took 0.1-0.9 s over the
  * first content batch, the first space update..., during which every other request waited. The service
- * compiles every routed operation's request validators at start-up, one a turn, and validation stays as
- * strict: a bad body is still refused with the validator's message.
+ * compiles every routed operation's request validators at start-up (in a worker, loaded one module a turn:
+ * validator-offthread.test.ts), and validation stays as strict: a bad body is still refused with the
+ * validator's message.
  */
 import type { ValidateFunction } from 'ajv'
 import { afterEach, describe, expect, it, vi } from 'vitest'

@@ -27,8 +27,8 @@ export interface BesideOptions {
 
 /**
  * Resolves once the event loop's thread has spent less than a tenth of a quarter of a second on the CPU:
- * a service started without response checks compiles its validators after `listen`, one a turn, some of
- * 100+ ms (http/server.ts `warmValidators`), and those turns are not the big request's.
+ * a service started without response checks loads its request validators after `listen`, compiled in a
+ * worker and one module a turn (http/server.ts `warmValidators`), and those turns are not the big request's.
  */
 export async function untilLoopQuiet(timeoutMs = 60_000): Promise<void> {
   const deadline = performance.now() + timeoutMs
