@@ -28,6 +28,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { compileBench } from './support/compiled'
+import { floorChild, replay, spacePhases, type FloorJob, type SpacePhases } from './support/pass-floor'
 import { load, mb, median, startService, verdict } from './support/run'
 import { countRequests, cpuMsSince, openCliEngine, report, runChild, sampleMemory, signedInHome, type SyncJob } from './support/sync-child'
 import { watchChild, type WatchJob, type WatchReport } from './support/watch-child'
@@ -116,76 +117,6 @@ function runSeed(job: { dataDir: string; token: string; spaces: number; pages: n
   )
 }
 
-/* ---------- floors ---------- */
-
-/** The same requests, plain fetch, `inFlight` at a time, bodies read in full. */
-async function replay(urls: string[], token: string, inFlight = 1, plainFetch: typeof fetch = fetch): Promise<number> {
-  const started = performance.now()
-  let next = 0
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < urls.length) {
-        const url = urls[next++]
-        const own = url.includes('/v1/')
-        const res = await plainFetch(url, own ? { headers: { Authorization: `Bearer ${token}` } } : {})
-        await res.arrayBuffer()
-      }
-    }),
-  )
-  return performance.now() - started
-}
-
-/** Every file under `root` with its bytes, read before a floor's clock starts. */
-function readTree(root: string): Array<[string, Buffer]> {
-  const out: Array<[string, Buffer]> = []
-  const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name)
-      if (entry.isDirectory()) walk(full)
-      else out.push([path.relative(root, full), fs.readFileSync(full)])
-    }
-  }
-  walk(root)
-  return out
-}
-
-/** The files written with plain writeFile, 16 at a time (as many as the engine's writes in flight at most). */
-async function writeTree(files: Array<[string, Buffer]>, root: string): Promise<number> {
-  const started = performance.now()
-  const folders = new Map<string, Promise<unknown>>()
-  let next = 0
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < files.length) {
-        const [rel, data] = files[next++]
-        const dir = path.dirname(path.join(root, rel))
-        let made = folders.get(dir)
-        if (!made) folders.set(dir, (made = fs.promises.mkdir(dir, { recursive: true })))
-        await made
-        await fs.promises.writeFile(path.join(root, rel), data)
-      }
-    }),
-  )
-  return performance.now() - started
-}
-
-interface FloorJob {
-  /** The initial mirror's requests (a JSON list: too long for a command line). */
-  urlsFile: string
-  mirrored: string
-  dir: string
-}
-
-/** The initial mirror's floor: its requests 4 at a time, its files written with writeFile. */
-async function floorChild(job: FloorJob) {
-  const urls = JSON.parse(fs.readFileSync(job.urlsFile, 'utf8')) as string[]
-  const files = readTree(job.mirrored)
-  const cpu = process.cpuUsage()
-  const requestsMs = await replay(urls, process.env.BENCH_TOKEN ?? '', 4)
-  const writesMs = await writeTree(files, job.dir)
-  report({ workMs: requestsMs + writesMs, requestsMs, writesMs, files: files.length, cpuMs: cpuMsSince(cpu), maxRssKb: process.resourceUsage().maxRSS })
-}
-
 /* ---------- the client (a child process, as `quire` runs) ---------- */
 
 interface ClientJob extends SyncJob {
@@ -210,6 +141,7 @@ interface PassFigures {
 
 interface ClientReport {
   initial: Omit<PassFigures, 'floorMs'>
+  initialPhases: SpacePhases
   unchanged: PassFigures[]
   changed: PassFigures[]
   maxRssKb: number
@@ -225,7 +157,8 @@ async function clientChild(job: ClientJob) {
   const requests = countRequests()
   const sampling = sampleMemory()
   let reads = 0
-  const client = await openCliEngine(job, { onRead: () => reads++ })
+  const phases = spacePhases()
+  const client = await openCliEngine(job, { onRead: () => reads++, onProgress: phases.onProgress })
   const { SETTLED_NS } = await import('../src/main/engine/workspace/stat-first')
   const { spaceFolderPath } = await import('../src/main/engine/sync/sync-engine')
   const measure = async (work: () => Promise<unknown>) => {
@@ -245,6 +178,7 @@ async function clientChild(job: ClientJob) {
       const pass = await client.engine.pass()
       if (!pass.inSync) throw new Error(`the initial mirror is not in sync: ${JSON.stringify(pass.spaces.filter((s) => s.state !== 'synced').slice(0, 3))}`)
     })
+    const initialPhases = phases.totals()
     fs.writeFileSync(job.urlsFile, JSON.stringify(initialUrls))
     const unchanged: PassFigures[] = []
     for (let round = 0; round < job.rounds; round++) unchanged.push(await withFloor(await measure(() => client.engine.pass())))
@@ -260,7 +194,7 @@ async function clientChild(job: ClientJob) {
       return folder ? [{ spaceId: space.id, folder }] : []
     })
     sampling?.stop()
-    const result: ClientReport = { initial, unchanged, changed, maxRssKb: process.resourceUsage().maxRSS, folders, settledMs: Number(SETTLED_NS / 1_000_000n) }
+    const result: ClientReport = { initial, initialPhases, unchanged, changed, maxRssKb: process.resourceUsage().maxRSS, folders, settledMs: Number(SETTLED_NS / 1_000_000n) }
     report(result)
   } finally {
     client.close()
@@ -302,9 +236,13 @@ async function scale() {
     console.log(`load average before: ${load()} (${os.cpus().length} cores)`)
     const clientJob: ClientJob = { home, workspace, orgId: seeded.orgId, rounds: ROUNDS, urlsFile, baseUrl: service.baseUrl, edited: { id: edited.id, pageIds: edited.pageIds } }
     const client = await runChild<ClientReport>(child, 'client', clientJob, token)
-    const { initial, unchanged, changed } = client
+    const { initial, initialPhases: phases, unchanged, changed } = client
     const pages = SPACES * PAGES
     console.log(`initial mirror   ${initial.ms.toFixed(0)} ms (cpu ${initial.cpuMs.toFixed(0)} ms)   ${((pages * 1000) / initial.ms).toFixed(0)} pages/s   ${initial.requests} requests (${initial.kinds})   load ${load()}`)
+
+    console.log(
+      `                 spaces one after another, summed over ${phases.spaces}: start to plan (tree request, scan, plan) ${phases.planMs.toFixed(0)} ms, plan to last step (files, journal) ${phases.stepsMs.toFixed(0)} ms, last step to end (link report, state) ${phases.tailMs.toFixed(0)} ms`,
+    )
 
     const uMs = median(unchanged.map((u) => u.ms))
     const uRequests = Math.max(...unchanged.map((u) => u.requests))

@@ -105,9 +105,13 @@ export interface CliEngine {
  * The engine `quire sync` builds (syncCommand in src/main/cli/sync-command.ts: cache and token from
  * QUIRE_HOME, the sync-up hold, the CLI's progress sink, lists handed over from discovery to the pass),
  * after loading everything `quire` loads, so the process holds what a user's does. The gateway's
- * politeness cap is lifted so the figures are the engine's cost. `folder.onRead` counts local reads.
+ * politeness cap is lifted so the figures are the engine's cost. `onRead` counts local reads;
+ * `onProgress` sees the engine's progress events too (the CLI's sink still gets them).
  */
-export async function openCliEngine(job: SyncJob, options: { onRead?: (relative: string) => void } = {}): Promise<CliEngine> {
+export async function openCliEngine(
+  job: SyncJob,
+  options: { onRead?: (relative: string) => void; onProgress?: (event: import('../../src/main/engine/sync/sync-engine').SyncProgressEvent) => void } = {},
+): Promise<CliEngine> {
   process.env.QUIRE_HOME = job.home
   await loadCli()
   const { quirePaths, signedIn } = await import('../../src/main/engine/account/account')
@@ -125,6 +129,7 @@ export async function openCliEngine(job: SyncJob, options: { onRead?: (relative:
   try {
     const { account, gateway } = await signedIn(cache, paths, { intervalCap: 1_000_000 })
     const workspace = workspaceFolder(cache, job.workspace)
+    const cliProgress = createProgress({ isTTY: false, write: (text) => process.stderr.write(text), line: (text) => process.stderr.write(`${text}\n`) })
     const engine = new SyncEngine({
       cache,
       account,
@@ -132,7 +137,10 @@ export async function openCliEngine(job: SyncJob, options: { onRead?: (relative:
       workspace,
       handOverLists: true,
       hold: workspaceHold(cache, new OutboxRepository(db), workspace),
-      onProgress: createProgress({ isTTY: false, write: (text) => process.stderr.write(text), line: (text) => process.stderr.write(`${text}\n`) }),
+      onProgress: (event) => {
+        cliProgress(event)
+        options.onProgress?.(event)
+      },
       folder: { onRead: options.onRead },
     })
     const picks = { all: false, spaces: job.spaceId ? [job.spaceId] : [], organizations: job.orgId ? [job.orgId] : [], collections: [] }

@@ -1,0 +1,118 @@
+/**
+ * bench:scale's floors and measures, apart from its run: a pass's requests replayed with plain fetch,
+ * the initial mirror's floor (its requests 4 at a time, its files written with writeFile) as a child's
+ * role, and where a pass's time goes space by space (from the engine's progress events).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { cpuMsSince, report } from './sync-child'
+
+/** The same requests, plain fetch, `inFlight` at a time, bodies read in full. */
+export async function replay(urls: string[], token: string, inFlight = 1, plainFetch: typeof fetch = fetch): Promise<number> {
+  const started = performance.now()
+  let next = 0
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < urls.length) {
+        const url = urls[next++]
+        const own = url.includes('/v1/')
+        const res = await plainFetch(url, own ? { headers: { Authorization: `Bearer ${token}` } } : {})
+        await res.arrayBuffer()
+      }
+    }),
+  )
+  return performance.now() - started
+}
+
+/** Every file under `root` with its bytes, read before a floor's clock starts. */
+function readTree(root: string): Array<[string, Buffer]> {
+  const out: Array<[string, Buffer]> = []
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name)
+      if (entry.isDirectory()) walk(full)
+      else out.push([path.relative(root, full), fs.readFileSync(full)])
+    }
+  }
+  walk(root)
+  return out
+}
+
+/** The files written with plain writeFile, 16 at a time (as many as the engine's writes in flight at most). */
+async function writeTree(files: Array<[string, Buffer]>, root: string): Promise<number> {
+  const started = performance.now()
+  const folders = new Map<string, Promise<unknown>>()
+  let next = 0
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < files.length) {
+        const [rel, data] = files[next++]
+        const dir = path.dirname(path.join(root, rel))
+        let made = folders.get(dir)
+        if (!made) folders.set(dir, (made = fs.promises.mkdir(dir, { recursive: true })))
+        await made
+        await fs.promises.writeFile(path.join(root, rel), data)
+      }
+    }),
+  )
+  return performance.now() - started
+}
+
+export interface FloorJob {
+  /** The initial mirror's requests (a JSON list: too long for a command line). */
+  urlsFile: string
+  mirrored: string
+  dir: string
+}
+
+/** The initial mirror's floor: its requests 4 at a time, its files written with writeFile. */
+export async function floorChild(job: FloorJob) {
+  const urls = JSON.parse(fs.readFileSync(job.urlsFile, 'utf8')) as string[]
+  const files = readTree(job.mirrored)
+  const cpu = process.cpuUsage()
+  const requestsMs = await replay(urls, process.env.BENCH_TOKEN ?? '', 4)
+  const writesMs = await writeTree(files, job.dir)
+  report({ workMs: requestsMs + writesMs, requestsMs, writesMs, files: files.length, cpuMs: cpuMsSince(cpu), maxRssKb: process.resourceUsage().maxRSS })
+}
+
+/**
+ * Where a pass's time goes, summed over its spaces (spaces are synced one after another): from a space's
+ * start to its plan (the tree's request, storing it, the scan, the plan), from the plan to its last step
+ * (the files written, the journal), from the last step to its end (the link report, the state).
+ */
+export interface SpacePhases {
+  spaces: number
+  planMs: number
+  stepsMs: number
+  tailMs: number
+}
+
+export function spacePhases() {
+  const totals: SpacePhases = { spaces: 0, planMs: 0, stepsMs: 0, tailMs: 0 }
+  let at = 0
+  let phase: 'plan' | 'steps' = 'plan'
+  const lap = () => {
+    const now = performance.now()
+    const ms = now - at
+    at = now
+    return ms
+  }
+  return {
+    onProgress: (event: { type: string }) => {
+      if (event.type === 'space-started') {
+        lap()
+        phase = 'plan'
+      } else if (event.type === 'space-planned') {
+        totals.planMs += lap()
+        phase = 'steps'
+      } else if (event.type === 'step') totals.stepsMs += lap()
+      else if (event.type === 'space-finished') {
+        totals.spaces++
+        if (phase === 'plan') totals.planMs += lap()
+        else totals.tailMs += lap()
+      }
+    },
+    totals: () => ({ ...totals }),
+  }
+}
+
