@@ -37,6 +37,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { screenshotSizes, seedSpace } from './support/generated-space'
+import { syncFolder, writeAtomicNoClobber } from './support/atomic-floor'
 import { compileBench } from './support/compiled'
 import { load, mb, median, startService, verdict } from './support/run'
 import { countRequests, cpuMsSince, report, runChild, signedInHome, syncChild, type Run, type SyncJob } from './support/sync-child'
@@ -138,33 +139,6 @@ async function floorChild(job: FloorJob) {
   } while (page)
   const workMs = performance.now() - started
   report({ workMs, cpuMs: cpuMsSince(cpu), maxRssKb: process.resourceUsage().maxRSS, requests: requests.counts, received: requests.received(), pages: documents.length, bytes })
-}
-
-/**
- * The least a write must do to keep the promises (atomic, never over a file that appeared, durable):
- * a temp file beside the target, created exclusively and written O_DSYNC, linked to its name (`link`
- * fails if the name is taken), the temp removed. What the engine adds beyond this is its own cost.
- */
-async function writeAtomicNoClobber(full: string, data: string | Uint8Array): Promise<void> {
-  const temp = path.join(path.dirname(full), `.floor-tmp-${Math.random().toString(36).slice(2)}`)
-  const { O_WRONLY, O_CREAT, O_EXCL, O_DSYNC } = fs.constants
-  const handle = await fs.promises.open(temp, O_WRONLY | O_CREAT | O_EXCL | (O_DSYNC ?? 0), 0o644)
-  try {
-    await handle.writeFile(data)
-  } finally {
-    await handle.close()
-  }
-  await fs.promises.link(temp, full)
-  await fs.promises.unlink(temp)
-}
-
-async function syncFolder(dir: string): Promise<void> {
-  const handle = await fs.promises.open(dir, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
 }
 
 /** Git's blob id of `bytes` (what `git.oid` is): SHA-1 of a `blob <size>` header, a NUL, and the bytes. */

@@ -16,7 +16,9 @@
  *   floors run elsewhere).
  * - Initial mirror floor: a child of the same kind replays the mirror's requests 4 at a time and writes
  *   the mirrored files with plain writeFile (read before its clock starts), BENCH_FLOOR_ROUNDS times
- *   (3): the ratio is to their median, since plain writes swing with the machine's other disk work.
+ *   (3): the ratio is to their median, since plain writes swing with the machine's state. Then the
+ *   atomic floor (informational, as bench:mirror's): the same with each file written as the promises
+ *   require (bench/support/atomic-floor.ts), so sync / atomic floor is the engine's own cost.
  * - Watcher: a child of the same kind (with --expose-gc) starts the session's watcher over the mirrored
  *   space folders (bench/support/watch-child.ts): ready time, RSS, idle CPU (BENCH_IDLE_S windows).
  * BENCH_TSX=1 runs the children under tsx; BENCH_CPU_PROF=DIR profiles each child (node --cpu-prof).
@@ -264,19 +266,23 @@ async function scale() {
     const rssMb = mb(client.maxRssKb)
     console.log(`peak RSS of the client process ${rssMb.toFixed(0)} MB   target <= ${TARGET_RSS_MB} MB   ${verdict(rssMb <= TARGET_RSS_MB)}   (process with module loading: ${(client.processMs / 1000).toFixed(1)} s)`)
 
-    // The floor's plain writes swing with the machine's state (0.5 to 8.6 s for the same 10,100 files, the
-    // kernel's time, within an hour here): the ratio is to the median of rounds, each printed.
-    const floors: Array<FloorReport & { processMs: number }> = []
-    for (let round = 0; round < FLOOR_ROUNDS; round++) {
-      const floor = await runChild<FloorReport>(child, 'floor', { urlsFile, mirrored: workspace, dir: path.join(scratch, `floor-${round}`) } satisfies FloorJob, token)
-      floors.push(floor)
+    // The floor's plain writes swing with the machine's state (0.5 to 60 s for the same files, nearly all
+    // of it the kernel's, within an hour here, slowest after a mass deletion): the ratio is to the median
+    // of rounds, each printed; no folder is deleted before the run ends.
+    const floor = async (label: string, dir: string, atomic: boolean) => {
+      const run = await runChild<FloorReport>(child, 'floor', { urlsFile, mirrored: workspace, dir: path.join(scratch, dir), atomic } satisfies FloorJob, token)
       console.log(
-        `initial floor ${round + 1}  ${floor.workMs.toFixed(0)} ms: the same ${initial.requests} requests 4 at a time ${floor.requestsMs.toFixed(0)} ms, the same ${floor.files} files written with writeFile ${floor.writesMs.toFixed(0)} ms; cpu ${floor.cpuMs.toFixed(0)} ms (system ${floor.sysMs.toFixed(0)}); load ${load()}`,
+        `${label.padEnd(16)} ${run.workMs.toFixed(0)} ms: the same ${initial.requests} requests 4 at a time ${run.requestsMs.toFixed(0)} ms, the same ${run.files} files ${atomic ? 'written as the promises need (temp O_EXCL|O_DSYNC, link, unlink, folder fsync)' : 'written with writeFile'} ${run.writesMs.toFixed(0)} ms; cpu ${run.cpuMs.toFixed(0)} ms (system ${run.sysMs.toFixed(0)}); load ${load()}`,
       )
-      fs.rmSync(path.join(scratch, `floor-${round}`), { recursive: true, force: true })
+      return run.workMs
     }
-    const floorMs = median(floors.map((f) => f.workMs))
+    const floors: number[] = []
+    for (let round = 0; round < FLOOR_ROUNDS; round++) floors.push(await floor(`initial floor ${round + 1}`, `floor-${round}`, false))
+    const floorMs = median(floors)
     console.log(`initial mirror   ${initial.ms.toFixed(0)} ms   floor ${floorMs.toFixed(0)} ms (median of ${FLOOR_ROUNDS})   ratio ${(initial.ms / floorMs).toFixed(2)}`)
+    // Informational, as bench:mirror's: what the promises cost by themselves, and the engine's cost beyond them.
+    const atomicMs = await floor('atomic floor', 'atomic-floor', true)
+    console.log(`                 atomic floor / floor ${(atomicMs / floorMs).toFixed(2)}   sync / atomic floor ${(initial.ms / atomicMs).toFixed(2)}`)
 
     const probe = fs.readdirSync(client.folders[0].folder, { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('.md') && f !== 'SUMMARY.md')!
     const watchJob: WatchJob = { spaces: client.folders, idleS: IDLE_S, probe }

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { syncFolder, writeAtomicNoClobber } from './atomic-floor'
 import { cpuMsSince, report } from './sync-child'
 
 /** The same requests, plain fetch, `inFlight` at a time, bodies read in full. */
@@ -38,8 +39,11 @@ function readTree(root: string): Array<[string, Buffer]> {
   return out
 }
 
-/** The files written with plain writeFile, 16 at a time (as many as the engine's writes in flight at most). */
-async function writeTree(files: Array<[string, Buffer]>, root: string): Promise<number> {
+/**
+ * The files written with plain writeFile, 16 at a time (as many as the engine's writes in flight at most);
+ * `atomic`: each as the promises require (writeAtomicNoClobber) and one fsync per folder at the end.
+ */
+async function writeTree(files: Array<[string, Buffer]>, root: string, atomic = false): Promise<number> {
   const started = performance.now()
   const folders = new Map<string, Promise<unknown>>()
   let next = 0
@@ -51,10 +55,11 @@ async function writeTree(files: Array<[string, Buffer]>, root: string): Promise<
         let made = folders.get(dir)
         if (!made) folders.set(dir, (made = fs.promises.mkdir(dir, { recursive: true })))
         await made
-        await fs.promises.writeFile(path.join(root, rel), data)
+        await (atomic ? writeAtomicNoClobber(path.join(root, rel), data) : fs.promises.writeFile(path.join(root, rel), data))
       }
     }),
   )
+  if (atomic) await Promise.all([...folders.keys()].map(syncFolder))
   return performance.now() - started
 }
 
@@ -63,6 +68,8 @@ export interface FloorJob {
   urlsFile: string
   mirrored: string
   dir: string
+  /** Written as the promises require (the atomic floor), not with plain writeFile. */
+  atomic?: boolean
 }
 
 export interface FloorReport {
@@ -75,13 +82,13 @@ export interface FloorReport {
   sysMs: number
 }
 
-/** The initial mirror's floor: its requests 4 at a time, its files written with writeFile. */
+/** The initial mirror's floor: its requests 4 at a time, its files written with writeFile (or atomically). */
 export async function floorChild(job: FloorJob) {
   const urls = JSON.parse(fs.readFileSync(job.urlsFile, 'utf8')) as string[]
   const files = readTree(job.mirrored)
   const cpu = process.cpuUsage()
   const requestsMs = await replay(urls, process.env.BENCH_TOKEN ?? '', 4)
-  const writesMs = await writeTree(files, job.dir)
+  const writesMs = await writeTree(files, job.dir, job.atomic)
   const result: FloorReport = { workMs: requestsMs + writesMs, requestsMs, writesMs, files: files.length, cpuMs: cpuMsSince(cpu), sysMs: process.cpuUsage(cpu).system / 1000 }
   report(result)
 }
