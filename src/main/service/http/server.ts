@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { AddressInfo } from 'node:net'
 import { APP_PREFIX, serveAppPage } from '../api/app-pages'
 import { DOWNLOAD_PREFIX, serveDownload } from '../api/downloads'
+import { validateRequestBody } from '../spec/body-validation'
 import { SpecRegistry } from '../spec/openapi-spec'
 import { warmRequestValidators, type ValidatorWarmup, type WarmupResult } from '../spec/validator-warmup'
 import type { ServiceStore } from '../store/service-store'
@@ -282,7 +283,7 @@ export class HttpService {
       if (op.requestBody?.schema) {
         if (body === undefined && op.requestBody.required) throw new ApiError(400, 'body is required')
         if (body !== undefined) {
-          const bodyError = spec.validateBody(op, body)
+          const bodyError = await validateRequestBody(spec, op, body, raw)
           if (bodyError) throw new ApiError(400, bodyError)
           await step()
         }
