@@ -16,27 +16,25 @@ export interface AccountRow {
 export class AccountTable extends CacheTable {
   saveAccount(account: Omit<AccountRow, 'createdAt'>): AccountRow {
     return this.transaction(() => {
-      this.db.prepare('UPDATE accounts SET active = 0').run()
-      this.db
-        .prepare(
-          `INSERT INTO accounts (id, endpoint, user_id, display_name, email, token_store, active, created_at)
-           VALUES (@id, @endpoint, @userId, @displayName, @email, @tokenStore, 1, @createdAt)
-           ON CONFLICT(id) DO UPDATE SET endpoint = excluded.endpoint, display_name = excluded.display_name,
-             email = excluded.email, token_store = excluded.token_store, active = 1`,
-        )
-        .run({ ...account, email: account.email ?? null, createdAt: this.now() })
+      this.statement('UPDATE accounts SET active = 0').run()
+      this.statement(
+        `INSERT INTO accounts (id, endpoint, user_id, display_name, email, token_store, active, created_at)
+         VALUES (@id, @endpoint, @userId, @displayName, @email, @tokenStore, 1, @createdAt)
+         ON CONFLICT(id) DO UPDATE SET endpoint = excluded.endpoint, display_name = excluded.display_name,
+           email = excluded.email, token_store = excluded.token_store, active = 1`,
+      ).run({ ...account, email: account.email ?? null, createdAt: this.now() })
       return this.activeAccount()!
     })
   }
 
   activeAccount(): AccountRow | undefined {
-    const row = this.db.prepare('SELECT * FROM accounts WHERE active = 1').get() as Row | undefined
+    const row = this.statement('SELECT * FROM accounts WHERE active = 1').get() as Row | undefined
     return row && this.accountOf(row)
   }
 
   /** Signs out: the journal of what was synced stays, so signing in again resumes without re-downloading. */
   deactivateAccount(id: string) {
-    this.db.prepare('UPDATE accounts SET active = 0 WHERE id = ?').run(id)
+    this.statement('UPDATE accounts SET active = 0 WHERE id = ?').run(id)
   }
 
   private accountOf(row: Row): AccountRow {

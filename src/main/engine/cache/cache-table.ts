@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { StatementCache } from './statement-cache'
 
 export type Row = Record<string, unknown>
 export const str = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : String(v))
@@ -6,18 +7,18 @@ export const num = (v: unknown): number | undefined => (v === null || v === unde
 
 /** The client cache's database as its tables' modules share it: one statement cache, one clock. */
 export class CacheDatabase {
-  /** Statements run once per synced file, compiled once. */
-  private readonly statements = new Map<string, Database.Statement>()
+  private readonly statements: StatementCache
 
   constructor(
     readonly db: Database.Database,
     readonly now: () => string = () => new Date().toISOString(),
-  ) {}
+  ) {
+    this.statements = new StatementCache(db)
+  }
 
+  /** Every query of the tables' modules, compiled once (see StatementCache). */
   statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql)
-    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)))
-    return statement
+    return this.statements.statement(sql)
   }
 
   transaction<T>(fn: () => T): T {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { StatementCache } from './statement-cache'
 
 /**
  * The merge bases of pages: the text sync down wrote for a page, by the service's oid of it, so a push
@@ -6,14 +7,14 @@ import type Database from 'better-sqlite3'
  * module that touches the `page_bases` table. A text stays while a journal entry names its oid.
  */
 export class PageBases {
-  private readonly statements = new Map<string, Database.Statement>()
+  private readonly statements: StatementCache
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(db: Database.Database) {
+    this.statements = new StatementCache(db)
+  }
 
   private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql)
-    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)))
-    return statement
+    return this.statements.statement(sql)
   }
 
   /** Keeps `text` as the page text of remote version `oid`. */

@@ -38,12 +38,10 @@ export const SUMMARY_ENTRY_ID = 'quire:summary'
  */
 export class PageTables extends CacheTable {
   recordRevision(spaceId: string, revision: { id: string; parents: string[]; createdAt?: string }) {
-    this.db
-      .prepare(
-        `INSERT INTO revisions (id, space_id, parents, created_at, fetched_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT(id) DO UPDATE SET fetched_at = excluded.fetched_at`,
-      )
-      .run(revision.id, spaceId, JSON.stringify(revision.parents), revision.createdAt ?? null, this.now())
+    this.statement(
+      `INSERT INTO revisions (id, space_id, parents, created_at, fetched_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET fetched_at = excluded.fetched_at`,
+    ).run(revision.id, spaceId, JSON.stringify(revision.parents), revision.createdAt ?? null, this.now())
   }
 
   /**
@@ -53,9 +51,9 @@ export class PageTables extends CacheTable {
   replaceRemoteTree(spaceId: string, pages: RemotePageRow[], files: RemoteFileRow[]) {
     this.transaction(() => {
       for (const table of ['pages', 'files'] as const) {
-        this.db.prepare(`UPDATE ${table} SET removed = 1 WHERE space_id = ? AND id != ?`).run(spaceId, SUMMARY_ENTRY_ID)
+        this.statement(`UPDATE ${table} SET removed = 1 WHERE space_id = ? AND id != ?`).run(spaceId, SUMMARY_ENTRY_ID)
       }
-      const page = this.db.prepare(
+      const page = this.statement(
         `INSERT INTO pages (space_id, id, parent_id, position, kind, title, slug, git_path, git_oid, removed)
          VALUES (@spaceId, @id, @parentId, @position, @kind, @title, @slug, @gitPath, @gitOid, 0)
          ON CONFLICT(space_id, id) DO UPDATE SET parent_id = excluded.parent_id, position = excluded.position, kind = excluded.kind,
@@ -64,7 +62,7 @@ export class PageTables extends CacheTable {
       for (const p of pages) {
         page.run({ spaceId, ...p, parentId: p.parentId ?? null, slug: p.slug ?? null, gitPath: p.gitPath ?? null, gitOid: p.gitOid ?? null })
       }
-      const file = this.db.prepare(
+      const file = this.statement(
         `INSERT INTO files (space_id, id, name, content_type, size, download_url, git_path, git_oid, removed)
          VALUES (@spaceId, @id, @name, @contentType, @size, @downloadUrl, @gitPath, @gitOid, 0)
          ON CONFLICT(space_id, id) DO UPDATE SET name = excluded.name, content_type = excluded.content_type, size = excluded.size,
@@ -82,25 +80,25 @@ export class PageTables extends CacheTable {
         })
       }
       for (const table of ['pages', 'files'] as const) {
-        this.db.prepare(`DELETE FROM ${table} WHERE space_id = ? AND removed = 1 AND local_path IS NULL`).run(spaceId)
+        this.statement(`DELETE FROM ${table} WHERE space_id = ? AND removed = 1 AND local_path IS NULL`).run(spaceId)
       }
     })
   }
 
   /** Document pages of the remote tree (for status). */
   pageCount(spaceId: string): number {
-    const row = this.db.prepare("SELECT COUNT(*) AS n FROM pages WHERE space_id = ? AND removed = 0 AND git_path IS NOT NULL").get(spaceId) as Row
+    const row = this.statement("SELECT COUNT(*) AS n FROM pages WHERE space_id = ? AND removed = 0 AND git_path IS NOT NULL").get(spaceId) as Row
     return Number(row.n)
   }
 
   pageLocation(spaceId: string, pageId: string): PageLocation | undefined {
-    const row = this.db.prepare('SELECT id, title, git_path, local_path FROM pages WHERE space_id = ? AND id = ?').get(spaceId, pageId) as Row | undefined
+    const row = this.statement('SELECT id, title, git_path, local_path FROM pages WHERE space_id = ? AND id = ?').get(spaceId, pageId) as Row | undefined
     return row && { id: String(row.id), title: String(row.title), gitPath: str(row.git_path), localPath: str(row.local_path) }
   }
 
   /** Sync up (hook): the remote tree as the last pass stored it — parents, order, slugs, git oids. */
   remoteTree(spaceId: string): { pages: RemotePageRow[]; files: RemoteFileRow[] } {
-    const pages = (this.db.prepare('SELECT * FROM pages WHERE space_id = ? AND removed = 0 AND id != ? ORDER BY parent_id, position').all(spaceId, SUMMARY_ENTRY_ID) as Row[]).map(
+    const pages = (this.statement('SELECT * FROM pages WHERE space_id = ? AND removed = 0 AND id != ? ORDER BY parent_id, position').all(spaceId, SUMMARY_ENTRY_ID) as Row[]).map(
       (row): RemotePageRow => ({
         id: String(row.id),
         parentId: str(row.parent_id),
@@ -112,7 +110,7 @@ export class PageTables extends CacheTable {
         gitOid: str(row.git_oid),
       }),
     )
-    const files = (this.db.prepare('SELECT * FROM files WHERE space_id = ? AND removed = 0 AND id != ?').all(spaceId, SUMMARY_ENTRY_ID) as Row[]).map(
+    const files = (this.statement('SELECT * FROM files WHERE space_id = ? AND removed = 0 AND id != ?').all(spaceId, SUMMARY_ENTRY_ID) as Row[]).map(
       (row): RemoteFileRow => ({
         id: String(row.id),
         name: String(row.name),
@@ -130,7 +128,7 @@ export class PageTables extends CacheTable {
 
   journal(spaceId: string): JournalEntry[] {
     const select = (table: 'pages' | 'files') =>
-      this.db.prepare(`SELECT id, local_path, synced_oid, base_hash FROM ${table} WHERE space_id = ? AND local_path IS NOT NULL`).all(spaceId) as Row[]
+      this.statement(`SELECT id, local_path, synced_oid, base_hash FROM ${table} WHERE space_id = ? AND local_path IS NOT NULL`).all(spaceId) as Row[]
     const of = (kind: (id: string) => EntryKind) => (row: Row): JournalEntry => ({
       id: String(row.id),
       kind: kind(String(row.id)),
@@ -170,8 +168,8 @@ export class PageTables extends CacheTable {
   forgetJournal(spaceId: string, id: string, kind: EntryKind) {
     const table = kind === 'page' ? 'pages' : 'files'
     this.transaction(() => {
-      this.db.prepare(`UPDATE ${table} SET local_path = NULL, synced_oid = NULL, base_hash = NULL WHERE space_id = ? AND id = ?`).run(spaceId, id)
-      this.db.prepare(`DELETE FROM ${table} WHERE space_id = ? AND id = ? AND (removed = 1 OR id = ?)`).run(spaceId, id, SUMMARY_ENTRY_ID)
+      this.statement(`UPDATE ${table} SET local_path = NULL, synced_oid = NULL, base_hash = NULL WHERE space_id = ? AND id = ?`).run(spaceId, id)
+      this.statement(`DELETE FROM ${table} WHERE space_id = ? AND id = ? AND (removed = 1 OR id = ?)`).run(spaceId, id, SUMMARY_ENTRY_ID)
     })
   }
 }

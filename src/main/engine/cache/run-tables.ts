@@ -18,13 +18,11 @@ export interface LinkReportRow {
 /** The `sync_runs` table (an unfinished run means the space's last pass stopped part way) and `link_reports`. */
 export class RunTables extends CacheTable {
   startRun(spaceId: string, targetRevision: string, total: number) {
-    this.db
-      .prepare(
-        `INSERT INTO sync_runs (space_id, target_revision, started_at, total, completed) VALUES (?, ?, ?, ?, 0)
-         ON CONFLICT(space_id) DO UPDATE SET target_revision = excluded.target_revision, started_at = excluded.started_at,
-           total = excluded.total, completed = 0`,
-      )
-      .run(spaceId, targetRevision, this.now(), total)
+    this.statement(
+      `INSERT INTO sync_runs (space_id, target_revision, started_at, total, completed) VALUES (?, ?, ?, ?, 0)
+       ON CONFLICT(space_id) DO UPDATE SET target_revision = excluded.target_revision, started_at = excluded.started_at,
+         total = excluded.total, completed = 0`,
+    ).run(spaceId, targetRevision, this.now(), total)
   }
 
   stepRun(spaceId: string, steps = 1) {
@@ -32,11 +30,11 @@ export class RunTables extends CacheTable {
   }
 
   finishRun(spaceId: string) {
-    this.db.prepare('DELETE FROM sync_runs WHERE space_id = ?').run(spaceId)
+    this.statement('DELETE FROM sync_runs WHERE space_id = ?').run(spaceId)
   }
 
   run(spaceId: string): SyncRunRow | undefined {
-    const row = this.db.prepare('SELECT * FROM sync_runs WHERE space_id = ?').get(spaceId) as Row | undefined
+    const row = this.statement('SELECT * FROM sync_runs WHERE space_id = ?').get(spaceId) as Row | undefined
     return (
       row && {
         spaceId: String(row.space_id),
@@ -51,16 +49,14 @@ export class RunTables extends CacheTable {
   /* Link reports */
 
   saveLinkReport(spaceId: string, revisionId: string, items: unknown[]) {
-    this.db
-      .prepare(
-        `INSERT INTO link_reports (space_id, revision_id, fetched_at, data) VALUES (?, ?, ?, ?)
-         ON CONFLICT(space_id) DO UPDATE SET revision_id = excluded.revision_id, fetched_at = excluded.fetched_at, data = excluded.data`,
-      )
-      .run(spaceId, revisionId, this.now(), JSON.stringify(items))
+    this.statement(
+      `INSERT INTO link_reports (space_id, revision_id, fetched_at, data) VALUES (?, ?, ?, ?)
+       ON CONFLICT(space_id) DO UPDATE SET revision_id = excluded.revision_id, fetched_at = excluded.fetched_at, data = excluded.data`,
+    ).run(spaceId, revisionId, this.now(), JSON.stringify(items))
   }
 
   linkReport(spaceId: string): LinkReportRow | undefined {
-    const row = this.db.prepare('SELECT * FROM link_reports WHERE space_id = ?').get(spaceId) as Row | undefined
+    const row = this.statement('SELECT * FROM link_reports WHERE space_id = ?').get(spaceId) as Row | undefined
     if (!row) return undefined
     const items = JSON.parse(String(row.data)) as unknown
     return { spaceId, revisionId: String(row.revision_id), fetchedAt: String(row.fetched_at), items: Array.isArray(items) ? items : [] }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { StatementCache } from '../cache/statement-cache'
 import type { EntryUpdate, OpenConflict, PushedEntry } from './pushed-entries'
 import type { NewOutboxOp, OutboxKind, OutboxOp, OutboxState } from './outbox-types'
 
@@ -62,6 +63,8 @@ export class ClaimLostError extends Error {
 }
 
 export class OutboxRepository {
+  private readonly statements: StatementCache
+
   constructor(
     private readonly db: Database.Database,
     private readonly now: () => string = () => new Date().toISOString(),
@@ -69,6 +72,11 @@ export class OutboxRepository {
     private readonly claim?: OutboxClaim,
   ) {
     if (claim && claim.database !== db) throw new Error('the outbox claim must come from a lease on the same database connection')
+    this.statements = new StatementCache(db)
+  }
+
+  private statement(sql: string): Database.Statement {
+    return this.statements.statement(sql)
   }
 
   transaction<T>(fn: () => T): T {
@@ -79,32 +87,28 @@ export class OutboxRepository {
 
   /** Writes an operation; one whose key is already there (sent or not) is not written twice. Answers its seq. */
   enqueue(op: NewOutboxOp): { seq: number; created: boolean } {
-    const inserted = this.db
-      .prepare(
-        `INSERT INTO outbox (space_id, generation, kind, op_key, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
-         ON CONFLICT(op_key) DO NOTHING`,
-      )
-      .run(op.spaceId, op.generation, op.kind, op.key, JSON.stringify(op.payload), this.now())
+    const inserted = this.statement(
+      `INSERT INTO outbox (space_id, generation, kind, op_key, payload, state, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+       ON CONFLICT(op_key) DO NOTHING`,
+    ).run(op.spaceId, op.generation, op.kind, op.key, JSON.stringify(op.payload), this.now())
     if (inserted.changes > 0) return { seq: Number(inserted.lastInsertRowid), created: true }
-    const row = this.db.prepare('SELECT seq FROM outbox WHERE op_key = ?').get(op.key) as Row
+    const row = this.statement('SELECT seq FROM outbox WHERE op_key = ?').get(op.key) as Row
     return { seq: Number(row.seq), created: false }
   }
 
   op(seq: number): OutboxOp | undefined {
-    const row = this.db.prepare('SELECT * FROM outbox WHERE seq = ?').get(seq) as Row | undefined
+    const row = this.statement('SELECT * FROM outbox WHERE seq = ?').get(seq) as Row | undefined
     return row && opOf(row)
   }
 
   byKey(key: string): OutboxOp | undefined {
-    const row = this.db.prepare('SELECT * FROM outbox WHERE op_key = ?').get(key) as Row | undefined
+    const row = this.statement('SELECT * FROM outbox WHERE op_key = ?').get(key) as Row | undefined
     return row && opOf(row)
   }
 
   /** The oldest operation of the space still to send or to reconcile. */
   next(spaceId: string): OutboxOp | undefined {
-    const row = this.db
-      .prepare("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq LIMIT 1")
-      .get(spaceId) as Row | undefined
+    const row = this.statement("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq LIMIT 1").get(spaceId) as Row | undefined
     return row && opOf(row)
   }
 
@@ -120,7 +124,7 @@ export class OutboxRepository {
       .transaction(() => {
         if (!claim.holds()) throw new ClaimLostError()
         const op = this.next(spaceId)
-        if (op) this.db.prepare('UPDATE outbox SET claimed_by = ?, claimed_at = ? WHERE seq = ?').run(claim.ownerId, this.now(), op.seq)
+        if (op) this.statement('UPDATE outbox SET claimed_by = ?, claimed_at = ? WHERE seq = ?').run(claim.ownerId, this.now(), op.seq)
         return op
       })
       .immediate()
@@ -128,18 +132,18 @@ export class OutboxRepository {
 
   /** Which lease owner last claimed an op (undefined: never claimed, or sent without a lease). */
   claimedBy(seq: number): string | undefined {
-    return str((this.db.prepare('SELECT claimed_by FROM outbox WHERE seq = ?').get(seq) as Row | undefined)?.claimed_by)
+    return str((this.statement('SELECT claimed_by FROM outbox WHERE seq = ?').get(seq) as Row | undefined)?.claimed_by)
   }
 
   unfinished(spaceId?: string): OutboxOp[] {
     const rows = spaceId
-      ? (this.db.prepare("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq").all(spaceId) as Row[])
-      : (this.db.prepare("SELECT * FROM outbox WHERE state IN ('pending', 'sending') ORDER BY seq").all() as Row[])
+      ? (this.statement("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq").all(spaceId) as Row[])
+      : (this.statement("SELECT * FROM outbox WHERE state IN ('pending', 'sending') ORDER BY seq").all() as Row[])
     return rows.map(opOf)
   }
 
   ops(spaceId: string, limit = 100): OutboxOp[] {
-    return (this.db.prepare('SELECT * FROM outbox WHERE space_id = ? ORDER BY seq DESC LIMIT ?').all(spaceId, limit) as Row[]).map(opOf)
+    return (this.statement('SELECT * FROM outbox WHERE space_id = ? ORDER BY seq DESC LIMIT ?').all(spaceId, limit) as Row[]).map(opOf)
   }
 
   /** Recorded BEFORE the request leaves: after a crash, `sending` means "ask the service first". */
@@ -148,7 +152,7 @@ export class OutboxRepository {
    * before the request leaves): throws ClaimLostError otherwise.
    */
   markSending(seq: number, context?: unknown) {
-    const mark = this.db.prepare(
+    const mark = this.statement(
       `UPDATE outbox SET state = 'sending', attempts = attempts + 1, sent_at = ?, sent_context = ? WHERE seq = ?${this.claim ? ' AND claimed_by = ?' : ''}`,
     )
     const args = [this.now(), context === undefined ? null : JSON.stringify(context), seq]
@@ -166,49 +170,43 @@ export class OutboxRepository {
 
   /** The request certainly did not reach the service (refused connection, 429): it is sent as new. */
   markPending(seq: number, error: string) {
-    this.db.prepare("UPDATE outbox SET state = 'pending', last_error = ? WHERE seq = ?").run(error, seq)
+    this.statement("UPDATE outbox SET state = 'pending', last_error = ? WHERE seq = ?").run(error, seq)
   }
 
   /** The answer is unknown (timeout, reset, 5xx): stays `sending`, so the next attempt reconciles first. */
   noteError(seq: number, error: string) {
-    this.db.prepare('UPDATE outbox SET last_error = ? WHERE seq = ?').run(error, seq)
+    this.statement('UPDATE outbox SET last_error = ? WHERE seq = ?').run(error, seq)
   }
 
   markDone(seq: number, result: unknown) {
-    this.db
-      .prepare("UPDATE outbox SET state = 'done', result = ?, last_error = NULL, finished_at = ? WHERE seq = ?")
-      .run(JSON.stringify(result ?? null), this.now(), seq)
+    this.statement("UPDATE outbox SET state = 'done', result = ?, last_error = NULL, finished_at = ? WHERE seq = ?").run(JSON.stringify(result ?? null), this.now(), seq)
   }
 
   markSplit(seq: number, error: string) {
-    this.db.prepare("UPDATE outbox SET state = 'split', last_error = ?, finished_at = ? WHERE seq = ?").run(error, this.now(), seq)
+    this.statement("UPDATE outbox SET state = 'split', last_error = ?, finished_at = ? WHERE seq = ?").run(error, this.now(), seq)
   }
 
   markFailed(seq: number, error: string) {
-    this.db.prepare("UPDATE outbox SET state = 'failed', last_error = ?, finished_at = ? WHERE seq = ?").run(error, this.now(), seq)
+    this.statement("UPDATE outbox SET state = 'failed', last_error = ?, finished_at = ? WHERE seq = ?").run(error, this.now(), seq)
   }
 
   /** Operations bound to a change request that is merged or closed; comments stand on their own. */
   supersede(spaceId: string, generation: number): number {
-    return this.db
-      .prepare(
-        `UPDATE outbox SET state = 'superseded', finished_at = ? WHERE space_id = ? AND generation = ?
-           AND state IN ('pending', 'sending') AND kind IN ('create-cr', 'update-cr', 'content', 'merge')`,
-      )
-      .run(this.now(), spaceId, generation).changes
+    return this.statement(
+      `UPDATE outbox SET state = 'superseded', finished_at = ? WHERE space_id = ? AND generation = ?
+         AND state IN ('pending', 'sending') AND kind IN ('create-cr', 'update-cr', 'content', 'merge')`,
+    ).run(this.now(), spaceId, generation).changes
   }
 
   /** Keys of comment markers that are posted or on their way. */
   markerKeys(spaceId: string): Set<string> {
-    const rows = this.db
-      .prepare("SELECT op_key FROM outbox WHERE space_id = ? AND op_key LIKE 'marker:%' AND state IN ('pending', 'sending', 'done')")
-      .all(spaceId) as Row[]
+    const rows = this.statement("SELECT op_key FROM outbox WHERE space_id = ? AND op_key LIKE 'marker:%' AND state IN ('pending', 'sending', 'done')").all(spaceId) as Row[]
     return new Set(rows.map((r) => String(r.op_key)))
   }
 
   /** Planner keys of changes in batches the service refused. */
   refusedKeys(spaceId: string): Set<string> {
-    const rows = this.db.prepare("SELECT payload FROM outbox WHERE space_id = ? AND kind = 'content' AND state = 'failed'").all(spaceId) as Row[]
+    const rows = this.statement("SELECT payload FROM outbox WHERE space_id = ? AND kind = 'content' AND state = 'failed'").all(spaceId) as Row[]
     const keys = new Set<string>()
     for (const row of rows) for (const key of (JSON.parse(String(row.payload)) as { keys?: string[] }).keys ?? []) keys.add(key)
     return keys
@@ -219,8 +217,8 @@ export class OutboxRepository {
    * those files again and the new version went through, so the refusal is over.
    */
   retireRefusals(spaceId: string, carried: ReadonlySet<string>) {
-    const rows = this.db.prepare("SELECT seq, payload FROM outbox WHERE space_id = ? AND kind = 'content' AND state = 'failed'").all(spaceId) as Row[]
-    const retire = this.db.prepare("UPDATE outbox SET state = 'superseded', finished_at = ? WHERE seq = ?")
+    const rows = this.statement("SELECT seq, payload FROM outbox WHERE space_id = ? AND kind = 'content' AND state = 'failed'").all(spaceId) as Row[]
+    const retire = this.statement("UPDATE outbox SET state = 'superseded', finished_at = ? WHERE seq = ?")
     for (const row of rows) {
       const paths = ((JSON.parse(String(row.payload)) as { entries?: Array<{ path: string }> }).entries ?? []).map((e) => e.path)
       if (paths.length > 0 && paths.every((p) => carried.has(p))) retire.run(this.now(), Number(row.seq))
@@ -235,69 +233,59 @@ export class OutboxRepository {
     const session = this.session(spaceId)
     if (!session) return []
     return (
-      this.db
-        .prepare("SELECT * FROM outbox WHERE space_id = ? AND generation = ? AND kind = 'content' AND state = 'failed' ORDER BY seq DESC LIMIT ?")
-        .all(spaceId, session.generation, limit) as Row[]
+      this.statement("SELECT * FROM outbox WHERE space_id = ? AND generation = ? AND kind = 'content' AND state = 'failed' ORDER BY seq DESC LIMIT ?").all(spaceId, session.generation, limit) as Row[]
     ).map(opOf)
   }
 
   failures(spaceId: string, limit = 20): OutboxOp[] {
-    return (this.db.prepare("SELECT * FROM outbox WHERE space_id = ? AND state = 'failed' ORDER BY seq DESC LIMIT ?").all(spaceId, limit) as Row[]).map(opOf)
+    return (this.statement("SELECT * FROM outbox WHERE space_id = ? AND state = 'failed' ORDER BY seq DESC LIMIT ?").all(spaceId, limit) as Row[]).map(opOf)
   }
 
   /* Push sessions: the writer's change request per space */
 
   session(spaceId: string): PushSession | undefined {
-    const row = this.db.prepare('SELECT * FROM push_sessions WHERE space_id = ?').get(spaceId) as Row | undefined
+    const row = this.statement('SELECT * FROM push_sessions WHERE space_id = ?').get(spaceId) as Row | undefined
     return row && sessionOf(row)
   }
 
   /** The current session, created (generation 1) on first use. */
   ensureSession(spaceId: string, userId: string): PushSession {
-    this.db
-      .prepare('INSERT INTO push_sessions (space_id, generation, user_id, opened_at) VALUES (?, 1, ?, ?) ON CONFLICT(space_id) DO NOTHING')
-      .run(spaceId, userId, this.now())
+    this.statement('INSERT INTO push_sessions (space_id, generation, user_id, opened_at) VALUES (?, 1, ?, ?) ON CONFLICT(space_id) DO NOTHING').run(spaceId, userId, this.now())
     return this.session(spaceId)!
   }
 
   setChangeRequest(spaceId: string, generation: number, cr: { id: string; number: number; headRevision?: string }) {
-    this.db
-      .prepare('UPDATE push_sessions SET change_request_id = ?, number = ?, head_revision = COALESCE(?, head_revision) WHERE space_id = ? AND generation = ?')
-      .run(cr.id, cr.number, cr.headRevision ?? null, spaceId, generation)
+    this.statement('UPDATE push_sessions SET change_request_id = ?, number = ?, head_revision = COALESCE(?, head_revision) WHERE space_id = ? AND generation = ?').run(cr.id, cr.number, cr.headRevision ?? null, spaceId, generation)
   }
 
   setHead(spaceId: string, generation: number, headRevision: string) {
-    this.db.prepare('UPDATE push_sessions SET head_revision = ? WHERE space_id = ? AND generation = ?').run(headRevision, spaceId, generation)
+    this.statement('UPDATE push_sessions SET head_revision = ? WHERE space_id = ? AND generation = ?').run(headRevision, spaceId, generation)
   }
 
   setSubject(spaceId: string, generation: number, subject: string, titles: string[]) {
-    this.db
-      .prepare('UPDATE push_sessions SET subject = ?, titles = ? WHERE space_id = ? AND generation = ?')
-      .run(subject, JSON.stringify(titles), spaceId, generation)
+    this.statement('UPDATE push_sessions SET subject = ?, titles = ? WHERE space_id = ? AND generation = ?').run(subject, JSON.stringify(titles), spaceId, generation)
   }
 
   /** The change request was merged or closed: the next edit starts a new one. */
   closeSession(spaceId: string, generation: number) {
     this.transaction(() => {
-      this.db
-        .prepare(
-          `UPDATE push_sessions SET generation = generation + 1, change_request_id = NULL, number = NULL, head_revision = NULL,
-             subject = NULL, titles = '[]', opened_at = ? WHERE space_id = ? AND generation = ?`,
-        )
-        .run(this.now(), spaceId, generation)
-      this.db.prepare('DELETE FROM pushed_entries WHERE space_id = ? AND generation <= ?').run(spaceId, generation)
+      this.statement(
+        `UPDATE push_sessions SET generation = generation + 1, change_request_id = NULL, number = NULL, head_revision = NULL,
+           subject = NULL, titles = '[]', opened_at = ? WHERE space_id = ? AND generation = ?`,
+      ).run(this.now(), spaceId, generation)
+      this.statement('DELETE FROM pushed_entries WHERE space_id = ? AND generation <= ?').run(spaceId, generation)
     })
   }
 
   /* Pushed entries */
 
   entries(spaceId: string): PushedEntry[] {
-    return (this.db.prepare('SELECT * FROM pushed_entries WHERE space_id = ? ORDER BY path').all(spaceId) as Row[]).map(entryOf)
+    return (this.statement('SELECT * FROM pushed_entries WHERE space_id = ? ORDER BY path').all(spaceId) as Row[]).map(entryOf)
   }
 
   /** Entries of the change request, with the outbox op that carries each. */
   entryRows(spaceId: string): Array<PushedEntry & { opSeq: number; generation: number }> {
-    return (this.db.prepare('SELECT * FROM pushed_entries WHERE space_id = ? ORDER BY path').all(spaceId) as Row[]).map((row) => ({
+    return (this.statement('SELECT * FROM pushed_entries WHERE space_id = ? ORDER BY path').all(spaceId) as Row[]).map((row) => ({
       ...entryOf(row),
       opSeq: Number(row.op_seq),
       generation: Number(row.generation),
@@ -305,14 +293,14 @@ export class OutboxRepository {
   }
 
   applyEntries(spaceId: string, generation: number, opSeq: number, updates: readonly EntryUpdate[]) {
-    const set = this.db.prepare(
+    const set = this.statement(
       `INSERT INTO pushed_entries (space_id, path, kind, page_id, ref, hash, state, generation, op_seq)
        VALUES (@spaceId, @path, @kind, @pageId, @ref, @hash, @state, @generation, @opSeq)
        ON CONFLICT(space_id, path) DO UPDATE SET kind = excluded.kind, page_id = COALESCE(excluded.page_id, pushed_entries.page_id),
          ref = COALESCE(excluded.ref, pushed_entries.ref), hash = excluded.hash, state = excluded.state,
          generation = excluded.generation, op_seq = excluded.op_seq`,
     )
-    const remove = this.db.prepare('DELETE FROM pushed_entries WHERE space_id = ? AND path = ?')
+    const remove = this.statement('DELETE FROM pushed_entries WHERE space_id = ? AND path = ?')
     this.transaction(() => {
       for (const u of updates) {
         if (u.op === 'remove') remove.run(spaceId, u.path)
@@ -323,36 +311,34 @@ export class OutboxRepository {
 
   /** Ids the service gave to pages and files created by ref. */
   resolveRefs(spaceId: string, ids: ReadonlyMap<string, string>) {
-    const update = this.db.prepare('UPDATE pushed_entries SET page_id = ? WHERE space_id = ? AND ref = ?')
+    const update = this.statement('UPDATE pushed_entries SET page_id = ? WHERE space_id = ? AND ref = ?')
     this.transaction(() => {
       for (const [ref, id] of ids) update.run(id, spaceId, ref)
     })
   }
 
   idOfRef(spaceId: string, ref: string): string | undefined {
-    return str((this.db.prepare('SELECT page_id FROM pushed_entries WHERE space_id = ? AND ref = ? AND page_id IS NOT NULL').get(spaceId, ref) as Row | undefined)?.page_id)
+    return str((this.statement('SELECT page_id FROM pushed_entries WHERE space_id = ? AND ref = ? AND page_id IS NOT NULL').get(spaceId, ref) as Row | undefined)?.page_id)
   }
 
   /** A batch the service refused: what it would have carried is not carried. */
   dropEntriesOf(spaceId: string, opSeq: number) {
-    this.db.prepare('DELETE FROM pushed_entries WHERE space_id = ? AND op_seq = ?').run(spaceId, opSeq)
+    this.statement('DELETE FROM pushed_entries WHERE space_id = ? AND op_seq = ?').run(spaceId, opSeq)
   }
 
   /* Conflicts */
 
   addConflict(c: Omit<ConflictRow, 'detectedAt' | 'state'>, state: ConflictRow['state'] = 'pending') {
-    this.db
-      .prepare(
-        `INSERT INTO conflicts (space_id, copy_path, path, page_id, local_text, remote_oid, state, detected_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(space_id, copy_path) DO NOTHING`,
-      )
-      .run(c.spaceId, c.copyPath, c.path, c.pageId, c.localText, c.remoteOid, state, this.now())
+    this.statement(
+      `INSERT INTO conflicts (space_id, copy_path, path, page_id, local_text, remote_oid, state, detected_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(space_id, copy_path) DO NOTHING`,
+    ).run(c.spaceId, c.copyPath, c.path, c.pageId, c.localText, c.remoteOid, state, this.now())
   }
 
   conflicts(spaceId?: string): ConflictRow[] {
     const rows = spaceId
-      ? (this.db.prepare('SELECT * FROM conflicts WHERE space_id = ? ORDER BY detected_at, copy_path').all(spaceId) as Row[])
-      : (this.db.prepare('SELECT * FROM conflicts ORDER BY space_id, detected_at, copy_path').all() as Row[])
+      ? (this.statement('SELECT * FROM conflicts WHERE space_id = ? ORDER BY detected_at, copy_path').all(spaceId) as Row[])
+      : (this.statement('SELECT * FROM conflicts ORDER BY space_id, detected_at, copy_path').all() as Row[])
     return rows.map((row) => ({
       spaceId: String(row.space_id),
       copyPath: String(row.copy_path),
@@ -366,28 +352,26 @@ export class OutboxRepository {
   }
 
   openConflict(spaceId: string, copyPath: string) {
-    this.db.prepare("UPDATE conflicts SET state = 'open' WHERE space_id = ? AND copy_path = ?").run(spaceId, copyPath)
+    this.statement("UPDATE conflicts SET state = 'open' WHERE space_id = ? AND copy_path = ?").run(spaceId, copyPath)
   }
 
   removeConflict(spaceId: string, copyPath: string) {
-    this.db.prepare('DELETE FROM conflicts WHERE space_id = ? AND copy_path = ?').run(spaceId, copyPath)
+    this.statement('DELETE FROM conflicts WHERE space_id = ? AND copy_path = ?').run(spaceId, copyPath)
   }
 
   /* The mirror of change requests (for `quire cr list` offline) */
 
   saveChangeRequest(spaceId: string, cr: { id: string; number: number; status: string; subject?: string }) {
-    this.db
-      .prepare(
-        `INSERT INTO change_requests (id, space_id, number, status, subject, data) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT(id) DO UPDATE SET number = excluded.number, status = excluded.status, subject = excluded.subject, data = excluded.data`,
-      )
-      .run(cr.id, spaceId, cr.number, cr.status, cr.subject ?? null, JSON.stringify(cr))
+    this.statement(
+      `INSERT INTO change_requests (id, space_id, number, status, subject, data) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET number = excluded.number, status = excluded.status, subject = excluded.subject, data = excluded.data`,
+    ).run(cr.id, spaceId, cr.number, cr.status, cr.subject ?? null, JSON.stringify(cr))
   }
 
   changeRequests(spaceId?: string): ChangeRequestRow[] {
     const rows = spaceId
-      ? (this.db.prepare('SELECT * FROM change_requests WHERE space_id = ? ORDER BY number DESC').all(spaceId) as Row[])
-      : (this.db.prepare('SELECT * FROM change_requests ORDER BY space_id, number DESC').all() as Row[])
+      ? (this.statement('SELECT * FROM change_requests WHERE space_id = ? ORDER BY number DESC').all(spaceId) as Row[])
+      : (this.statement('SELECT * FROM change_requests ORDER BY space_id, number DESC').all() as Row[])
     return rows.map((row) => ({
       id: String(row.id),
       spaceId: String(row.space_id),
