@@ -108,6 +108,11 @@ export interface RequestValidatorJob {
   coerce: boolean
 }
 
+/**
+ * The error text of a refused value: its first five distinct problems. Self-contained on purpose: its
+ * source is sent to the body validators' worker (body-validator-pool.ts) and run there, so it may use
+ * nothing of this module's, nor any import.
+ */
 export function formatErrors(where: string, errors: ErrorObject[] | null | undefined): string {
   const seen = new Set<string>()
   const lines: string[] = []
