@@ -25,8 +25,9 @@
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import { AJV_OPTIONS, formatErrors, SPEC_ID, UNCHECKED_FORMATS } from './openapi-spec'
+import { formatErrors } from './openapi-spec'
 import type { JsonSchema } from './types'
+import { AJV_WORKER_PRELUDE, ajvWorkerData } from './worker-ajv'
 
 /** Step 2's time limit: the `allErrors` run of a body with a few errors takes well under a second per MB. */
 const EXPLAIN_LIMIT_MS = 10_000
@@ -37,26 +38,11 @@ const WORKER_HEAP_MB = 512
 /** An idle worker ends after this long (each holds two compiled sets of validators, some tens of MB). */
 const IDLE_MS = 30_000
 
-const WORKER_SOURCE = `
-'use strict'
-const { parentPort, workerData } = require('node:worker_threads')
-const { createRequire } = require('node:module')
-const { requireFrom, specFile, specId, options, uncheckedFormats, formatErrorsSource } = workerData
-const load = createRequire(requireFrom)
-const Ajv2020 = load('ajv/dist/2020').default
-const addFormats = load('ajv-formats').default
-const components = load(specFile).components
+const WORKER_SOURCE = `${AJV_WORKER_PRELUDE}
+const { formatErrorsSource } = workerData
 const formatErrors = (0, eval)('(' + formatErrorsSource + ')')
-
-function createAjv(allErrors) {
-  const ajv = new Ajv2020({ ...options, allErrors, coerceTypes: false })
-  addFormats(ajv)
-  for (const format of uncheckedFormats) ajv.addFormat(format, true)
-  ajv.addSchema({ $id: specId, components })
-  return ajv
-}
-const judging = createAjv(false)
-const explaining = createAjv(options.allErrors)
+const judging = createAjv({ allErrors: false, coerceTypes: false })
+const explaining = createAjv({ coerceTypes: false })
 const judges = new Map()
 const explainers = new Map()
 function compiled(cache, ajv, key, schema) {
@@ -166,11 +152,7 @@ export class BodyValidatorPool {
         name: 'quire-body-validator',
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
         workerData: {
-          requireFrom: import.meta.url,
-          specFile: '@gitbook/api/spec/openapi.json',
-          specId: SPEC_ID,
-          options: AJV_OPTIONS,
-          uncheckedFormats: UNCHECKED_FORMATS,
+          ...ajvWorkerData(),
           formatErrorsSource: String(formatErrors),
         },
       })

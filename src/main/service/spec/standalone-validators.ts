@@ -20,7 +20,8 @@ import { createRequire } from 'node:module'
 import vm from 'node:vm'
 import { Worker } from 'node:worker_threads'
 import type { ValidateFunction } from 'ajv'
-import { AJV_OPTIONS, SPEC_ID, UNCHECKED_FORMATS, type RequestValidatorJob } from './openapi-spec'
+import type { RequestValidatorJob } from './openapi-spec'
+import { AJV_WORKER_PRELUDE, ajvWorkerData } from './worker-ajv'
 
 /** The largest module of validators the worker makes (unless one validator alone is larger), in characters of code. */
 const GROUP_CHARS = 1_000_000
@@ -51,28 +52,12 @@ function requireRuntime(name: string): unknown {
 /**
  * The worker's script (CommonJS, run with `eval`: it needs no build step or bundle entry of its own, and
  * starts the same from tsx, vitest and the compiled CLI; the desktop app's bundle is not tried yet, and
- * where it cannot start, validator-warmup.ts compiles in place). Its packages are required from
- * `workerData.requireFrom`, this module's location.
+ * where it cannot start, validator-warmup.ts compiles in place). ajv is set up by worker-ajv.ts's prelude.
  */
-const WORKER_SOURCE = `
-'use strict'
-const { parentPort, workerData } = require('node:worker_threads')
-const { createRequire } = require('node:module')
+const WORKER_SOURCE = `${AJV_WORKER_PRELUDE}
 const vm = require('node:vm')
-const { requireFrom, specFile, specId, options, uncheckedFormats, groupChars, jobs } = workerData
-const load = createRequire(requireFrom)
-const Ajv2020 = load('ajv/dist/2020').default
-const addFormats = load('ajv-formats').default
+const { groupChars, jobs } = workerData
 const standaloneCode = load('ajv/dist/standalone').default
-const components = load(specFile).components
-
-function createAjv(coerceTypes) {
-  const ajv = new Ajv2020({ ...options, coerceTypes, code: { source: true } })
-  addFormats(ajv)
-  for (const format of uncheckedFormats) ajv.addFormat(format, true)
-  ajv.addSchema({ $id: specId, components })
-  return ajv
-}
 
 /** Runs the group's validators once, so that V8's cache of it holds them compiled, and sends it. */
 function send(ajv, group) {
@@ -86,7 +71,7 @@ function send(ajv, group) {
 }
 
 for (const coerce of [true, false]) {
-  const ajv = createAjv(coerce ? 'array' : false)
+  const ajv = createAjv({ coerceTypes: coerce ? 'array' : false, code: { source: true } })
   const sized = []
   for (const [index, job] of jobs.entries()) {
     if (job.coerce !== coerce) continue
@@ -124,11 +109,7 @@ export function startValidatorCompiler(jobs: RequestValidatorJob[]): Worker {
     eval: true,
     name: 'quire-validator-compiler',
     workerData: {
-      requireFrom: import.meta.url,
-      specFile: '@gitbook/api/spec/openapi.json',
-      specId: SPEC_ID,
-      options: AJV_OPTIONS,
-      uncheckedFormats: UNCHECKED_FORMATS,
+      ...ajvWorkerData(),
       groupChars: GROUP_CHARS,
       jobs: jobs.map(({ schema, coerce }) => ({ schema, coerce })),
     },
