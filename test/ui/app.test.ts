@@ -115,8 +115,10 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     const [cr] = (await api.call('listChangeRequestsForSpace', { params: { spaceId: guide.id }, query: { status: 'draft' } })).body.items
       .concat((await api.call('listChangeRequestsForSpace', { params: { spaceId: guide.id }, query: { status: 'open' } })).body.items)
       .filter((c: { number: number }) => c.number === number)
-    const content = (await api.call('getPageInChangeRequestById', { params: { spaceId: guide.id, changeRequestId: cr.id, pageId: quickStart.id }, query: { format: 'markdown' } })).body
-    expect(content.markdown).toContain('Edited on disk by the UI test.')
+    // The change request is made first and the edit sent into it next (two operations of the outbox): on a
+    // busy machine the card can show between them.
+    const crMarkdown = async () => (await api.call('getPageInChangeRequestById', { params: { spaceId: guide.id, changeRequestId: cr.id, pageId: quickStart.id }, query: { format: 'markdown' } })).body.markdown as string
+    await expect.poll(crMarkdown, { timeout: 30_000 }).toContain('Edited on disk by the UI test.')
 
     // Grace's demo change request is among the space's.
     await page.getByRole('button', { name: 'All in my spaces' }).click()
