@@ -68,12 +68,13 @@ class SaveOnStep implements SpaceFiles {
   }
 }
 
-async function run(actions: SyncAction[], files: SpaceFiles): Promise<{ result: ExecutionResult; journal: Map<string, JournalEntry | null> }> {
+async function run(actions: SyncAction[], files: SpaceFiles, onStep?: () => void): Promise<{ result: ExecutionResult; journal: Map<string, JournalEntry | null> }> {
   const journal = new Map<string, JournalEntry | null>()
   const result = await executePlan(
     { revision: 'r2', actions, notices: [] },
     {
       files,
+      ...(onStep ? { onStep } : {}),
       source: { page: () => Promise.reject(new Error('no download in this test')), file: () => Promise.reject(new Error('no download in this test')) },
       journal: { record: (e) => journal.set(e.id, e), forget: (id: string, _kind: EntryKind) => journal.set(id, null) },
     },
@@ -245,6 +246,79 @@ describe('a save that reaches the file inside the last window (between the final
     expect(read('b.md')).toBe(BASE + SAVED)
     // Journaled at the new place with the old base: the appended line is a local edit for sync up.
     expect(result.done).toBe(1)
+  })
+})
+
+describe('a save begun before the step and written after it (the writer opened the file, then paused)', () => {
+  /**
+   * The writer opens the file inside the last window (before the rename or unlink) and writes only once
+   * the step is over and recorded: the bytes reach the replaced file, which nothing names any more.
+   */
+  const openedBefore = () => {
+    let fd: number | undefined
+    let wrote = false
+    const folder = new SpaceFolder(dir, {
+      inWindow: (_operation, relative) => {
+        if (!wrote) fd ??= fs.openSync(file(relative), 'a')
+      },
+    })
+    const writeLate = () => {
+      if (fd === undefined || wrote) return
+      fs.writeSync(fd, SAVED)
+      fs.closeSync(fd)
+      wrote = true
+    }
+    return { folder, writeLate, wrote: () => wrote }
+  }
+
+  it('a download: the writer bytes go back in place, the journal records the old entry again, the step counts as skipped', async () => {
+    write('guide/page.md', BASE)
+    const writer = openedBefore()
+    const action: SyncAction = { ...download('guide/page.md', gitBlobOid(BASE)), journaledOid: 'old-oid' } as SyncAction
+    const { result, journal } = await run([action], writer.folder, writer.writeLate)
+    expect(writer.wrote()).toBe(true)
+    expect(read('guide/page.md')).toBe(BASE + SAVED)
+    expect(journal.get('p1')).toEqual({ id: 'p1', kind: 'page', path: 'guide/page.md', oid: 'old-oid', baseHash: gitBlobOid(BASE) })
+    expect(result.done).toBe(0)
+    expect(result.skipped.map((s) => s.reason)).toEqual(['guide/page.md changed locally'])
+    expect(tempFiles()).toEqual([])
+    expect(fs.readdirSync(file('guide'))).toEqual(['page.md'])
+  })
+
+  it('a deletion: the file comes back with the writer bytes, in its folder though the step had pruned it, and is journaled again', async () => {
+    write('guide/page.md', BASE)
+    const writer = openedBefore()
+    const { result, journal } = await run([{ type: 'delete', id: 'p1', kind: 'page', path: 'guide/page.md', baseHash: gitBlobOid(BASE), journaledOid: 'old-oid' }], writer.folder, writer.writeLate)
+    expect(writer.wrote()).toBe(true)
+    expect(read('guide/page.md')).toBe(BASE + SAVED)
+    expect(journal.get('p1')).toEqual({ id: 'p1', kind: 'page', path: 'guide/page.md', oid: 'old-oid', baseHash: gitBlobOid(BASE) })
+    expect(result.skipped.map((s) => s.reason)).toEqual(['guide/page.md changed locally'])
+  })
+
+  it('when the name holds a newer save by then, the late bytes go to a conflicted copy and the newer save stays', async () => {
+    write('page.md', BASE)
+    const writer = openedBefore()
+    const newer = '# Page\n\nSaved again, by an editor, after the pass wrote the page.\n'
+    const { result, journal } = await run([{ ...download('page.md', gitBlobOid(BASE)), journaledOid: 'old-oid' } as SyncAction], writer.folder, () => {
+      writer.writeLate()
+      fs.writeFileSync(file('.page.md.swp'), newer)
+      fs.renameSync(file('.page.md.swp'), file('page.md'))
+    })
+    expect(read('page.md')).toBe(newer)
+    const copies = fs.readdirSync(dir).filter((n) => n.startsWith('page (conflicted copy '))
+    expect(copies).toHaveLength(1)
+    expect(read(copies[0])).toBe(BASE + SAVED)
+    // The step stands (the file is a local edit over the remote version it wrote).
+    expect(journal.get('p1')).toMatchObject({ oid: gitBlobOid(REMOTE), baseHash: gitBlobOid(REMOTE) })
+    expect(result.skipped.map((s) => s.reason)).toEqual(['page.md changed locally (kept in a conflicted copy)'])
+  })
+
+  it('no save: the replaced file is let go and the step stands', async () => {
+    write('page.md', BASE)
+    const { result, journal } = await run([{ ...download('page.md', gitBlobOid(BASE)), journaledOid: 'old-oid' } as SyncAction], new SpaceFolder(dir))
+    expect(read('page.md')).toBe(REMOTE)
+    expect(result.done).toBe(1)
+    expect(journal.get('p1')).toMatchObject({ oid: gitBlobOid(REMOTE) })
   })
 })
 

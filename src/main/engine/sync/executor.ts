@@ -97,11 +97,13 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
     options.onStep?.({ action, outcome, index, total })
   }
 
+  const performed = new Set<SyncAction>()
   const perform = async (action: SyncAction): Promise<void> => {
     let outcome: StepEvent['outcome'] = 'done'
     try {
       await apply(action)
       result.done++
+      performed.add(action)
     } catch (error) {
       if (error instanceof ServiceUnreachableError || error instanceof JournalBatchFailed) throw error
       if (error instanceof StaleLocalFile) {
@@ -168,6 +170,31 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
     }
   }
 
+  /**
+   * A save that reached a file after its step replaced or removed it undoes the step: its bytes are
+   * back at the name (SpaceFiles.lateSaves), so the journal records again what it had for that file,
+   * and the page is a local edit, as when the save lands before the step. Bytes that went into a
+   * conflicted copy leave the step in place.
+   */
+  const undoOvertakenSteps = async () => {
+    if (!files.lateSaves) return
+    const saves = await files.lateSaves()
+    if (saves.length === 0) return
+    const replacing = new Map<string, Extract<SyncAction, { type: 'download' | 'delete' }>>()
+    for (const action of performed) if ((action.type === 'download' && action.expect !== undefined) || action.type === 'delete') replacing.set(action.path, action)
+    for (const save of saves) {
+      const action = replacing.get(save.relative)
+      if (!action) continue
+      const baseHash = action.type === 'delete' ? action.baseHash : action.expect!
+      if (save.went === 'in place' && action.journaledOid !== undefined) {
+        const oid = action.journaledOid
+        commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid, baseHash }))
+      }
+      result.done--
+      result.skipped.push({ action, reason: `${save.relative} changed locally${save.went === 'copy' ? ' (kept in a conflicted copy)' : ''}` })
+    }
+  }
+
   const includeDocument = (id: string): Promise<JSONDocument> => {
     if (!source.reusableContent) throw new Error(`reusable content ${id} cannot be read from this source`)
     return source.reusableContent(id)
@@ -220,7 +247,13 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
   } catch (error) {
     stopped = { error }
   }
-  // However the pass ends (offline, a crash in a callback), what was written is journaled and made durable.
+  // However the pass ends (offline, a crash in a callback), a late save is put back, and what was
+  // written is journaled and made durable.
+  try {
+    await undoOvertakenSteps()
+  } catch (error) {
+    stopped ??= { error }
+  }
   try {
     journalBatch.flush()
   } catch (error) {

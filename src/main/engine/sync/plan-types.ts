@@ -36,14 +36,18 @@ export interface RemoteSnapshot {
 }
 
 export type SyncAction =
-  /** Write the remote content at `path`; the executor checks the file there still hashes to `expect` (absent when undefined). */
-  | { type: 'download'; id: string; kind: EntryKind; path: string; oid: string; url?: string; content?: string; expect?: string; links?: LocalLinks; include?: IncludeSource }
+  /**
+   * Write the remote content at `path`; the executor checks the file there still hashes to `expect`
+   * (absent when undefined). `journaledOid`: the remote oid the journal records for the file it
+   * replaces (at `path`, with base hash `expect`), which it records again if a save undoes the step.
+   */
+  | { type: 'download'; id: string; kind: EntryKind; path: string; oid: string; url?: string; content?: string; expect?: string; journaledOid?: string; links?: LocalLinks; include?: IncludeSource }
   /** The file at `path` already holds the remote content: only the journal learns it. */
   | { type: 'adopt'; id: string; kind: EntryKind; path: string; oid: string }
   /** Rename an unedited file (hash `baseHash`) to its new remote place. */
   | { type: 'move'; id: string; kind: EntryKind; from: string; to: string; oid: string; baseHash: string }
-  /** Remove an unedited file whose entry the remote removed. */
-  | { type: 'delete'; id: string; kind: EntryKind; path: string; baseHash: string }
+  /** Remove an unedited file whose entry the remote removed (`journaledOid`: as for a download). */
+  | { type: 'delete'; id: string; kind: EntryKind; path: string; baseHash: string; journaledOid?: string }
   /** The journal names a file that is gone and the remote no longer wants: drop the record. */
   | { type: 'forget'; id: string; kind: EntryKind }
 

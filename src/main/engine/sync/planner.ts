@@ -34,7 +34,7 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
     const hash = local.get(j.path)
     if (!r) {
       if (hash === undefined) forgets.push({ type: 'forget', id: j.id, kind: j.kind })
-      else if (hash === j.baseHash) deletes.push({ type: 'delete', id: j.id, kind: j.kind, path: j.path, baseHash: j.baseHash })
+      else if (hash === j.baseHash) deletes.push({ type: 'delete', id: j.id, kind: j.kind, path: j.path, baseHash: j.baseHash, journaledOid: j.oid })
       else {
         notices.push({ type: 'local-edit', id: j.id, kind: j.kind, path: j.path, remote: 'deleted' })
         stays.add(key(j))
@@ -95,7 +95,7 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
       notices.push({ type: 'path-occupied', id: r.id, kind: r.kind, path: r.path })
       continue
     }
-    const download = (expect: string | undefined): SyncAction => ({
+    const download = (expect: string | undefined, journaledOid?: string): SyncAction => ({
       type: 'download',
       id: r.id,
       kind: r.kind,
@@ -106,13 +106,14 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
       ...(r.links !== undefined ? { links: r.links } : {}),
       ...(r.include !== undefined ? { include: r.include } : {}),
       ...(expect !== undefined ? { expect } : {}),
+      ...(journaledOid !== undefined ? { journaledOid } : {}),
     })
     if (src && src.path === r.path) {
       // A page written with local links (an include written from its document) holds the remote oid's
       // content as the journal says it wrote it.
       const rewritten = (r.links !== undefined && !options.relinkPages) || r.include !== undefined
       const localized = rewritten && src.journal.oid === r.oid && src.hash === src.journal.baseHash
-      if (src.hash !== r.oid && !localized) downloads.push(download(src.hash))
+      if (src.hash !== r.oid && !localized) downloads.push(download(src.hash, src.journal.oid))
       else if (src.journal.oid !== r.oid || src.journal.baseHash !== src.hash) adopts.push({ type: 'adopt', id: r.id, kind: r.kind, path: r.path, oid: r.oid })
       continue
     }
@@ -122,7 +123,8 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
       if (src) deletes.push({ type: 'delete', id: r.id, kind: r.kind, path: src.path, baseHash: src.hash })
     } else if (src) {
       moves.push({ type: 'move', id: r.id, kind: r.kind, from: src.path, to: r.path, oid: src.journal.oid, baseHash: src.hash })
-      if (src.hash !== r.oid) downloads.push(download(src.hash))
+      // Journaled at `r.path` by the move first.
+      if (src.hash !== r.oid) downloads.push(download(src.hash, src.journal.oid))
       else if (src.journal.oid !== r.oid) adopts.push({ type: 'adopt', id: r.id, kind: r.kind, path: r.path, oid: r.oid })
     } else {
       downloads.push(download(undefined))

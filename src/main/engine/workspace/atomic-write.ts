@@ -138,9 +138,14 @@ async function writeTemp(dir: string, name: string, fill: (handle: fs.FileHandle
  * are read back from it and put back in place (or beside it as a conflicted copy when the writer has
  * saved yet again), and the step reports the file as changed locally.
  *
+ * A write through a handle the writer opened before the step and wrote after the fstat that follows it
+ * (an append is an open, then a write: a busy machine may pause the writer between the two) reaches the
+ * replaced file after the step: a caller that passes `keep` gets that file, still open, and looks at it
+ * again once the writer has had time to finish (replaced-files.ts); one that does not, loses such a write.
+ *
  * What remains: an editor-style save (a new file renamed over the name) that lands between the lstat
  * and the step's own syscall is replaced, the way any two programs renaming one name race; so is a
- * write through a handle opened before the step and written after the fstat that follows it.
+ * write into a replaced file after the caller's last look at it.
  * Filesystems with coarse timestamps (FAT: 2 s) let a same-size in-place save within one tick of the
  * previous one pass the stat comparison. Creating a file that must not exist has no window at all:
  * `link` fails when the name is taken.
@@ -153,6 +158,22 @@ export interface GuardOptions {
   checked?: () => void
   /** Tests: runs after the final lstat, right before the step (inside the window). */
   inWindow?: () => void
+  /**
+   * Takes the file a replacement or removal took away, still open, so a save that reaches it later is
+   * seen (and closes it); without it, the file is closed right after the step.
+   */
+  keep?: (replaced: ReplacedFile) => void
+}
+
+/** The file a step replaced or removed, held open: a writer who opened it before the step may still write to it. */
+export interface ReplacedFile {
+  /** The name it had. */
+  target: string
+  handle: fs.FileHandle
+  /** Its size and mtime right after the step: a write since shows as a change of either. */
+  after: BigIntStats
+  /** What the step left at `target` (undefined: nothing). */
+  placed: BigIntStats | undefined
 }
 
 const HOLD_OPEN = process.platform !== 'win32'
@@ -173,6 +194,7 @@ export async function replaceIfUnchanged(temp: string, target: string, expect: s
     const overtaken = await whenUnchanged(target, expect, label, guard, () => {
       renameSync(temp, target)
       placed = lstatSync(target, { bigint: true, throwIfNoEntry: false })
+      return placed
     })
     if (overtaken) await putBack(target, overtaken, placed, label, guard)
   } catch (error) {
@@ -183,7 +205,10 @@ export async function replaceIfUnchanged(temp: string, target: string, expect: s
 
 /** Removes `target` only if it still hashes to `expect`. */
 export async function removeIfUnchanged(target: string, expect: string, label: string, guard: GuardOptions): Promise<void> {
-  const overtaken = await whenUnchanged(target, expect, label, guard, () => unlinkSync(target))
+  const overtaken = await whenUnchanged(target, expect, label, guard, () => {
+    unlinkSync(target)
+    return undefined
+  })
   if (overtaken) await putBack(target, overtaken, undefined, label, guard)
 }
 
@@ -195,16 +220,18 @@ export async function renameIfUnchanged(from: string, to: string, expect: string
     // Node has no rename that refuses to replace (renameat2 is Linux-only): this lstat is the guard.
     if (lstatSync(to, { throwIfNoEntry: false })) throw new LocalFileChanged(labels.to, 'appeared')
     renameSync(from, to)
-  })
+  }, false)
 }
 
 /**
- * Runs `step` (one syscall) once `target` is proven to hold `expect`, read again while the file moves
- * under the read. Returns the replaced file's bytes when a save reached it inside the window.
+ * Runs `step` (one syscall; it returns what it left at `target`) once `target` is proven to hold
+ * `expect`, read again while the file moves under the read. Returns the replaced file's bytes when a
+ * save reached it inside the window; otherwise hands the replaced file to `guard.keep` when `replaces`.
  */
-async function whenUnchanged(target: string, expect: string, label: string, guard: GuardOptions, step: () => void): Promise<Uint8Array | undefined> {
+async function whenUnchanged(target: string, expect: string, label: string, guard: GuardOptions, step: () => BigIntStats | undefined | void, replaces = true): Promise<Uint8Array | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const seen = await openExpected(target, expect, label)
+    let kept = false
     try {
       guard.checked?.()
       // Windows may refuse to replace or remove a file that is open: there the handle is closed first
@@ -214,15 +241,19 @@ async function whenUnchanged(target: string, expect: string, label: string, guar
       if (now === undefined) throw new LocalFileChanged(label, 'disappeared')
       if (!sameFile(seen.stat, now)) continue
       guard.inWindow?.()
-      step()
+      const placed = step()
       if (!HOLD_OPEN) return undefined
       // The rename or unlink changes the old inode's ctime, not its size or mtime: only a write does.
       const after = fstatSync(seen.handle.fd, { bigint: true })
-      if (after.size === seen.stat.size && after.mtimeNs === seen.stat.mtimeNs) return undefined
-      return await readAll(seen.handle)
+      if (after.size !== seen.stat.size || after.mtimeNs !== seen.stat.mtimeNs) return await readAll(seen.handle)
+      if (replaces && guard.keep) {
+        guard.keep({ target, handle: seen.handle, after, placed: placed ?? undefined })
+        kept = true
+      }
+      return undefined
     } finally {
       // Not awaited: the caller journals the step in this same turn (see executePlan).
-      void seen.handle.close().catch(() => {})
+      if (!kept) void seen.handle.close().catch(() => {})
     }
   }
   throw new LocalFileChanged(label, 'changed')
@@ -233,11 +264,20 @@ async function whenUnchanged(target: string, expect: string, label: string, guar
  * still what the step left there (`placed`; undefined: nothing), else beside it as a conflicted copy.
  */
 async function putBack(target: string, bytes: Uint8Array, placed: BigIntStats | undefined, label: string, guard: GuardOptions): Promise<never> {
+  await placeBack(target, bytes, placed, guard.copyPath)
+  throw new LocalFileChanged(label, 'changed')
+}
+
+/**
+ * The writer's `bytes` at `target` if it still holds what a step left there (`placed`; undefined:
+ * nothing), else at `copyPath(target)`. Says which.
+ */
+export async function placeBack(target: string, bytes: Uint8Array, placed: BigIntStats | undefined, copyPath: (target: string) => string): Promise<'in place' | 'copy'> {
   const temp = await writeTempFile(path.dirname(target), path.basename(target), bytes)
   const now = lstatSync(target, { bigint: true, throwIfNoEntry: false })
   const ours = placed === undefined ? now === undefined : now !== undefined && sameFile(placed, now)
-  renameSync(temp, ours ? target : guard.copyPath(target))
-  throw new LocalFileChanged(label, 'changed')
+  renameSync(temp, ours ? target : copyPath(target))
+  return ours ? 'in place' : 'copy'
 }
 
 /** Opens `target` without following a link and proves it hashes to `expect`; the handle stays open. */
@@ -264,7 +304,7 @@ async function openExpected(target: string, expect: string, label: string): Prom
 }
 
 /** The whole file from its start, whatever the handle's position. */
-async function readAll(handle: fs.FileHandle): Promise<Uint8Array> {
+export async function readAll(handle: fs.FileHandle): Promise<Uint8Array> {
   const chunks: Buffer[] = []
   for (let position = 0; ; ) {
     const buffer = Buffer.allocUnsafe(64 * 1024)

@@ -1,3 +1,5 @@
+import type { LateSave } from './replaced-files'
+
 /**
  * The space folder's vocabulary, shared by the layers above it (sync down plans and executes against
  * it, sync up names conflicted copies by it): kept here so the workspace imports nothing from them.
@@ -42,6 +44,12 @@ export interface SpaceFiles {
   remove(path: string, expect: string): Promise<void>
   /** Makes every `write` so far durable (the folders' entries synced, one sync per folder). */
   flush?(): Promise<void>
+  /**
+   * Saves that reached a file after `write` replaced it or `remove` removed it (a writer who opened it
+   * before the step wrote after it), once the writer has had time to finish: their bytes are back at
+   * the name or in a conflicted copy (replaced-files.ts).
+   */
+  lateSaves?(): Promise<LateSave[]>
 }
 
 /** `guide/install.md` -> `guide/install (conflicted copy 2026-01-31 093612).md`, where the writer's version is kept. */

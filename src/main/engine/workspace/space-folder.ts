@@ -4,7 +4,8 @@ import path from 'node:path'
 import { gitBlobOid } from '../../content'
 import type { ByteStream, LocalState, SpaceFiles } from './space-files'
 import { conflictCopyPath } from './space-files'
-import { LocalFileChanged, removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile, writeTempStream, type GuardOptions } from './atomic-write'
+import { LocalFileChanged, removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile, writeTempStream, type GuardOptions, type ReplacedFile } from './atomic-write'
+import { ReplacedFiles, type LateSave } from './replaced-files'
 import { confinedPath, PathEscapeError } from './safe-names'
 import { isSettled, statSignature, type StatMemo } from './stat-first'
 
@@ -29,6 +30,8 @@ export interface SpaceFolderOptions {
   onRead?: (relative: string) => void
   /** The clock, in nanoseconds, that says whether a file's last change is settled (stat-first.ts); tests move it on. */
   nowNs?: () => bigint
+  /** How long a replaced or removed file is watched for a late save, at least (ms; ReplacedFiles). */
+  lateSaveMs?: number
 }
 
 /** Stands for a folder where a file should be: it is never our content, so nothing overwrites it. */
@@ -47,6 +50,8 @@ export class SpaceFolder implements SpaceFiles {
   readonly refusesOccupied = true
   /** Folders that received files since the last `flush` (real paths). */
   private readonly unsynced = new Set<string>()
+  /** Files `write` replaced and `remove` removed, watched for a save that began before the step. */
+  private readonly replaced: ReplacedFiles
   private realRootPath: Promise<string> | undefined
   /** The space folder's real path and identity, once `realRoot` has looked them up. */
   private rootFolder: { real: string; dev: bigint; ino: bigint } | undefined
@@ -56,6 +61,7 @@ export class SpaceFolder implements SpaceFiles {
     private readonly options: SpaceFolderOptions = {},
   ) {
     this.root = path.resolve(root)
+    this.replaced = new ReplacedFiles(options.lateSaveMs)
   }
 
   resolve(relative: string): string {
@@ -150,6 +156,17 @@ export class SpaceFolder implements SpaceFiles {
     )
   }
 
+  /**
+   * Saves that reached a file after `write` replaced it or `remove` removed it (the writer opened it
+   * before and wrote after): their bytes are back at the name, or in a conflicted copy beside it. Waits
+   * until the last such step is `lateSaveMs` old; every replaced file is closed after.
+   */
+  async lateSaves(): Promise<LateSave[]> {
+    const found = await this.replaced.settle()
+    for (const save of found) this.unsynced.add(path.dirname(this.resolve(save.relative)))
+    return found
+  }
+
   /** Moves the file at `from` (still hashing to `expect`) to `to`, where nothing may be. */
   async rename(from: string, to: string, expect: string): Promise<void> {
     const source = await this.realEntry(from, 'move', false)
@@ -175,9 +192,11 @@ export class SpaceFolder implements SpaceFiles {
 
   private guard(operation: Operation, relative: string): GuardOptions {
     const { afterCheck, inWindow } = this.options
+    // Beside the file, named like sync up's conflicted copies, which Quire never takes for a page.
+    const copyPath = (target: string) => path.join(path.dirname(target), path.basename(conflictCopyPath(relative, stampOf(this.options.now?.() ?? new Date()))))
     return {
-      // Beside the file, named like sync up's conflicted copies, which Quire never takes for a page.
-      copyPath: (target) => path.join(path.dirname(target), path.basename(conflictCopyPath(relative, stampOf(this.options.now?.() ?? new Date())))),
+      copyPath,
+      ...(operation !== 'move' ? { keep: (replaced: ReplacedFile) => this.replaced.keep(relative, replaced, copyPath) } : {}),
       ...(afterCheck ? { checked: () => afterCheck(operation, relative) } : {}),
       ...(inWindow ? { inWindow: () => inWindow(operation, relative) } : {}),
     }
