@@ -53,9 +53,10 @@ export class RevisionNodes {
 
   /**
    * Stores `tree` (a frozen copy of it, see `frozenCopy`) and returns its root oid and that copy.
-   * `hasBlob` says whether a blob the tree references is stored; a missing one is an error.
+   * `missingBlob` is given, at once, the blobs the objects new to this store reference (those of objects
+   * it holds were checked when they were stored) and answers one that is not stored, if any: an error.
    */
-  write(input: RevisionTree, hasBlob: (oid: string) => boolean): { root: string; tree: RevisionTree } {
+  write(input: RevisionTree, missingBlob: (oids: string[]) => string | undefined): { root: string; tree: RevisionTree } {
     const tree = frozenCopy(input)
     const fresh: Array<[object, string]> = []
     const freshChunks: FileChunk[] = []
@@ -67,8 +68,10 @@ export class RevisionNodes {
       fresh.push([object, oid])
       return oid
     }
+    // Checked together once the new objects are known: how to check depends on how many there are.
+    const unchecked: string[] = []
     const requireBlob = (oid: string) => {
-      if (!hasBlob(oid)) throw new Error(`revision tree references blob ${oid}, which is not stored`)
+      unchecked.push(oid)
     }
 
     const pageNode = (page: TreePage): string => {
@@ -112,6 +115,8 @@ export class RevisionNodes {
       const node: RootNode = { ...tree, pages: tree.pages.map(pageNode), files: filesNode(tree.files) }
       root = put(tree, JSON.stringify(node))
     }
+    const missing = unchecked.length > 0 ? missingBlob(unchecked) : undefined
+    if (missing !== undefined) throw new Error(`revision tree references blob ${missing}, which is not stored`)
     this.store.afterCommit(() => this.remember(fresh, freshChunks, freshFiles))
     return { root, tree }
   }

@@ -47,6 +47,9 @@ interface RevisionRow {
 
 const CACHED_REVISIONS = 256
 
+/** Blobs of a new revision looked up one by one in the database; beyond, the parents' blobs are gathered first (see `create`). */
+const LOOKUPS_BEFORE_PARENT_BLOBS = 16
+
 const REVISION_TYPES: ReadonlySet<string> = new Set(['edits', 'merge', 'rollback', 'update'])
 
 function referencedBlobs(tree: RevisionTree | undefined): string[] {
@@ -106,10 +109,17 @@ export class RevisionsRepository {
     const tree = this.store.transaction(() => {
       if (input.blobs) this.putBlobs(input.blobs)
       // Blobs of objects this store holds were checked when they were stored (revision-nodes.ts); of the
-      // rest, those the parents reference were checked with them. Only what remains is looked up.
-      let inherited: Set<string> | undefined
-      const parentsHave = (oid: string) => (inherited ??= new Set(input.parents.flatMap((id) => referencedBlobs(this.get(id)?.tree)))).has(oid)
-      const stored = this.nodes.write(input.tree, (oid) => input.blobs?.has(oid) === true || parentsHave(oid) || this.hasBlob(oid))
+      // rest, those stored with this revision are there, and those the parents reference were checked with
+      // them. But gathering the parents' blobs walks the whole space (8,800 oids at 800 pages: a
+      // millisecond, more than all else a small write does), while a small write has one or two left (the
+      // pages above the page it changed, their bodies unchanged): a few are looked up by the blobs' key,
+      // a few microseconds each, and only many (a merge, an import, a tree given anew) are first
+      // checked against the parents' blobs.
+      const stored = this.nodes.write(input.tree, (oids) => {
+        const unknown = [...new Set(oids)].filter((oid) => input.blobs?.has(oid) !== true)
+        const inherited = unknown.length > LOOKUPS_BEFORE_PARENT_BLOBS ? new Set(input.parents.flatMap((id) => referencedBlobs(this.get(id)?.tree))) : undefined
+        return unknown.find((oid) => inherited?.has(oid) !== true && !this.hasBlob(oid))
+      })
       const storedTree: StoredTree = { root: stored.root }
       this.db
         .prepare(
