@@ -109,9 +109,15 @@ export function pathSegment(slug: string): string {
   return safeSegment(slug, 'untitled')
 }
 
+/** Path separators and control characters (below U+0020). */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const UNSAFE_IN_SEGMENT = /[/\\\u0000-\u001f]/g
+
 /** Separators and control characters become `-`; empty, `.` and `..` become `fallback`. */
 function safeSegment(name: string, fallback: string): string {
-  const safe = Array.from(name, (char) => (char === '/' || char === '\\' || char.charCodeAt(0) < 32 ? '-' : char)).join('')
+  // No surrogate is below 32, so code units replace as code points would; a regular expression, as this
+  // runs for every page and file whenever a revision's paths are worked out.
+  const safe = name.replace(UNSAFE_IN_SEGMENT, '-')
   return safe === '' || safe === '.' || safe === '..' ? fallback : safe
 }
 

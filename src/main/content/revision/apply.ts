@@ -18,7 +18,7 @@ import { batchLinkHint, batchLinkTargets, resolveBatchLinks, type BatchLinkTarge
 import { insertFiles } from './file-changes'
 import { deletePage, insertPage, updatePage } from './page-changes'
 import { revertPage } from './revert'
-import { indexPages, isDeeplyFrozen, shareUnchanged, workingCopy } from './tree'
+import { copyOnWriteTree, findPages, indexPages, isDeeplyFrozen, locateWritablePage, shareUnchanged } from './tree'
 
 export const MAX_CHANGES_PER_BATCH = 50
 
@@ -39,7 +39,7 @@ export function applyContentChanges(tree: RevisionTree, changes: ContentChange[]
   checkRefs(tree, changes)
 
   const batch: Batch = {
-    tree: workingCopy(tree),
+    tree: copyOnWriteTree(tree),
     env,
     pageRefs: new Map(),
     fileRefs: new Map(),
@@ -69,7 +69,7 @@ export function applyContentChanges(tree: RevisionTree, changes: ContentChange[]
 
   const blobs = storeBodies(batch, env.parsedLinks)
   for (const [oid, bytes] of batch.fileBlobs) blobs.set(oid, bytes)
-  // A stored revision's unchanged pages stay shared with it (see workingCopy); any other input tree is
+  // A stored revision's unchanged pages stay shared with it (see copyOnWriteTree); any other input tree is
   // its caller's, and the result must not share it.
   const result = isDeeplyFrozen(tree) ? shareUnchanged(tree, batch.tree) : batch.tree
   return { tree: result, blobs, changedPages: changedPages(tree, batch), insertedFiles }
@@ -109,16 +109,20 @@ function checkRefs(tree: RevisionTree, changes: ContentChange[]): void {
 function storeBodies(batch: Batch, parsedLinks: ParsedRuns | undefined): Map<string, Uint8Array> {
   const blobs = new Map<string, Uint8Array>()
   if (batch.bodies.size === 0) return blobs
-  // A page's path does not depend on the files: their paths (a large space has thousands) are worked
-  // out only when a link the batch resolves needs them.
-  const paths = computeGitPaths({ pages: batch.tree.pages, files: [] })
+  // A page's path is read only when one of its links resolves to a target (most bodies have no batch-time
+  // link), and does not depend on the files: the paths of every page (and of thousands of files) are
+  // worked out only then, not on every small write of a large space.
+  let paths: Map<string, string> | undefined
+  const pagePath = (id: string) => (paths ??= computeGitPaths({ pages: batch.tree.pages, files: [] })).get(id)
   const targets = lazyTargets(batch)
-  const pages = indexPages(batch.tree)
+  const pages = findPages(batch.tree, new Set(batch.bodies.keys()))
   for (const [id, body] of batch.bodies) {
-    const page = pages.get(id)?.page
+    // A page given a body was looked up writable (requirePage) or made by the batch; a frozen one here
+    // would be a handler that wrote around requirePage, and is made writable rather than fail.
+    const found = pages.get(id)
+    const page = found && Object.isFrozen(found) ? locateWritablePage(batch.tree, id)?.page : found
     if (!page) continue
-    const path = paths.get(id)
-    const bytes = toBytes(path === undefined ? body : resolveBatchLinks(body, path, targets, parsedLinks))
+    const bytes = toBytes(resolveBatchLinks(body, () => pagePath(id), targets, parsedLinks))
     page.bodyOid = gitBlobOid(bytes)
     blobs.set(page.bodyOid, bytes)
   }
@@ -154,13 +158,13 @@ function lazyTargets(batch: Batch): BatchLinkTargets {
 
 /** Net effect per touched page, comparing the tree before and after the batch. */
 function changedPages(before: RevisionTree, batch: Batch): ChangedPage[] {
-  const old = indexPages(before)
-  const now = indexPages(batch.tree)
+  const old = findPages(before, batch.touched)
+  const now = findPages(batch.tree, batch.touched)
   const refs = new Map(Array.from(batch.pageRefs, ([ref, id]) => [id, ref]))
   const out: ChangedPage[] = []
   for (const id of batch.touched) {
-    const after = now.get(id)?.page
-    const previous = old.get(id)?.page
+    const after = now.get(id)
+    const previous = old.get(id)
     if (after && !previous) {
       const ref = refs.get(id)
       out.push(ref === undefined ? { id, title: after.title, operation: 'created' } : { id, title: after.title, operation: 'created', ref })

@@ -97,18 +97,25 @@ const NONE = -2
 /** Characters after `./` in which an escape or character reference makes a link a possible ref. */
 const HINT_WINDOW = 256
 
-/** `body` of the page at `pagePath` with its batch-time links made relative (`parsed`: see `ApplyOptions`). */
-export function resolveBatchLinks(body: string, pagePath: string, targets: BatchLinkTargets, parsed?: ParsedRuns): string {
+/**
+ * `body` of the page at `pagePath` with its batch-time links made relative (`parsed`: see `ApplyOptions`).
+ * `pagePath` may be a function, called only when a link resolves (the page's path is not free in a large
+ * space); a page with no path (no file of its own) keeps its links as written.
+ */
+export function resolveBatchLinks(body: string, pagePath: string | (() => string | undefined), targets: BatchLinkTargets, parsed?: ParsedRuns): string {
   // A large page links to the same few targets thousands of times.
   const relative = new Map<string, string>()
+  let fromPath: string | undefined
   return rewriteLinks(body, (link) => {
     const hash = link.target.indexOf('#')
     const [target, anchor] = hash === -1 ? [link.target, ''] : [link.target.slice(0, hash), link.target.slice(hash)]
     const id = targetId(target, targets)
     const path = id === undefined ? undefined : targets.paths.get(id)
     if (path === undefined) return undefined
+    fromPath ??= typeof pagePath === 'string' ? pagePath : pagePath()
+    if (fromPath === undefined) return undefined
     let from = relative.get(path)
-    if (from === undefined) relative.set(path, (from = relativePath(pagePath, path)))
+    if (from === undefined) relative.set(path, (from = relativePath(fromPath, path)))
     return from + anchor
   }, targets.hint, parsed)
 }

@@ -1,11 +1,14 @@
 /**
  * Working state of one `applyContentChanges` batch, shared by the handlers of
- * each change kind. Everything here is a private copy: the input tree is never
- * touched, so a rejected batch leaves no trace (the API's atomicity).
+ * each change kind. The tree is a private copy: the input tree is never
+ * touched, so a rejected batch leaves no trace (the API's atomicity). Of a
+ * stored (frozen) revision only what a change writes is copied: a page is
+ * written only through `requirePage` (or `locateWritablePage`), the files
+ * through `writableFiles`.
  */
 import { ContentError } from '../errors'
-import type { ApplyEnv, RevisionTree, TreePage } from '../types'
-import { locatePage, type PageLocation } from './tree'
+import type { ApplyEnv, RevisionTree, TreeFile, TreePage } from '../types'
+import { locateWritablePage, type PageLocation } from './tree'
 
 export interface Batch {
   tree: RevisionTree
@@ -22,13 +25,22 @@ export interface Batch {
   touched: Set<string>
 }
 
-/** Page addressed by a change: its id, or the `ref` of a page inserted earlier in the batch. */
+/**
+ * Page addressed by a change: its id, or the `ref` of a page inserted earlier in the batch. Writable, as
+ * are its parent and siblings (see `locateWritablePage`).
+ */
 export function requirePage(batch: Batch, reference: unknown, field: string, index: number): PageLocation {
   if (typeof reference !== 'string' || reference === '') throw new ContentError(`${field} must be a page id`, index)
   const id = batch.pageRefs.get(reference) ?? reference
-  const location = locatePage(batch.tree, id)
+  const location = locateWritablePage(batch.tree, id)
   if (!location) throw new ContentError(`${field}: no page '${reference}' in the revision`, index)
   return location
+}
+
+/** The batch's file list, copied on the first write when it is still the stored revision's (frozen) own. */
+export function writableFiles(batch: Batch): TreeFile[] {
+  if (Object.isFrozen(batch.tree.files)) batch.tree.files = [...batch.tree.files]
+  return batch.tree.files
 }
 
 /** The array a page is inserted into: `parent`'s subpages, or the root pages. */

@@ -6,7 +6,7 @@
 import { ContentError } from '../errors'
 import { gitBlobOid } from '../markdown/blob-oid'
 import type { InsertFilesChange, TreeFile } from '../types'
-import { freshId, type Batch } from './batch'
+import { freshId, writableFiles, type Batch } from './batch'
 import { contentTypeFromName, imageDimensions } from './file-bytes'
 
 export const MAX_FILES_PER_CHANGE = 20
@@ -44,7 +44,7 @@ export function insertFiles(batch: Batch, change: InsertFilesChange, index: numb
       blobOid,
       createdAt: batch.env.now,
     }
-    batch.tree.files.push(file)
+    writableFiles(batch).push(file)
     batch.fileBlobs.set(blobOid, bytes)
     if (input.ref !== undefined) batch.fileRefs.set(input.ref, file.id)
     return file

@@ -17,7 +17,7 @@ import { ContentError } from '../errors'
 import { uniqueSlug } from '../gitsync/slug'
 import type { RevertPageChange, TreePage } from '../types'
 import { childrenOf, type Batch } from './batch'
-import { findPage, flattenPages, indexPages, locatePage } from './tree'
+import { flattenPages, indexPages, locatePage, locateWritablePage } from './tree'
 
 export function revertPage(batch: Batch, change: RevertPageChange, index: number): void {
   if (change.block !== undefined) throw new ContentError('revert_page with block is not supported: revert the whole page', index)
@@ -26,7 +26,7 @@ export function revertPage(batch: Batch, change: RevertPageChange, index: number
   if (typeof change.page !== 'string' || change.page === '') throw new ContentError('page must be a page id', index)
 
   const id = batch.pageRefs.get(change.page) ?? change.page
-  const current = locatePage(batch.tree, id)
+  const current = locateWritablePage(batch.tree, id)
   const original = locatePage(base, id)
   if (!current && !original) throw new ContentError(`page: no page '${change.page}' in the revision or its base`, index)
 
@@ -38,7 +38,7 @@ export function revertPage(batch: Batch, change: RevertPageChange, index: number
     }
   } else if (!current && original) {
     const restored = withoutPagesIn(structuredClone(original.page), batch)
-    const parent = original.parent && findPage(batch.tree, original.parent.id)
+    const parent = original.parent && locateWritablePage(batch.tree, original.parent.id)?.page
     const siblings = childrenOf(batch, parent)
     restored.slug = uniqueSlug(restored.slug, siblings.map((page) => page.slug))
     siblings.splice(Math.min(original.index, siblings.length), 0, restored)

@@ -43,12 +43,67 @@ export function flattenPages(forest: PageForest): TreePage[] {
   return pages
 }
 
+/**
+ * Indexes from the root pages down to the first page of id `id` in document order, or undefined. Nothing
+ * is allocated per page visited: a batch looks up its pages in spaces of thousands.
+ */
+function pathTo(forest: PageForest, id: string): number[] | undefined {
+  const path: number[] = []
+  const search = (pages: readonly TreePage[]): boolean => {
+    for (let i = 0; i < pages.length; i++) {
+      path.push(i)
+      if (pages[i].id === id || search(pages[i].pages)) return true
+      path.pop()
+    }
+    return false
+  }
+  return search(rootPages(forest)) ? path : undefined
+}
+
+/** The location at the end of `path`, each page on the way passed to `step` (which may put a copy in its place). */
+function followPath(forest: PageForest, path: number[], step: (siblings: TreePage[], index: number) => TreePage): PageLocation {
+  let siblings = rootPages(forest)
+  let parent: TreePage | undefined
+  for (let depth = 0; ; depth++) {
+    const index = path[depth]
+    const page = step(siblings, index)
+    if (depth === path.length - 1) return { page, parent, siblings, index, depth }
+    parent = page
+    siblings = page.pages
+  }
+}
+
 export function locatePage(forest: PageForest, id: string): PageLocation | undefined {
-  let found: PageLocation | undefined
-  walkPages(forest, (location) => {
-    if (found) return false
-    if (location.page.id === id) found = location
-  })
+  const path = pathTo(forest, id)
+  return path && followPath(forest, path, (siblings, index) => siblings[index])
+}
+
+/**
+ * `locatePage` in a batch's working copy (`copyOnWriteTree`), made writable: the page and every page above
+ * it that is still the stored revision's own (frozen) are replaced in their arrays by copies, each with
+ * a copy of its `pages`, so that the page's fields, its subpages and its siblings can be changed.
+ */
+export function locateWritablePage(tree: RevisionTree, id: string): PageLocation | undefined {
+  const path = pathTo(tree, id)
+  return path && followPath(tree, path, (siblings, index) => (siblings[index] = writable(siblings[index])))
+}
+
+/** `page` itself when it can be written, else a copy of it and of its `pages` (sharing the subpages). */
+function writable(page: TreePage): TreePage {
+  return Object.isFrozen(page) || Object.isFrozen(page.pages) ? { ...page, pages: [...page.pages] } : page
+}
+
+/** The pages of the given ids (the last of an id in document order), in one walk that allocates nothing per page. */
+export function findPages(forest: PageForest, ids: ReadonlySet<string>): Map<string, TreePage> {
+  const found = new Map<string, TreePage>()
+  if (ids.size === 0) return found
+  const search = (pages: readonly TreePage[]): void => {
+    for (const page of pages) {
+      if (ids.has(page.id)) found.set(page.id, page)
+      search(page.pages)
+    }
+  }
+  search(rootPages(forest))
   return found
 }
 
@@ -111,12 +166,11 @@ export function isDeeplyFrozen(value: object): boolean {
 }
 
 /**
- * A batch's working copy of `tree`. A deeply frozen tree (a stored revision: the service freezes every
- * tree it hands out) is copied only as deep as a batch writes: the pages (their fields are set in place) and
- * every `pages` and `files` array (spliced), sharing everything below them (metadata, layouts, files),
- * which, being frozen, would throw rather than change should anything write into them. A deep copy of
- * an 800-page space with 8,000 files was a fifth of a small write's time (issue 16). Any other tree is
- * deep-copied, as its owner may still change what it holds.
+ * A working copy of `tree` that any page of can be written. A deeply frozen tree (a stored revision: the
+ * service freezes every tree it hands out) is copied only as deep as a write reaches: the pages (their
+ * fields are set in place) and every `pages` and `files` array (spliced), sharing everything below them
+ * (metadata, layouts, files), which, being frozen, would throw rather than change should anything write
+ * into them. Any other tree is deep-copied, as its owner may still change what it holds.
  */
 export function workingCopy(tree: RevisionTree): RevisionTree {
   if (!isDeeplyFrozen(tree)) return cloneTree(tree)
@@ -125,18 +179,41 @@ export function workingCopy(tree: RevisionTree): RevisionTree {
 }
 
 /**
+ * A batch's working copy of `tree` (content/revision/batch.ts), copied as the batch writes it. A deeply
+ * frozen tree is copied here only as far as its root `pages` array; a page is copied, with the pages
+ * above it, when a change looks it up to write it (`locateWritablePage`), and the `files` when a file is
+ * inserted (`writableFiles`). Everything else stays the revision's own and frozen, so that a write around
+ * those throws rather than changes the revision. Copying every page of an 800-page space (and comparing
+ * each back in `shareUnchanged`) was most of what a small write still spent on the space (issue 16).
+ * Any other tree is deep-copied, as its owner may still change what it holds.
+ */
+export function copyOnWriteTree(tree: RevisionTree): RevisionTree {
+  if (!isDeeplyFrozen(tree)) return cloneTree(tree)
+  return { ...tree, pages: [...tree.pages], files: tree.files }
+}
+
+/**
  * `after` with every page and array equal, field by field, to its counterpart in `before` (by id) put
  * back as `before`'s own object: what a batch did not change stays shared with the revision it came
  * from, so storing the new revision writes only what changed (store/revision-nodes.ts). A pointer
- * comparison per field, no serialization.
+ * comparison per field, no serialization. A page of `after` that is frozen already (one
+ * `copyOnWriteTree` never copied) is kept as it is with all below it, so only the pages a batch wrote
+ * are compared.
  */
 export function shareUnchanged(before: RevisionTree, after: RevisionTree): RevisionTree {
-  const old = new Map<string, TreePage>()
-  walkPages(before, ({ page }) => {
-    old.set(page.id, page)
-  })
+  const written = new Set<string>()
+  const collect = (pages: readonly TreePage[]): void => {
+    for (const page of pages) {
+      if (isDeeplyFrozen(page)) continue
+      written.add(page.id)
+      collect(page.pages)
+    }
+  }
+  collect(after.pages)
+  const old = findPages(before, written)
   const sharePages = (pages: TreePage[], previous: readonly TreePage[] | undefined): TreePage[] => {
     const shared = pages.map((page) => {
+      if (isDeeplyFrozen(page)) return page
       const was = old.get(page.id)
       const children = sharePages(page.pages, was?.pages)
       if (!was || children !== was.pages || !sameFields(page, was)) return children === page.pages ? page : { ...page, pages: children }
@@ -151,7 +228,7 @@ export function shareUnchanged(before: RevisionTree, after: RevisionTree): Revis
 }
 
 function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a.length === b.length && a.every((item, i) => item === b[i])
+  return a === b || (a.length === b.length && a.every((item, i) => item === b[i]))
 }
 
 /** Same own keys with identical values, `pages` and `files` aside (compared by the caller). */
