@@ -1,5 +1,5 @@
 /**
- * A revision's tree as content-addressed nodes (table `revision_nodes`, migration 006), the way git
+ * A revision's tree as content-addressed nodes (table `revision_nodes`, migrations 006 and 007), the way git
  * stores trees: a node per page (its fields, its subpages by oid), the file list in chunks (and a node
  * listing them), and a root (the root pages by oid, the files node, tags and reusable contents).
  *
