@@ -189,6 +189,37 @@ describe('the rewrite of a merged page never replaces a save', () => {
     expect(await changeRequestMarkdown(t.api, spaceId, b.outbox.session(spaceId)!.changeRequestId!, install)).toBe(all)
   })
 
+  it('a save begun before the rewrite and written after it (into the replaced file) is put back in place and merged by the next push', async () => {
+    const { a, b, install, spaceId } = await twoWriters()
+    await aMergesParagraphOne(a)
+    b.write(PAGE, paragraphs({ 7: B7 }))
+    await b.pull()
+    const later = paragraphs({ 7: B7, 4: 'Paragraph 4 saved after the rewrite.' })
+    let wrote = false
+    // The writer opens the file right before the rename and writes once the rename is done: its bytes
+    // reach the replaced file, which no name holds any more.
+    const pusher = pusherWith(b, {
+      inWindow: () => {
+        const fd = fs.openSync(b.file(PAGE), 'r+')
+        setImmediate(() => {
+          fs.ftruncateSync(fd, 0)
+          fs.writeSync(fd, later, 0)
+          fs.closeSync(fd)
+          wrote = true
+        })
+      },
+    })
+    await pusher.push()
+    expect(wrote).toBe(true)
+    expect(b.read(PAGE)).toBe(later)
+    expect(copiesIn(b)).toEqual([])
+
+    await b.push()
+    const all = paragraphs({ 1: A1, 4: 'Paragraph 4 saved after the rewrite.', 7: B7 })
+    expect(b.read(PAGE)).toBe(all)
+    expect(await changeRequestMarkdown(t.api, spaceId, b.outbox.session(spaceId)!.changeRequestId!, install)).toBe(all)
+  })
+
   it('a crash after the plan is written and before the rewrite: the next push rewrites, sending nothing twice', async () => {
     const { a, b, install, spaceId } = await twoWriters()
     await aMergesParagraphOne(a)

@@ -5,6 +5,7 @@ import { gitBlobOid } from '../../content'
 import { findMarkers } from '../comments/markers'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
 import { LocalFileChanged, replaceIfUnchanged, syncFolder, writeFileAtomic, writeTempFile } from '../workspace/atomic-write'
+import { ReplacedFiles } from '../workspace/replaced-files'
 import { conflictCopyPath } from '../workspace/space-files'
 import { mainPage } from './main-view'
 import { removeMarkers } from './marker-removal'
@@ -23,30 +24,44 @@ import type { PlannedRewrite, PushPlan } from './push-types'
  * crash part way is finished by the next push.
  */
 export async function finishConflicts(o: SpacePusherOptions) {
-  const { outbox, cache, spaceId } = o
-  for (const c of outbox.conflicts(spaceId).filter((x) => x.state === 'pending')) {
-    let page: { markdown: string; oid: string }
-    try {
-      page = await mainPage(o, c.pageId)
-    } catch (error) {
-      if (error instanceof ServiceUnreachableError) return
-      if (error instanceof GitBookAPIError && error.code === 404) {
-        outbox.removeConflict(spaceId, c.copyPath) // deleted meanwhile: the change request inserts it again
-        continue
-      }
-      throw error
+  const replaced = new ReplacedFiles()
+  try {
+    for (const c of o.outbox.conflicts(o.spaceId).filter((x) => x.state === 'pending')) {
+      if ((await finishConflict(o, c, replaced)) === 'offline') return
     }
-    const copy = resolveIn(o, c.copyPath)
-    if (!(await exists(copy))) await writeFileAtomic(copy, c.localText)
-    const file = resolveIn(o, c.path)
-    const current = await hashOf(file)
-    if (current === gitBlobOid(c.localText) || current === undefined) await writeFileAtomic(file, page.markdown)
-    cache.transaction(() => {
-      cache.recordJournal(spaceId, { id: c.pageId, kind: 'page', path: c.path, oid: page.oid, baseHash: gitBlobOid(page.markdown) })
-      cache.pageBases.remember(spaceId, page.oid, page.markdown)
-    })
-    outbox.openConflict(spaceId, c.copyPath)
+  } finally {
+    // A save that reached the writer's file after the remote version replaced it goes back in place (or
+    // beside it): the journal already takes the file as a local edit over main, as it does for a save
+    // made before the step.
+    await replaced.settle()
   }
+}
+
+type PendingConflict = ReturnType<SpacePusherOptions['outbox']['conflicts']>[number]
+
+async function finishConflict(o: SpacePusherOptions, c: PendingConflict, replaced: ReplacedFiles): Promise<'offline' | void> {
+  const { outbox, cache, spaceId } = o
+  let page: { markdown: string; oid: string }
+  try {
+    page = await mainPage(o, c.pageId)
+  } catch (error) {
+    if (error instanceof ServiceUnreachableError) return 'offline'
+    if (error instanceof GitBookAPIError && error.code === 404) {
+      outbox.removeConflict(spaceId, c.copyPath) // deleted meanwhile: the change request inserts it again
+      return
+    }
+    throw error
+  }
+  const copy = resolveIn(o, c.copyPath)
+  if (!(await exists(copy))) await writeFileAtomic(copy, c.localText)
+  const current = await hashOf(resolveIn(o, c.path))
+  // Only over the writer's version that is in the copy (or nothing): a save since then stays.
+  if (current === gitBlobOid(c.localText) || current === undefined) await replaceGuarded(o, c.path, page.markdown, current, replaced)
+  cache.transaction(() => {
+    cache.recordJournal(spaceId, { id: c.pageId, kind: 'page', path: c.path, oid: page.oid, baseHash: gitBlobOid(page.markdown) })
+    cache.pageBases.remember(spaceId, page.oid, page.markdown)
+  })
+  outbox.openConflict(spaceId, c.copyPath)
 }
 
 /** A conflict is over once its copy is gone (the writer took what they wanted from it). */
@@ -63,27 +78,48 @@ export async function closeResolvedConflicts(o: SpacePusherOptions) {
  */
 export async function applyRewrites(o: SpacePusherOptions, rewrites: readonly PlannedRewrite[]) {
   const { cache, spaceId } = o
-  for (const r of rewrites) {
-    const full = resolveIn(o, r.path)
-    await o.rewriteHooks?.before?.(r.path)
-    if (r.fromHash === undefined) await fs.mkdir(path.dirname(full), { recursive: true })
-    const temp = await writeTempFile(path.dirname(full), path.basename(full), r.text)
-    try {
-      const stamp = stampOf(nowOf(o))
-      await replaceIfUnchanged(temp, full, r.fromHash, r.path, { copyPath: (target) => conflictCopyPath(target, stamp), inWindow: o.rewriteHooks?.inWindow })
-    } catch (error) {
-      if (error instanceof LocalFileChanged) continue
-      throw error
+  if (rewrites.length === 0) return
+  const replaced = new ReplacedFiles()
+  // What the journal says of each page before its rewrite: said again if a late save undoes the rewrite.
+  const before = new Map(cache.journal(spaceId).filter((j) => j.kind === 'page').map((j) => [j.path, j]))
+  try {
+    for (const r of rewrites) await applyRewrite(o, r, replaced)
+  } finally {
+    for (const save of await replaced.settle()) {
+      const entry = before.get(save.relative)
+      // Back in place: the rewrite is undone, as when the save lands before it (the next push merges again).
+      if (save.went === 'in place' && entry) cache.recordJournal(spaceId, entry)
     }
-    if (!r.keepBase) {
-      cache.transaction(() => {
-        cache.recordJournal(spaceId, { id: r.pageId, kind: 'page', path: r.path, oid: r.mainOid, baseHash: gitBlobOid(r.mainText) })
-        cache.pageBases.remember(spaceId, r.mainOid, r.mainText)
-      })
-    }
-    await syncFolder(path.dirname(full))
   }
-  if (rewrites.length > 0) cache.pageBases.prune(spaceId)
+  cache.pageBases.prune(spaceId)
+}
+
+/** Puts `text` at `relative` if the file there still hashes to `fromHash`; false when the writer saved meanwhile. */
+async function replaceGuarded(o: SpacePusherOptions, relative: string, text: string, fromHash: string | undefined, replaced: ReplacedFiles): Promise<boolean> {
+  const full = resolveIn(o, relative)
+  if (fromHash === undefined) await fs.mkdir(path.dirname(full), { recursive: true })
+  const temp = await writeTempFile(path.dirname(full), path.basename(full), text)
+  const stamp = stampOf(nowOf(o))
+  const copyPath = (target: string) => conflictCopyPath(target, stamp)
+  try {
+    await replaceIfUnchanged(temp, full, fromHash, relative, { copyPath, inWindow: o.rewriteHooks?.inWindow, keep: (file) => replaced.keep(relative, file, copyPath) })
+  } catch (error) {
+    if (error instanceof LocalFileChanged) return false
+    throw error
+  }
+  await syncFolder(path.dirname(full))
+  return true
+}
+
+async function applyRewrite(o: SpacePusherOptions, r: PlannedRewrite, replaced: ReplacedFiles) {
+  const { cache, spaceId } = o
+  await o.rewriteHooks?.before?.(r.path)
+  if (!(await replaceGuarded(o, r.path, r.text, r.fromHash, replaced))) return
+  if (r.keepBase) return
+  cache.transaction(() => {
+    cache.recordJournal(spaceId, { id: r.pageId, kind: 'page', path: r.path, oid: r.mainOid, baseHash: gitBlobOid(r.mainText) })
+    cache.pageBases.remember(spaceId, r.mainOid, r.mainText)
+  })
 }
 
 /**
