@@ -33,8 +33,8 @@ const MAX_HELD = 256
  */
 export class ReplacedFiles {
   private held: Held[] = []
-  /** Looks begun early (too many held), awaited by `settle`. */
-  private pending: Array<Promise<void>> = []
+  /** Looks begun early (too many held), awaited by `settle`: each with its failure, if any. */
+  private pending: Array<Promise<{ error: unknown } | undefined>> = []
   private found: LateSave[] = []
 
   constructor(private readonly watchMs = LATE_SAVE_MS) {}
@@ -44,8 +44,8 @@ export class ReplacedFiles {
     this.held.push({ ...replaced, relative, copyPath, since: performance.now() })
     if (this.held.length > MAX_HELD) {
       const oldest = this.held.shift()!
-      // Its outcome is reported by `settle`; a failure to look keeps the error for it too.
-      this.pending.push(this.lookAt(oldest))
+      // Its outcome is reported by `settle`, a failure too (caught here: nothing awaits it until then).
+      this.pending.push(this.lookAt(oldest).then(() => undefined, (error: unknown) => ({ error })))
     }
   }
 
@@ -61,12 +61,13 @@ export class ReplacedFiles {
       const wait = youngest + this.watchMs - performance.now()
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
     }
-    const looks = await Promise.allSettled([...this.pending, ...held.map((h) => this.lookAt(h))])
+    const early = await Promise.all(this.pending)
     this.pending = []
+    const looks = await Promise.allSettled(held.map((h) => this.lookAt(h)))
     const found = this.found
     this.found = []
-    const failed = looks.find((l): l is PromiseRejectedResult => l.status === 'rejected')
-    if (failed) throw failed.reason
+    const failed = early.find((e) => e !== undefined) ?? looks.find((l): l is PromiseRejectedResult => l.status === 'rejected')
+    if (failed) throw 'error' in failed ? failed.error : failed.reason
     return found
   }
 
