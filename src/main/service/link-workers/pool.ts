@@ -30,6 +30,7 @@ import { Worker } from 'node:worker_threads'
 import { parseChunkLinks, type ChunkLinks } from '../../content/markdown/chunk-links'
 import { convertDocument, type ConvertedDocument, type DocumentJob, type DocumentRound } from '../../content/markdown/document/deferred-refs'
 import type { RunParser } from '../../content/markdown/links'
+import { WorkerPool } from '../worker-pool'
 import type { LinkWorkerMessage, LinkWorkerRequest } from './worker'
 
 /** Defined by scripts/build-cli.mjs: the bundled worker's absolute path. */
@@ -62,21 +63,6 @@ type Outcome = ChunkLinks[] | ConvertedDocument | LinkParseError | WorkerUnavail
 /** One message's work: a batch of runs, or one round of a document's conversion. */
 type Job = { texts: string[] } | { document: DocumentJob }
 
-interface Batch {
-  job: Job
-  /** Its own time limit, where it is not the pool's (a document's grows with its size). */
-  timeLimitMs?: number
-  settle: (outcome: Outcome) => void
-}
-
-interface PooledWorker {
-  worker: Worker
-  /** Its script loaded (it said so): a failure from then on is the markdown's, not the setup's. */
-  ready: boolean
-  busy?: { id: number; batch: Batch; timer?: NodeJS.Timeout }
-  idleTimer?: NodeJS.Timeout
-}
-
 export interface LinkWorkerPoolOptions {
   /** Workers at most (default: one per core up to 4, leaving a core to the event loop beyond 2). */
   size?: number
@@ -87,19 +73,23 @@ export interface LinkWorkerPoolOptions {
 }
 
 export class LinkWorkerPool {
-  private readonly workers: PooledWorker[] = []
-  private readonly queue: Batch[] = []
-  private readonly size: number
-  private readonly script: URL | undefined
+  private readonly pool: WorkerPool<LinkWorkerMessage>
   private readonly timeLimitMs: number
-  private nextId = 0
-  /** Set once a worker could not start: from then on runs are parsed on the calling thread. */
-  private broken: string | undefined
 
   constructor(options: LinkWorkerPoolOptions = {}) {
-    this.size = Math.max(1, options.size ?? defaultPoolSize())
-    this.script = options.script
     this.timeLimitMs = options.timeLimitMs ?? TIME_LIMIT_MS
+    const script = options.script
+    this.pool = new WorkerPool<LinkWorkerMessage>({
+      size: options.size ?? defaultPoolSize(),
+      idleMs: IDLE_MS,
+      create: () => {
+        const source = script ? { url: script } : workerScript()
+        return 'url' in source ? new Worker(source.url, { name: 'quire-link-parser' }) : new Worker(source.code, { eval: true, name: 'quire-link-parser' })
+      },
+      label: 'link worker',
+      fallback: 'markdown links are parsed on the main thread',
+      warningType: 'QuireLinkWorker',
+    })
   }
 
   /**
@@ -108,9 +98,9 @@ export class LinkWorkerPool {
    */
   readonly parse: RunParser = async (texts) => {
     if (texts.length === 0) return []
-    if (this.broken !== undefined) return parseOnThisThread(texts)
+    if (this.pool.fallbackReason !== undefined) return parseOnThisThread(texts)
     const batches = intoBatches(texts)
-    const outcomes = await Promise.all(batches.map((batch) => new Promise<Outcome>((settle) => this.enqueue({ job: { texts: batch }, settle }))))
+    const outcomes = await Promise.all(batches.map((batch) => this.run({ texts: batch }, this.timeLimitMs)))
     const failure = outcomes.find((outcome) => outcome instanceof LinkParseError)
     if (failure) throw failure
     const results: ChunkLinks[] = []
@@ -125,9 +115,7 @@ export class LinkWorkerPool {
    * correct, and only where no worker can start at all.
    */
   readonly convert: DocumentRound = async (document) => {
-    const outcome = this.broken !== undefined ? undefined : await new Promise<Outcome>((settle) =>
-            this.enqueue({ job: { document }, settle, timeLimitMs: Math.round(this.timeLimitMs * Math.max(1, document.body.length / DOCUMENT_CHARS_PER_LIMIT)) }),
-          )
+    const outcome = this.pool.fallbackReason !== undefined ? undefined : await this.run({ document }, Math.round(this.timeLimitMs * Math.max(1, document.body.length / DOCUMENT_CHARS_PER_LIMIT)))
     if (outcome instanceof LinkParseError) throw outcome
     if (outcome === undefined || outcome instanceof WorkerUnavailable) return convertOnThisThread(document)
     return outcome as ConvertedDocument
@@ -135,117 +123,29 @@ export class LinkWorkerPool {
 
   /** Why the pool parses on the calling thread, if it does. */
   get fallbackReason(): string | undefined {
-    return this.broken
+    return this.pool.fallbackReason
   }
 
   /** Ends every worker; batches still queued are parsed on the calling thread. */
-  async close(): Promise<void> {
-    const workers = this.workers.splice(0)
-    for (const pooled of workers) this.settleBusy(pooled, new WorkerUnavailable('link worker pool closed'))
-    for (const batch of this.queue.splice(0)) batch.settle(new WorkerUnavailable('link worker pool closed'))
-    await Promise.all(workers.map((pooled) => pooled.worker.terminate()))
+  close(): Promise<void> {
+    return this.pool.close()
   }
 
-  private enqueue(batch: Batch): void {
-    this.queue.push(batch)
-    this.dispatch()
-  }
-
-  private dispatch(): void {
-    while (this.queue.length > 0) {
-      const idle = this.workers.find((pooled) => !pooled.busy) ?? (this.workers.length < this.size ? this.start() : undefined)
-      if (!idle) return
-      const batch = this.queue.shift() as Batch
-      clearTimeout(idle.idleTimer)
-      const id = this.nextId++
-      idle.busy = { id, batch }
-      // The time limit counts the parse, not a new worker's start (loading remark, compiling it under tsx).
-      if (idle.ready) this.startClock(idle)
-      idle.worker.ref()
-      idle.worker.postMessage({ id, ...batch.job } satisfies LinkWorkerRequest)
-    }
-  }
-
-  private start(): PooledWorker | undefined {
-    let worker: Worker
-    try {
-      const script = this.script ? { url: this.script } : workerScript()
-      worker = 'url' in script ? new Worker(script.url, { name: 'quire-link-parser' }) : new Worker(script.code, { eval: true, name: 'quire-link-parser' })
-    } catch (error) {
-      this.giveUp(`link worker could not start: ${String(error)}`)
-      return undefined
-    }
-    const pooled: PooledWorker = { worker, ready: false }
-    this.workers.push(pooled)
-    worker.on('message', (message: LinkWorkerMessage) => {
-      if ('ready' in message) {
-        pooled.ready = true
-        if (pooled.busy) this.startClock(pooled)
-        return
-      }
-      if (pooled.busy?.id !== message.id) return
-      this.settleBusy(pooled, 'error' in message ? new LinkParseError(message.error) : 'document' in message ? message.document : message.results)
-      worker.unref()
-      pooled.idleTimer = setTimeout(() => this.retire(pooled), IDLE_MS).unref()
-      this.dispatch()
-    })
-    worker.on('error', (error) => this.lost(pooled, `link worker failed: ${error.message}`))
-    worker.on('exit', (code) => this.lost(pooled, `link worker exited with code ${code}`))
-    return pooled
-  }
-
-  /**
-   * A worker that failed or exited. Before its script loaded, workers cannot run here at all: its batch
-   * and every queued one go back to the calling thread, as will all later ones. After, its batch failed
-   * on the markdown (out of memory, say), and the next batch gets a new worker.
-   */
-  private lost(pooled: PooledWorker, reason: string): void {
-    if (!this.remove(pooled)) return // retired, replaced or closed on purpose
-    if (!pooled.ready) return this.giveUp(reason, pooled)
-    this.settleBusy(pooled, new LinkParseError(`markdown could not be parsed: ${reason}`))
-    this.dispatch()
-  }
-
-  private startClock(pooled: PooledWorker): void {
-    if (pooled.busy) pooled.busy.timer = setTimeout(() => this.overrun(pooled), pooled.busy.batch.timeLimitMs ?? this.timeLimitMs)
-  }
-
-  /** A batch past the time limit: its worker is ended (the only way to stop remark) and replaced. */
-  private overrun(pooled: PooledWorker): void {
-    if (!this.remove(pooled)) return
-    const limitMs = pooled.busy?.batch.timeLimitMs ?? this.timeLimitMs
-    this.settleBusy(pooled, new LinkParseError(`markdown could not be parsed within ${Math.round(limitMs / 1000)} s (nested too deeply?)`))
-    void pooled.worker.terminate()
-    this.dispatch()
-  }
-
-  private giveUp(reason: string, pooled?: PooledWorker): void {
-    if (this.broken === undefined) process.emitWarning(`${reason}; markdown links are parsed on the main thread from now on`, 'QuireLinkWorker')
-    this.broken ??= reason
-    if (pooled) this.settleBusy(pooled, new WorkerUnavailable(reason))
-    for (const batch of this.queue.splice(0)) batch.settle(new WorkerUnavailable(reason))
-  }
-
-  private settleBusy(pooled: PooledWorker, outcome: Outcome): void {
-    const busy = pooled.busy
-    if (!busy) return
-    pooled.busy = undefined
-    clearTimeout(busy.timer)
-    busy.batch.settle(outcome)
-  }
-
-  /** Takes a worker out of the pool; false when it was not in it any more. */
-  private remove(pooled: PooledWorker): boolean {
-    const at = this.workers.indexOf(pooled)
-    if (at === -1) return false
-    this.workers.splice(at, 1)
-    clearTimeout(pooled.idleTimer)
-    return true
-  }
-
-  private retire(pooled: PooledWorker): void {
-    if (pooled.busy || !this.remove(pooled)) return
-    void pooled.worker.terminate()
+  /** One message's work in a worker, under `timeLimitMs`: what it answered, or why it could not. */
+  private run(job: Job, timeLimitMs: number): Promise<Outcome> {
+    return new Promise((settle) =>
+      this.pool.run({
+        timeLimitMs,
+        send: (worker, id) => worker.postMessage({ id, ...job } satisfies LinkWorkerRequest),
+        receive: (message) => {
+          if (!('ready' in message)) settle('error' in message ? new LinkParseError(message.error) : 'document' in message ? message.document : message.results)
+          return 'done'
+        },
+        unavailable: (reason) => settle(new WorkerUnavailable(reason)),
+        lost: (loss) =>
+          settle(new LinkParseError('overranMs' in loss ? `markdown could not be parsed within ${Math.round(loss.overranMs / 1000)} s (nested too deeply?)` : `markdown could not be parsed: ${loss.reason}`)),
+      }),
+    )
   }
 }
 

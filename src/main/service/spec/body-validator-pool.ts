@@ -27,6 +27,7 @@ import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { formatErrors } from './openapi-spec'
 import type { JsonSchema } from './types'
+import { WorkerPool } from '../worker-pool'
 import { AJV_WORKER_PRELUDE, ajvWorkerData } from './worker-ajv'
 
 /** Step 2's time limit: the `allErrors` run of a body with a few errors takes well under a second per MB. */
@@ -69,21 +70,6 @@ parentPort.postMessage({ ready: true })
 
 type WorkerMessage = { ready: true } | { id: number; valid: true } | { id: number; firstErrors: string } | { id: number; allErrors: string } | { id: number; failed: string }
 
-interface Job {
-  key: string
-  schema: JsonSchema
-  bytes: Uint8Array
-  /** The error text, null when valid, undefined when no worker could judge it (validate in place). */
-  settle: (verdict: string | null | undefined) => void
-}
-
-interface Pooled {
-  worker: Worker
-  ready: boolean
-  busy?: { id: number; job: Job; firstErrors?: string; timer?: NodeJS.Timeout }
-  idleTimer?: NodeJS.Timeout
-}
-
 export interface BodyValidatorPoolOptions {
   /** Workers at most (default: one per core, up to 2). */
   size?: number
@@ -92,17 +78,25 @@ export interface BodyValidatorPoolOptions {
 }
 
 export class BodyValidatorPool {
-  private readonly workers: Pooled[] = []
-  private readonly queue: Job[] = []
-  private readonly size: number
+  private readonly pool: WorkerPool<WorkerMessage>
   private readonly explainLimitMs: number
-  private nextId = 0
-  /** Why no worker can run here, once one failed to start: from then on bodies are validated in place. */
-  private broken: string | undefined
 
   constructor(options: BodyValidatorPoolOptions = {}) {
-    this.size = Math.max(1, options.size ?? Math.min(2, availableParallelism()))
     this.explainLimitMs = options.explainLimitMs ?? EXPLAIN_LIMIT_MS
+    this.pool = new WorkerPool<WorkerMessage>({
+      size: options.size ?? Math.min(2, availableParallelism()),
+      idleMs: IDLE_MS,
+      create: () =>
+        new Worker(WORKER_SOURCE, {
+          eval: true,
+          name: 'quire-body-validator',
+          resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+          workerData: { ...ajvWorkerData(), formatErrorsSource: String(formatErrors) },
+        }),
+      label: 'the body validator worker',
+      fallback: 'request bodies are validated on the main thread',
+      warningType: 'QuireBodyValidator',
+    })
   }
 
   /**
@@ -110,140 +104,36 @@ export class BodyValidatorPool {
    * SpecRegistry.validateBody gives it; undefined where no worker can run.
    */
   validate(key: string, schema: JsonSchema, bytes: Uint8Array): Promise<string | null | undefined> {
-    if (this.broken !== undefined) return Promise.resolve(undefined)
     return new Promise((settle) => {
-      this.queue.push({ key, schema, bytes, settle })
-      this.dispatch()
+      /** Step 1's errors once the body is known invalid: they stand in if step 2 is cut short. */
+      let firstErrors: string | undefined
+      this.pool.run({
+        timeLimitMs: JUDGE_LIMIT_MS,
+        // Transferred, not copied: the bytes are this job's own (see body-validation.ts).
+        send: (worker, id) => worker.postMessage({ id, key, schema, bytes }, [bytes.buffer as ArrayBuffer]),
+        receive: (message) => {
+          if ('firstErrors' in message) {
+            // Invalid: the worker goes on to the full error text, within its own limit.
+            firstErrors = message.firstErrors
+            return this.explainLimitMs
+          }
+          // A body the worker could not parse or judge (a schema ajv refuses): the registry fails as loudly.
+          settle('valid' in message ? null : 'allErrors' in message ? message.allErrors : undefined)
+          return 'done'
+        },
+        unavailable: () => settle(undefined),
+        // Past step 1, its first errors; in step 1 (a body whose verdict alone overran), a 400 of its own.
+        lost: (loss) => settle(firstErrors ?? `body could not be validated: ${'overranMs' in loss ? `it took longer than ${Math.round(loss.overranMs / 1000)} s` : loss.reason}`),
+      })
     })
   }
 
   /** Why bodies are validated in place, if they are. */
   get fallbackReason(): string | undefined {
-    return this.broken
+    return this.pool.fallbackReason
   }
 
-  async close(): Promise<void> {
-    const workers = this.workers.splice(0)
-    for (const pooled of workers) this.settle(pooled, undefined)
-    for (const job of this.queue.splice(0)) job.settle(undefined)
-    await Promise.all(workers.map((pooled) => pooled.worker.terminate()))
-  }
-
-  private dispatch(): void {
-    while (this.queue.length > 0) {
-      const idle = this.workers.find((pooled) => !pooled.busy) ?? (this.workers.length < this.size ? this.start() : undefined)
-      if (!idle) return
-      const job = this.queue.shift() as Job
-      clearTimeout(idle.idleTimer)
-      const id = this.nextId++
-      idle.busy = { id, job }
-      if (idle.ready) this.startClock(idle, JUDGE_LIMIT_MS)
-      idle.worker.ref()
-      // Transferred, not copied: the bytes are this job's own (see body-validation.ts).
-      idle.worker.postMessage({ id, key: job.key, schema: job.schema, bytes: job.bytes }, [job.bytes.buffer as ArrayBuffer])
-    }
-  }
-
-  private start(): Pooled | undefined {
-    let worker: Worker
-    try {
-      worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        name: 'quire-body-validator',
-        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-        workerData: {
-          ...ajvWorkerData(),
-          formatErrorsSource: String(formatErrors),
-        },
-      })
-    } catch (error) {
-      this.giveUp(`the body validator worker could not start: ${String(error)}`)
-      return undefined
-    }
-    const pooled: Pooled = { worker, ready: false }
-    this.workers.push(pooled)
-    worker.on('message', (message: WorkerMessage) => this.received(pooled, message))
-    worker.on('error', (error) => this.lost(pooled, `the body validator worker failed: ${error.message}`))
-    worker.on('exit', (code) => this.lost(pooled, `the body validator worker exited with code ${code}`))
-    return pooled
-  }
-
-  private received(pooled: Pooled, message: WorkerMessage): void {
-    if ('ready' in message) {
-      pooled.ready = true
-      if (pooled.busy) this.startClock(pooled, JUDGE_LIMIT_MS)
-      return
-    }
-    const busy = pooled.busy
-    if (busy?.id !== message.id) return
-    if ('firstErrors' in message) {
-      // Invalid: the worker goes on to the full error text, within its limit; this one stands in past it.
-      busy.firstErrors = message.firstErrors
-      clearTimeout(busy.timer)
-      this.startClock(pooled, this.explainLimitMs)
-      return
-    }
-    // A body the worker could not parse or judge (a schema ajv refuses): the registry fails as loudly.
-    this.settle(pooled, 'valid' in message ? null : 'allErrors' in message ? message.allErrors : undefined)
-    pooled.worker.unref()
-    pooled.idleTimer = setTimeout(() => this.retire(pooled), IDLE_MS).unref()
-    this.dispatch()
-  }
-
-  private startClock(pooled: Pooled, ms: number): void {
-    if (pooled.busy) pooled.busy.timer = setTimeout(() => this.overrun(pooled), ms)
-  }
-
-  /** Past a step's limit: the worker is ended (the only way to stop ajv) and replaced by the next job's. */
-  private overrun(pooled: Pooled): void {
-    if (!this.remove(pooled)) return
-    this.settleLost(pooled, `it took longer than ${Math.round((pooled.busy?.firstErrors === undefined ? JUDGE_LIMIT_MS : this.explainLimitMs) / 1000)} s`)
-    void pooled.worker.terminate()
-    this.dispatch()
-  }
-
-  /** A worker that failed or exited: before it was ready, workers cannot run here at all. */
-  private lost(pooled: Pooled, reason: string): void {
-    if (!this.remove(pooled)) return // retired, overrun or closed on purpose
-    if (!pooled.ready) return this.giveUp(reason, pooled)
-    this.settleLost(pooled, reason)
-    this.dispatch()
-  }
-
-  /**
-   * The job of a worker lost mid-way: past step 1, its first errors; in step 1 (a body whose verdict
-   * alone overran the limits), a 400 of its own, as the text says.
-   */
-  private settleLost(pooled: Pooled, reason: string): void {
-    const firstErrors = pooled.busy?.firstErrors
-    this.settle(pooled, firstErrors ?? `body could not be validated: ${reason}`)
-  }
-
-  private giveUp(reason: string, pooled?: Pooled): void {
-    if (this.broken === undefined) process.emitWarning(`${reason}; request bodies are validated on the main thread from now on`, 'QuireBodyValidator')
-    this.broken ??= reason
-    if (pooled) this.settle(pooled, undefined)
-    for (const job of this.queue.splice(0)) job.settle(undefined)
-  }
-
-  private settle(pooled: Pooled, verdict: string | null | undefined): void {
-    const busy = pooled.busy
-    if (!busy) return
-    pooled.busy = undefined
-    clearTimeout(busy.timer)
-    busy.job.settle(verdict)
-  }
-
-  private remove(pooled: Pooled): boolean {
-    const at = this.workers.indexOf(pooled)
-    if (at === -1) return false
-    this.workers.splice(at, 1)
-    clearTimeout(pooled.idleTimer)
-    return true
-  }
-
-  private retire(pooled: Pooled): void {
-    if (pooled.busy || !this.remove(pooled)) return
-    void pooled.worker.terminate()
+  close(): Promise<void> {
+    return this.pool.close()
   }
 }
