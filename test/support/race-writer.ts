@@ -1,0 +1,121 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { CONFLICT_COPY } from '../../src/main/engine/push/push-types'
+import { TEMP_MARK } from '../../src/main/engine/workspace/atomic-write'
+import { arrangeSpace, editSpaceDirectly, page } from './content-fixtures'
+import type { Rng } from './rng'
+import type { TestService } from './service'
+
+/**
+ * The pieces of the writer-saves-during-a-pass race (issue 9, finding 3) that every front end's race
+ * test shares: a space of many pages all changed remotely, and a writer that appends one unique line to
+ * each page file while Quire (another process) syncs it down: right while Quire writes that very file
+ * (its temp file is there) when it can, otherwise at a random moment. test/cli/sync-race.test.ts runs
+ * it against `quire sync --once`, test/headless/serve-sync-race.test.ts against `quire serve`.
+ */
+
+/** The service takes at most 50 changes a batch. */
+const BATCH = 50
+
+/** One line the writer appended, and where. */
+export interface Appended {
+  /** The space folder. */
+  root: string
+  /** The page file's name in it. */
+  file: string
+  line: string
+}
+
+/** The page files of a (flat) race space's folder: no SUMMARY.md, no temp file, no conflicted copy. */
+export const pageFiles = (root: string): string[] =>
+  fs.readdirSync(root).filter((n) => n.endsWith('.md') && n !== 'SUMMARY.md' && !n.startsWith(TEMP_MARK) && !CONFLICT_COPY.test(n))
+
+/** Quire's temp files left in a folder. */
+export const tempFiles = (root: string): string[] => fs.readdirSync(root).filter((n) => n.startsWith(TEMP_MARK))
+
+/** The page file a temp file stands for (`.quire-tmp-<12 hex>-<name>`). */
+export const targetOf = (temp: string): string => temp.slice(TEMP_MARK.length + 13)
+
+/** A turn of the event loop: the service in this process answers the Quire child meanwhile. */
+export const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Makes race spaces in one organization ("Fixture org"): each call a new space titled `title` of
+ * `pages` top-level pages (`page-<i>.md`), with its document page ids in order.
+ */
+export function raceSpaces(t: TestService, pages: number): (title: string) => Promise<{ spaceId: string; pageIds: string[] }> {
+  let orgId: string | undefined
+  return async (title) => {
+    const inserts = Array.from({ length: pages }, (_, i) => page(`p${i}`, `# Page ${i}\n\nThe first text of page ${i}.\n`, { slug: `page-${i}` }))
+    const { spaceId, orgId: org } = arrangeSpace(t.service, inserts.slice(0, BATCH), { title, ...(orgId ? { orgId } : {}) })
+    orgId ??= org
+    for (let i = BATCH; i < pages; i += BATCH) editSpaceDirectly(t.service, spaceId, inserts.slice(i, i + BATCH))
+    const revision = (await t.api.call('getCurrentRevision', { params: { spaceId } })).body as { pages: Array<{ id: string; type: string }> }
+    return { spaceId, pageIds: revision.pages.filter((p) => p.type === 'document').map((p) => p.id) }
+  }
+}
+
+/** Someone else changes every page of the space on main, so the next pass downloads every one. */
+export function changeEveryPage(t: TestService, spaceId: string, pageIds: readonly string[], round: number): void {
+  const edits = pageIds.map((id, i) => ({ operation: 'update_page' as const, page: id, document: { markdown: `# Page ${i}\n\nRemote text of round ${round}.\n` } }))
+  for (let i = 0; i < edits.length; i += BATCH) editSpaceDirectly(t.service, spaceId, edits.slice(i, i + BATCH))
+}
+
+/**
+ * The writer of one round: appends a line to a page file at most once. `run` loops while `going()`
+ * says so and a page is left: every page whose temp file is there gets its line (counted in
+ * `whileWritten`), and now and then (1 turn in 100, when `randomly()` allows) a random page gets one;
+ * between polls a turn of the event loop.
+ */
+export class RaceWriter {
+  readonly appended: Appended[] = []
+  /** Saves made while Quire's temp file for that very page was there. */
+  whileWritten = 0
+  private readonly pending: Set<string>
+
+  constructor(
+    readonly root: string,
+    private readonly round: number,
+    private readonly r: Rng,
+  ) {
+    this.pending = new Set(pageFiles(root))
+  }
+
+  /** Pages not appended to yet. */
+  get left(): number {
+    return this.pending.size
+  }
+
+  append(file: string): void {
+    const line = `appended in round ${this.round} to ${file}\n`
+    fs.appendFileSync(path.join(this.root, file), line)
+    this.appended.push({ root: this.root, file, line })
+    this.pending.delete(file)
+  }
+
+  async run(going: () => boolean, randomly: () => boolean = () => true): Promise<void> {
+    while (going() && this.pending.size > 0) {
+      // A file Quire is writing right now (its temp file is there): saved in the middle of that write.
+      for (const name of fs.readdirSync(this.root)) {
+        if (name.startsWith(TEMP_MARK) && this.pending.has(targetOf(name))) {
+          this.append(targetOf(name))
+          this.whileWritten++
+        }
+      }
+      if (randomly() && this.r.chance(0.01) && this.pending.size > 0) this.append(this.r.pick([...this.pending]))
+      await turn()
+    }
+  }
+}
+
+/** The files that may hold a line appended to `file`: the file itself and its conflicted copies beside it. */
+export function holdersOnDisk(root: string, file: string): string[] {
+  const stem = file.replace(/\.md$/, '')
+  return fs.readdirSync(root).filter((n) => n === file || (n.startsWith(`${stem} (conflicted copy `) && CONFLICT_COPY.test(n)))
+}
+
+/** Whether the line is in its file or in a conflicted copy of it; `where` names the files looked at. */
+export function keptOnDisk({ root, file, line }: Appended): { kept: boolean; where: string[] } {
+  const where = holdersOnDisk(root, file)
+  return { kept: where.some((n) => fs.readFileSync(path.join(root, n), 'utf8').includes(line)), where }
+}
