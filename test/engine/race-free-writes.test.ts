@@ -66,6 +66,9 @@ class SaveOnStep implements SpaceFiles {
   flush() {
     return this.folder.flush()
   }
+  lateSaves() {
+    return this.folder.lateSaves()
+  }
 }
 
 async function run(actions: SyncAction[], files: SpaceFiles, onStep?: () => void): Promise<{ result: ExecutionResult; journal: Map<string, JournalEntry | null> }> {
