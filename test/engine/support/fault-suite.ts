@@ -28,6 +28,10 @@ import { arm, disarm, installFaultInjection, note, type FaultReport } from './fa
 import { runOperation, type ScenarioName } from './fault-operation'
 import { buildTemplate, complete, instantiate, removeTemplate, violations, type Instance, type Template } from './fault-scenarios'
 
+// No writer saves during these passes: the wait for a paused save after each pass (ReplacedFiles, 100 ms)
+// would only add up, pass after pass; the replaced files are still looked at.
+process.env.QUIRE_LATE_SAVE_MS = '0'
+
 const only = {
   mode: process.env.QUIRE_FAULT_MODE as 'error' | 'kill' | undefined,
   at: process.env.QUIRE_FAULT_AT ? Number(process.env.QUIRE_FAULT_AT) : undefined,

@@ -15,6 +15,11 @@ import { rng, type Rng } from '../../support/rng'
 import { AppWorkstation, type Writer } from './support/app-workstation'
 import { remoteOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
 
+// The writers here save in one synchronous call (open, write, close), never paused between the open and
+// the write: the wait for such a paused save after each pass (ReplacedFiles, 100 ms) would only add up,
+// pass after pass. The files a pass replaced are still looked at when it ends.
+process.env.QUIRE_LATE_SAVE_MS = '0'
+
 /**
  * Random sequences of a writer's saves (edits, new pages, deletions, renames, comment and reply markers,
  * saves during sync down passes, page files replaced by symlinks or grown past 8 MB), someone else's work

@@ -23,6 +23,17 @@ interface Held extends ReplacedFile {
 
 /** How long a replaced file is watched at least: a writer paused between its open and its write. */
 const LATE_SAVE_MS = 100
+
+/**
+ * LATE_SAVE_MS, or `QUIRE_LATE_SAVE_MS` where set: tests that run hundreds of passes with no writer
+ * saving during them set 0 (the replaced files are still looked at, without the wait that, pass after
+ * pass, added minutes to the suite).
+ */
+function lateSaveMs(): number {
+  const raw = process.env.QUIRE_LATE_SAVE_MS?.trim()
+  const set = Number(raw)
+  return raw && Number.isFinite(set) && set >= 0 ? set : LATE_SAVE_MS
+}
 /** At most this many are held open (file descriptors); past it, the oldest is looked at early. */
 const MAX_HELD = 256
 
@@ -37,7 +48,7 @@ export class ReplacedFiles {
   private pending: Array<Promise<{ error: unknown } | undefined>> = []
   private found: LateSave[] = []
 
-  constructor(private readonly watchMs = LATE_SAVE_MS) {}
+  constructor(private readonly watchMs = lateSaveMs()) {}
 
   /** Takes a replaced file (GuardOptions.keep); the oldest is looked at now when too many are open. */
   keep(relative: string, replaced: ReplacedFile, copyPath: (target: string) => string): void {
