@@ -141,7 +141,9 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await page.getByRole('button', { name: 'Refresh' }).click()
     await card.getByText('Outdated', { exact: true }).waitFor({ timeout: 20_000 })
     await card.getByRole('button', { name: 'Update from main' }).click()
-    await expect.poll(() => page.locator('main .notice').allTextContents(), { timeout: 20_000 }).toContainEqual(expect.stringMatching(/was updated from main with conflicts/))
+    // The answer comes once the update went through the session's outbox, behind the cycles main's merge
+    // started: in a loaded full run that took more than 20 s.
+    await expect.poll(() => page.locator('main .notice').allTextContents(), { timeout: 60_000 }).toContainEqual(expect.stringMatching(/was updated from main with conflicts/))
 
     await card.getByRole('button', { name: 'Merge…' }).click()
     const confirm = card.getByRole('group', { name: /Confirm merging #\d+/ })
