@@ -205,10 +205,7 @@ export async function replaceIfUnchanged(temp: string, target: string, expect: s
 
 /** Removes `target` only if it still hashes to `expect`. */
 export async function removeIfUnchanged(target: string, expect: string, label: string, guard: GuardOptions): Promise<void> {
-  const overtaken = await whenUnchanged(target, expect, label, guard, () => {
-    unlinkSync(target)
-    return undefined
-  })
+  const overtaken = await whenUnchanged(target, expect, label, guard, () => unlinkSync(target))
   if (overtaken) await putBack(target, overtaken, undefined, label, guard)
 }
 

@@ -196,7 +196,8 @@ export class SpaceFolder implements SpaceFiles {
     const copyPath = (target: string) => path.join(path.dirname(target), path.basename(conflictCopyPath(relative, stampOf(this.options.now?.() ?? new Date()))))
     return {
       copyPath,
-      ...(operation !== 'move' ? { keep: (replaced: ReplacedFile) => this.replaced.keep(relative, replaced, copyPath) } : {}),
+      // A move replaces nothing (renameIfUnchanged never hands a file over).
+      keep: (replaced: ReplacedFile) => this.replaced.keep(relative, replaced, copyPath),
       ...(afterCheck ? { checked: () => afterCheck(operation, relative) } : {}),
       ...(inWindow ? { inWindow: () => inWindow(operation, relative) } : {}),
     }
