@@ -5,6 +5,7 @@ import { gitBlobOid } from '../../content'
 import { findMarkers } from '../comments/markers'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
 import { LocalFileChanged, replaceIfUnchanged, syncFolder, writeFileAtomic, writeTempFile } from '../workspace/atomic-write'
+import type { ConflictRow } from '../outbox/outbox-repository'
 import { ReplacedFiles } from '../workspace/replaced-files'
 import { conflictCopyPath } from '../workspace/space-files'
 import { mainPage } from './main-view'
@@ -37,9 +38,7 @@ export async function finishConflicts(o: SpacePusherOptions) {
   }
 }
 
-type PendingConflict = ReturnType<SpacePusherOptions['outbox']['conflicts']>[number]
-
-async function finishConflict(o: SpacePusherOptions, c: PendingConflict, replaced: ReplacedFiles): Promise<'offline' | void> {
+async function finishConflict(o: SpacePusherOptions, c: ConflictRow, replaced: ReplacedFiles): Promise<'offline' | void> {
   const { outbox, cache, spaceId } = o
   let page: { markdown: string; oid: string }
   try {
