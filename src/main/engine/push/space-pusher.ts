@@ -11,6 +11,7 @@ import { planPush } from './push-planner'
 import type { PushPlan, PushReport } from './push-types'
 import { nowOf, stampOf, type SpacePusherOptions } from './pusher-context'
 import { filesOf } from './sync-up-status'
+import { carriedSummary, rememberSummaryEdit, summaryBase } from './summary-state'
 
 export { stampOf, type SpacePusherOptions } from './pusher-context'
 
@@ -76,6 +77,7 @@ export class SpacePusher {
     result.reports.push(...plan.reports)
     result.planned = await enqueuePlan(this.o, plan)
     rememberKeptLocal(this.o.cache, spaceId, plan.keptLocal ?? [])
+    rememberSummaryEdit(this.o.cache, spaceId, outbox.session(spaceId)?.generation, plan.summaryEdit)
     await applyRewrites(this.o, plan.rewrites)
     await removePostedMarkers(this.o, plan.markers.filter((m) => !m.post && this.o.outbox.byKey(m.key)?.state === 'done'))
     await keepOrphans(this.o, plan.orphans)
@@ -131,6 +133,8 @@ export class SpacePusher {
       local: scan.files,
       skipped: scan.skipped,
       summary: scan.summary,
+      summaryBase: summaryBase(cache, spaceId, journal.find((j) => j.kind === 'summary')?.oid),
+      summaryCarried: carriedSummary(cache, spaceId, outbox.session(spaceId)?.generation),
       pushed,
       posted: outbox.markerKeys(spaceId),
       refused: outbox.refusedKeys(spaceId),

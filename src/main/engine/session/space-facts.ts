@@ -2,6 +2,7 @@ import type { SpaceFacts } from '../../../shared/space-state'
 import type { CacheRepository } from '../cache/cache-repository'
 import type { OutboxRepository } from '../outbox/outbox-repository'
 import { filesOf } from '../push/sync-up-status'
+import { unsentSummaryEdits } from '../push/summary-state'
 
 /** The cache setting that keeps an account's refused token, so every process (the CLI's status too) says signed out. */
 export const authErrorKey = (accountId: string) => `auth_error:${accountId}`
@@ -27,7 +28,8 @@ export function storedSpaceFacts(
     paused: now.paused,
     ...(authError ? { authError } : {}),
     pushesEdits: now.pushesEdits,
-    pendingEdits: outbox.unfinished(spaceId).length,
+    // SUMMARY.md edits the content API cannot represent wait in the file (reported by the push).
+    pendingEdits: outbox.unfinished(spaceId).length + unsentSummaryEdits(cache, spaceId),
     pushStopped: now.pushStopped,
     refused: outbox.openRefusals(spaceId).map((op) => ({ files: filesOf(op), error: op.lastError ?? '' })),
     conflicts: outbox

@@ -6,6 +6,7 @@ import type { CacheRepository, SpaceRow } from '../cache/cache-repository'
 import { StatJournal } from '../cache/stat-journal'
 import type { ApiGateway } from '../gateway/api-gateway'
 import { refreshLinkReport } from '../links/link-reports'
+import { rememberSummaryBase } from '../push/summary-state'
 import { foldsCase } from '../workspace/case-folding'
 import { confinedPath } from '../workspace/safe-names'
 import { SpaceFolder, type SpaceFolderOptions } from '../workspace/space-folder'
@@ -116,6 +117,11 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
         // Dropped whatever the entry (a page written with local links too): its bytes are on disk now.
         const written = downloaded.get(entry.id)
         downloaded.delete(entry.id)
+        // SUMMARY.md as written is the merge base the writer's edits of it are told from (push/summary-edits.ts).
+        if (entry.kind === 'summary' && entry.baseHash === entry.oid) {
+          const summary = adoptedBytes(files.root, entry.path, entry.oid)
+          if (summary !== undefined) rememberSummaryBase(cache, space.id, entry.oid, Buffer.from(summary).toString('utf8'))
+        }
         if (entry.kind !== 'page' || entry.baseHash !== entry.oid) return
         // An adopted file already holds the remote version: its own bytes are the text.
         const bytes = written ?? adoptedBytes(files.root, entry.path, entry.oid)
