@@ -94,10 +94,10 @@ describe('SUMMARY.md edits in a space with groups', () => {
     expect(plan.reports.map((r) => [r.kind, r.line])).toEqual([['summary-not-sent', 5]])
   })
 
-  it('a URL entry is reported with its line; the home page listed after another stays first, reported', () => {
-    const plan = planPush(input(BASE.replace('* [Home](README.md)\n', '* [FAQ](faq.md)\n* [Home](README.md)\n* [Status](https://status.example.com)\n').replace('***\n\n* [FAQ](faq.md)\n', '')))
-    expect(plan.reports.map((r) => [r.kind, r.line])).toEqual(expect.arrayContaining([['summary-not-sent', 4], ['summary-not-sent', 5]]))
+  it('a URL entry and an entry naming no file are reported with their lines; the home page listed after another stays first, reported', () => {
+    const plan = planPush(input(BASE.replace('* [Home](README.md)\n', '* [FAQ](faq.md)\n* [Home](README.md)\n* [Status](https://status.example.com)\n* [Typo](fqa.md)\n').replace('***\n\n* [FAQ](faq.md)\n', '')))
+    expect(plan.reports.map((r) => [r.kind, r.line])).toEqual(expect.arrayContaining([['summary-not-sent', 4], ['summary-not-sent', 5], ['summary-not-sent', 6]]))
     expect(after(plan)[0]).toBe('home')
-    expect(plan.summaryEdit?.unsent).toBe(2)
+    expect(plan.summaryEdit?.unsent).toBe(3)
   })
 })

@@ -19,8 +19,8 @@ import { addTo, cloneOutline, emptyOutline, outlineOf, removeFrom, scanLines, un
  *   reads it so), it wins and the entry is reported. A file whose H1 was not edited gets the new title
  *   back with the merge.
  * - What the content API cannot represent is reported with its line and not sent: a new `## Group`, a
- *   separator that changes nothing, an entry linking a URL, an entry removed while its file stays, the
- *   home page (README.md) listed after another page. The file then stays an edit (`summaryEdit.unsent`):
+ *   separator that changes nothing, an entry linking a URL or a section of a page, an entry naming no
+ *   file, an entry removed while its file stays, the home page (README.md) listed after another page. The file then stays an edit (`summaryEdit.unsent`):
  *   sync down does not replace it and the space's status says it waits.
  * - The change request may already carry an earlier version of the writer's SUMMARY.md
  *   (`input.summaryCarried`): moves are planned from the place that version gave the pages.
@@ -244,7 +244,12 @@ class SummaryEditPlan {
   }
 
   private reportUnrepresentable(text: string, baseText: string | undefined, base: Outline, local: Outline, target: Outline) {
-    const { structure } = scanLines(text)
+    const { structure, entryLines } = scanLines(text)
+    // Entries that name no page: a section of a page (`#anchor`), or a path with no file.
+    for (const [path, line] of entryLines) {
+      if (path.includes('#')) this.report(line, `${path}: an entry linking a section of a page cannot be created through the content API; not sent`)
+      else if (!this.handleNow.has(path) && !this.s.input.local.has(path) && !this.s.notRead(path)) this.report(line, `${path}: no such page file; not sent`)
+    }
     // Headings and separators as the service's SUMMARY.md would have them after this push.
     const rendered: string[] = []
     let inGroup = false
