@@ -1,4 +1,5 @@
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
+import { journalIntact } from '../sync/recovery-inputs'
 import type { OutboxOp } from '../outbox/outbox-types'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
 import { keptLocalFiles, rememberKeptLocal } from './hold'
@@ -69,6 +70,12 @@ export class SpacePusher {
     const run = this.o.cache.run(spaceId)
     if (run) {
       result.skipped = `a sync down pass of this space is unfinished (${run.completed}/${run.total})`
+      return this.finishResult(result)
+    }
+    // A journal that is new or lost entries does not know which file is which page yet: planned now,
+    // every file would be a new page. The next sync down pass matches them (recovery) first.
+    if (!journalIntact(this.o.cache, spaceId)) {
+      result.skipped = 'the space folder is not matched to its pages yet (a new or rebuilt cache); the next sync down pass does it'
       return this.finishResult(result)
     }
     await closeResolvedConflicts(this.o)
