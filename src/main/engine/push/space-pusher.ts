@@ -104,7 +104,10 @@ export class SpacePusher {
 
   /** Drains the outbox; false when it stopped early (offline and the like). Takes in a change request found gone. */
   private async sendAll(result: PushResult): Promise<boolean> {
+    // Rows the outbox sets aside while draining (their stored data unreadable) are reported with the failures.
+    const asideBefore = new Set(this.o.outbox.setAside(this.o.spaceId).map((r) => r.seq))
     const drained = await this.sender.drain(this.o.spaceId)
+    for (const row of this.o.outbox.setAside(this.o.spaceId)) if (!asideBefore.has(row.seq)) result.failures.push(`${row.kind} #${row.seq}: ${row.error}`)
     result.sent += drained.sent
     result.failures.push(...drained.failed.map((f) => `${f.op.kind} #${f.op.seq}${filesOf(f.op).length > 0 ? ` of ${filesOf(f.op).join(', ')}` : ''}: ${f.error}`))
     if (drained.gone) {
