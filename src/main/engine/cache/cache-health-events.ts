@@ -25,7 +25,7 @@ export function reportCacheHealed(healed: HealedCache) {
 
 /** The one line that says it, naming both files. */
 export function healedCacheLine(healed: HealedCache): string {
-  return `the cache ${healed.file} was damaged (${healed.reason}): it is set aside as ${healed.aside} (nothing deleted) and a fresh cache is in its place; sign in again with quire login if asked, and the next sync matches your files to their pages`
+  return `the cache ${healed.file} was damaged (${healed.reason.replace(/\s*\n\s*/g, '; ')}): it is set aside as ${healed.aside} (nothing deleted) and a fresh cache is in its place; sign in again with quire login if asked, and the next sync matches your files to their pages`
 }
 
 /** Whether an error is SQLite saying its file is damaged (not busy, not locked, not a newer schema). */

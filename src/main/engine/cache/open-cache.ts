@@ -4,8 +4,12 @@ import { openDatabase, type OpenDatabaseOptions } from '../../db/open-database'
 import { isCacheDamage, reportCacheHealed, type HealedCache } from './cache-health-events'
 import { cacheMigrations } from './migrations'
 
-/** Cache files this process has checked (and found sound, or made fresh). */
+/** Cache files this process has checked (and found sound, or made fresh), by path and stat: a file changed since is checked again. */
 const checked = new Set<string>()
+const checkKey = (file: string) => {
+  const stat = fs.statSync(file, { throwIfNoEntry: false })
+  return stat ? `${file}\0${stat.ino}\0${stat.size}\0${stat.mtimeMs}` : undefined
+}
 
 export interface OpenCacheOptions extends OpenDatabaseOptions {
   /** Told when the file was damaged and set aside (default: `onCacheHealed`'s listener). */
@@ -31,12 +35,14 @@ export function openCacheDatabase(file: string, options: OpenCacheOptions = {}):
   try {
     // SQLite takes an empty file for a new database: a cache truncated to nothing would pass unnoticed.
     if (fs.statSync(file, { throwIfNoEntry: false })?.size === 0) throw new CacheDamagedError(file, 'the file is empty')
+    const before = checkKey(file)
     const db = openDatabase(file, cacheMigrations, options)
-    // Once per file and process: a command opens its cache more than once, the check reads all of it.
-    if (checked.has(file)) return db
+    // Once per file and process: a command opens its cache more than once, and the check reads all of it.
+    if (before !== undefined && checked.has(before)) return db
     const fault = quickCheck(db)
     if (fault === undefined) {
-      checked.add(file)
+      const key = checkKey(file)
+      if (key !== undefined) checked.add(key)
       return db
     }
     db.close()
@@ -48,7 +54,6 @@ export function openCacheDatabase(file: string, options: OpenCacheOptions = {}):
   if (options.heal === false) throw new CacheDamagedError(file, reason)
   const aside = setAside(file, options.now?.() ?? new Date())
   const db = openDatabase(file, cacheMigrations, options)
-  checked.add(file)
   ;(options.onHealed ?? reportCacheHealed)({ file, aside, reason })
   return db
 }
@@ -63,11 +68,16 @@ export class CacheDamagedError extends Error {
   }
 }
 
-/** SQLite's quick check of an open cache: undefined when it finds nothing, else its first findings. */
+/** SQLite's quick check of an open cache: undefined when it finds nothing, else its first finding, on one line. */
 export function quickCheck(db: Database.Database): string | undefined {
-  const rows = db.pragma('quick_check(5)') as Array<Record<string, unknown>>
-  const findings = rows.map((row) => String(Object.values(row)[0]))
-  return findings.length === 1 && findings[0] === 'ok' ? undefined : `quick_check: ${findings.join('; ')}`
+  const rows = db.pragma('quick_check(10)') as Array<Record<string, unknown>>
+  const findings = rows
+    .flatMap((row) => String(Object.values(row)[0]).split('\n'))
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^\*\*\* in database \w+ \*\*\*$/.test(line))
+  if (findings.length === 1 && findings[0] === 'ok') return undefined
+  if (findings.length === 0) return 'quick_check found faults'
+  return `quick_check: ${findings[0]}${findings.length > 1 ? ` and ${findings.length - 1} more` : ''}`
 }
 
 /** What a cache file is, looked at without changing it: missing, healthy, or damaged and why. */
