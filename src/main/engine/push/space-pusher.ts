@@ -1,4 +1,5 @@
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
+import { journalIntact } from '../sync/recovery-inputs'
 import type { OutboxOp } from '../outbox/outbox-types'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
 import { keptLocalFiles, rememberKeptLocal } from './hold'
@@ -72,6 +73,12 @@ export class SpacePusher {
       result.skipped = `a sync down pass of this space is unfinished (${run.completed}/${run.total})`
       return this.finishResult(result)
     }
+    // A journal that is new or lost entries does not know which file is which page yet: planned now,
+    // every file would be a new page. The next sync down pass matches them (recovery) first.
+    if (!journalIntact(this.o.cache, spaceId)) {
+      result.skipped = 'the space folder is not matched to its pages yet (a new or rebuilt cache); the next sync down pass does it'
+      return this.finishResult(result)
+    }
     await closeResolvedConflicts(this.o)
     const plan = await this.plan()
     result.reports.push(...plan.reports)
@@ -99,7 +106,10 @@ export class SpacePusher {
 
   /** Drains the outbox; false when it stopped early (offline and the like). Takes in a change request found gone. */
   private async sendAll(result: PushResult): Promise<boolean> {
+    // Rows the outbox sets aside while draining (their stored data unreadable) are reported with the failures.
+    const asideBefore = new Set(this.o.outbox.setAside(this.o.spaceId).map((r) => r.seq))
     const drained = await this.sender.drain(this.o.spaceId)
+    for (const row of this.o.outbox.setAside(this.o.spaceId)) if (!asideBefore.has(row.seq)) result.failures.push(`${row.kind} #${row.seq}: ${row.error}`)
     result.sent += drained.sent
     result.failures.push(...drained.failed.map((f) => `${f.op.kind} #${f.op.seq}${filesOf(f.op).length > 0 ? ` of ${filesOf(f.op).join(', ')}` : ''}: ${f.error}`))
     if (drained.gone) {

@@ -15,6 +15,7 @@ import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
 import type { JournalEntry, RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
+import { journalIntact, listContentFiles, recoveryTexts, rememberJournalSize } from './recovery-inputs'
 import { pageTextsFromTree, placeRemoteTree, remoteRows, withSummary, type PlacedTree } from './remote-snapshot'
 
 export interface SpacePassOptions {
@@ -63,7 +64,9 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const held = options.hold ?? new Set<string>()
   const holdKey = [...held].sort().join(',')
   const sameHold = (cache.setting(holdSetting(space.id)) ?? '') === holdKey
-  if (remote.revision === space.syncedRevision && !unfinished && sameHold && (await folderExists(folder))) {
+  // A journal that lost entries (a rebuilt cache, deleted rows) is recovered by a full pass, whatever the revision.
+  const intact = journalIntact(cache, space.id)
+  if (remote.revision === space.syncedRevision && !unfinished && sameHold && intact && (await folderExists(folder))) {
     const status = folderStatus({ type: 'unchanged', revision: remote.revision })
     cache.setSpaceState(space.id, status.state, { lastError: null, issues: [], lastSyncAt: now() })
     return { ...status, spaceId: space.id, revision: remote.revision, steps: 0 }
@@ -76,13 +79,15 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   await fs.mkdir(files.root, { recursive: true })
   await files.removeStaleTempFiles()
   const journal = fullJournal.filter((j) => !(j.kind === 'page' && held.has(j.id)))
-  const scanned = [...journal.map((j) => j.path), ...snapshot.entries.map((e) => e.path)]
+  // Recovering, a page's file may be anywhere in the folder: every content file is looked at.
+  const scanned = [...journal.map((j) => j.path), ...snapshot.entries.map((e) => e.path), ...(intact ? [] : await listContentFiles(files.root))]
   const stats = StatJournal.of(cache, space.id)
   const local = await files.scan(scanned, { memo: stats })
   stats.save(scanned)
   const links = localLinksKey(snapshot)
   const relinkPages = (cache.setting(localLinksSetting(space.id)) ?? '') !== links
-  const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages })
+  const recover = intact ? undefined : { texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts) }
+  const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages, recover })
   const planned = folderStatus({ type: 'planned', plan })
   if (plan.blocked) {
     cache.setSpaceState(space.id, planned.state, { lastError: planned.message ?? null, issues: planned.issues })
@@ -143,6 +148,9 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   })
   cache.finishRun(space.id)
   cache.pageBases.prune(space.id)
+  // The journal is whole once every file recovery matched is journaled; until then each pass recovers.
+  const unrecovered = [...result.skipped.map((s) => s.action), ...result.failed.map((f) => f.action)].some((a) => a.type === 'recover')
+  if (!unrecovered) rememberJournalSize(cache, space.id)
 
   if (options.refreshLinks !== false && cache.linkReport(space.id)?.revisionId !== revisionId) {
     await refreshLinkReport(cache, gateway, space.id, revisionId)
