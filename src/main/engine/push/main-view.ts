@@ -140,5 +140,6 @@ export function carriedText(o: SpacePusherOptions, entry: { pageId?: string; has
     const markdown = change.document.markdown
     if (typeof markdown === 'string' && gitBlobOid(markdown) === entry.hash) return markdown
   }
-  return undefined
+  // A batch rebuilt after a lost answer (outbox/rebuilt-batch.ts) keeps the text the entry names apart.
+  return op.payload.carried?.find((c) => c.pageId === entry.pageId && gitBlobOid(c.markdown) === entry.hash)?.markdown
 }
