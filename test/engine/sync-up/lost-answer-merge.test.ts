@@ -86,4 +86,25 @@ describe('a lost answer, then a collaborator edits the same page inside the chan
       expect(writer.read(INSTALL_PAGE)).toBe(carried)
     })
   }
+
+  it("a page the change request created, the same paragraph rewritten by the collaborator: theirs stays, the writer's version goes to a conflicted copy", async () => {
+    const { a, seeded, spaceId } = await twoWriters()
+    const network = new LossyNetwork()
+    const writer = keep(new Workstation(t, seeded, a.dir, { gateway: { fetch: network.fetch } }))
+    writer.write('notes.md', '# Notes\n\nLine one.\n\nLine two.\n')
+    expect((await writer.push()).failures).toEqual([])
+    const crId = writer.outbox.session(spaceId)!.changeRequestId!
+    const notes = writer.outbox.entries(spaceId).find((e) => e.path === 'notes.md')!.pageId!
+    network.next = 'before'
+    const mine = "# Notes\n\nLine one, the writer's.\n\nLine two.\n"
+    writer.write('notes.md', mine)
+    await writer.push()
+    expect(writer.outbox.unfinished(spaceId).map((op) => op.state)).toEqual(['sending'])
+    await collaborator(spaceId, crId, notes, (markdown) => markdown.replace('Line one.', "Line one, the collaborator's."))
+    const back = await writer.push()
+    expect(back.failures).toEqual([])
+    expect(await changeRequestMarkdown(t.api, spaceId, crId, notes)).toContain("Line one, the collaborator's.")
+    expect(back.conflicts).toHaveLength(1)
+    expect(writer.read(back.conflicts[0])).toBe(mine)
+  })
 })

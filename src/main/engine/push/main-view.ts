@@ -116,6 +116,18 @@ export async function changeRequestTexts(o: SpacePusherOptions, journal: readonl
     }
     if (from !== undefined || !file) texts.set(j.id, { carried: from, text: theirs.markdown, oid: theirs.oid })
   }
+  // Pages the change request created (no journal entry until it is merged): edited again, they are merged
+  // with theirs from the carried text in the same way, never sent over it.
+  const journaled = new Set(journal.map((j) => j.id))
+  for (const [pageId, entry] of entries) {
+    if (journaled.has(pageId) || entry.state !== 'pushed') continue
+    const file = local.get(entry.path)
+    if (!file || file.text === undefined || file.hash === entry.hash) continue
+    const theirs = await pageIn(o, cr.revision, pageId)
+    if (!theirs || theirs.oid === entry.hash) continue
+    const from = carriedText(o, entry)
+    if (from !== undefined) texts.set(pageId, { carried: from, text: theirs.markdown, oid: theirs.oid })
+  }
   return texts
 }
 
