@@ -91,6 +91,11 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
           const own = ctx.outbox.session(space.id)?.changeRequestId === target.id
           if (!(error instanceof GitBookAPIError) || !own || !isUpdateConflict(`HTTP ${error.code}: ${error.errorMessage}`)) throw error
           io.out(`#${target.number}: ${error.errorMessage}`)
+          if (!ctx.lease.held) {
+            // Another Quire process syncs this workspace: its next push makes the copies, not this command.
+            io.err(`quire cr update: the Quire process syncing this workspace keeps your version of those places in conflicted copies at its next push; run quire cr update ${target.number} again then`)
+            return 1
+          }
           const pushed = await (await ctx.pusher(space)).push()
           for (const copy of pushed.conflicts) io.out(`  your version is kept in ${copy}`)
           await spaces.updateChangeRequest(space.id, target.id)
