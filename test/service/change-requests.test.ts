@@ -461,7 +461,7 @@ describe('change requests', () => {
       expect((await t.api.call('getCurrentRevision', { params: { spaceId: s.spaceId } })).body.parents[0]).toBe(live)
     })
 
-    it('refuses to merge over conflicting space changes until the change request is updated', async () => {
+    it('refuses to merge over conflicting space changes; an update from main refuses too (409 naming the page) and changes nothing', async () => {
       const s = space()
       const cr = await create(s)
       await write(s, cr, [{ operation: 'update_page', page: s.pages.guide, document: md('# Guide\n\nOurs.\n') }])
@@ -475,18 +475,21 @@ describe('change requests', () => {
 
       const headBefore = crHead(cr)
       const update = await t.api.as(editor.token).call('updateChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })
-      expect(update.body).toEqual({ revision: expect.any(String), result: 'conflicts' })
-      const updated = await t.api.call('getChangeRequestById', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })
-      expect(updated.body).toMatchObject({ revision: update.body.revision, revisionMergedAncestor: live, revisionInitial: s.revisionId, outdated: false })
-      expect(t.service.store.repo(RevisionsRepository).get(update.body.revision)).toMatchObject({ parents: [headBefore, live], type: 'update' })
+      expect(update.status).toBe(409)
+      expect(update.body.error.message).toMatch(/cannot be updated from main.*page "Guide"/)
+      const after = await t.api.call('getChangeRequestById', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })
+      expect(after.body).toMatchObject({ revision: headBefore, revisionMergedAncestor: s.revisionId, outdated: true })
+
+      // Settled in the change request (main's version kept), the update goes through and the merge keeps main's text.
+      await write(s, cr, [{ operation: 'update_page', page: s.pages.guide, document: md('# Guide\n\nTheirs.\n') }])
+      const updated = await t.api.as(editor.token).call('updateChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })
+      expect(updated.body).toEqual({ revision: expect.any(String), result: 'update' })
+      expect(t.service.store.repo(RevisionsRepository).get(updated.body.revision)).toMatchObject({ parents: [expect.any(String), live], type: 'update' })
       const crPages = (await t.api.call('listPagesInChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })).body.pages
       expect(crPages.map((p: { title: string }) => p.title)).toContain('Live page')
-      expect(crPages.find((p: { id: string }) => p.id === s.pages.guide).markdown).toBe('# Guide\n\nOurs.\n')
-
-      const merged = await t.api.call('mergeChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })
-      expect(merged.body.result).toBe('merge')
+      expect((await t.api.call('mergeChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: cr.id } })).body.result).toBe('merge')
       const guide = await t.api.call('getPageById', { params: { spaceId: s.spaceId, pageId: s.pages.guide }, query: { format: 'markdown' } })
-      expect(guide.body.markdown).toBe('# Guide\n\nOurs.\n')
+      expect(guide.body.markdown).toBe('# Guide\n\nTheirs.\n')
     })
 
     describe('block by block', () => {
@@ -539,11 +542,15 @@ describe('change requests', () => {
         expect((await t.api.call('getCurrentRevision', { params: { spaceId: s.spaceId } })).body.id).toBe(live)
         expect(await markdownOf(s)).toBe(doc(edited({ 1: 'Second, by one.', 2: 'Third, by one.' })))
 
-        // Updating from main brings main's paragraphs in and keeps the change request's version of the clash.
+        // Updating from main never keeps one side of the clash silently: it is refused, naming the page,
+        // and merging the change request after that attempt still keeps main's merged paragraphs.
+        const headBefore = (await t.api.call('getChangeRequestById', { params: { spaceId: s.spaceId, changeRequestId: second.id } })).body.revision
         const update = await t.api.call('updateChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: second.id } })
-        expect(update.body.result).toBe('conflicts')
-        const crPages = (await t.api.call('listPagesInChangeRequest', { params: { spaceId: s.spaceId, changeRequestId: second.id } })).body.pages
-        expect(crPages.find((p: { id: string }) => p.id === s.pages.doc).markdown).toBe(doc(edited({ 1: 'Second, by two.', 2: 'Third, by one.', 4: 'Fifth, by two.' })))
+        expect(update.status).toBe(409)
+        expect(update.body.error.message).toContain('page "Doc"')
+        expect((await t.api.call('getChangeRequestById', { params: { spaceId: s.spaceId, changeRequestId: second.id } })).body.revision).toBe(headBefore)
+        expect((await merge(s, second)).body.result).toBe('conflicts')
+        expect(await markdownOf(s)).toBe(doc(edited({ 1: 'Second, by one.', 2: 'Third, by one.' })))
       })
 
       it('a change request edited in paragraph 1 and main in paragraph 5 updates cleanly from main, then merges', async () => {

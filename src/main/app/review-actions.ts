@@ -4,6 +4,7 @@ import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository
 import type { CommentsRepository } from '../engine/comments/comments-repository'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import type { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { isUpdateConflict } from '../engine/session/session-outcomes'
 import { ActionRefusedError, type ActionOutcome, type WorkspaceSession } from '../engine/session/workspace-session'
 import { changeRequestChanges } from './change-request-diff'
 import { ChangeRequests, statusesOf, summary } from './change-requests'
@@ -75,12 +76,30 @@ export class ReviewActions {
     return this.changeRequests.pdfUrl(spaceId, changeRequestId)
   }
 
-  /** The change request after Update from main, and whether main and it changed the same places (conflicts to resolve). */
+  /**
+   * The change request after Update from main, and whether main and it changed the same places. The
+   * service refuses an update that would have to drop one side's text (409, naming the pages). For the
+   * writer's own change request, their push turns that into the app's conflicts (main's version in the
+   * change request and the file, theirs in a conflicted copy: Compare, Keep mine, Keep theirs) and the
+   * update is asked once more; otherwise the refusal, naming the pages, is the answer.
+   */
   async updateFromMain(spaceId: string, changeRequestId: string): Promise<ChangeRequestUpdate> {
-    const outcome = await this.act(() => this.session.updateFromMain(spaceId, changeRequestId), 'Updating the change request from main')
+    let outcome: ActionOutcome
+    let refused: string | undefined
+    try {
+      outcome = await this.session.updateFromMain(spaceId, changeRequestId)
+    } catch (error) {
+      refused = error instanceof ActionRefusedError ? error.op.lastError : undefined
+      if (!isUpdateConflict(refused) || this.outbox.session(spaceId)?.changeRequestId !== changeRequestId) {
+        throw error instanceof ActionRefusedError ? refusal(error, 'Updating the change request from main') : fromApiError(error, 'Updating the change request from main')
+      }
+      this.log('warning', `Update from main: ${refused!.replace(/^HTTP \d{3}: /, '')} Your version of those places goes to conflicted copies.`, spaceId)
+      await this.session.push(spaceId)
+      outcome = await this.act(() => this.session.updateFromMain(spaceId, changeRequestId), 'Updating the change request from main')
+    }
     const summary = await this.summary(spaceId, changeRequestId, outcome)
     const answer = outcome.op.result as { result?: string } | undefined
-    const conflicts = answer?.result === 'conflicts'
+    const conflicts = answer?.result === 'conflicts' || refused !== undefined
     if (summary.waiting) this.log('warning', `#${summary.number}: update from main waits to be sent (${summary.waiting})`, spaceId)
     else this.log(conflicts ? 'warning' : 'info', conflicts ? `#${summary.number} was updated from main with conflicts to resolve` : `#${summary.number} "${summary.subject}" updated from main`, spaceId)
     return { ...summary, conflicts }

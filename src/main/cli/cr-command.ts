@@ -3,7 +3,7 @@ import { ChangeRequestStatus, GitBookAPIError, type ChangeRequest } from '@gitbo
 import type { SpaceRow } from '../engine/cache/cache-repository'
 import { paginate, ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import type { ChangeRequestRow } from '../engine/outbox/outbox-repository'
-import { isAuthError } from '../engine/session/session-outcomes'
+import { isAuthError, isUpdateConflict } from '../engine/session/session-outcomes'
 import { pullSpace } from '../engine/watch/pull'
 import type { CliIo } from './io'
 import { isReviewCommand, reviewCommand, reviewUsage } from './review-commands'
@@ -82,8 +82,26 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
         return 0
       }
       case 'update': {
-        const answer = (await spaces.updateChangeRequest(space.id, target.id)).data
-        io.out(answer.result === 'conflicts' ? `updated #${target.number}: both sides changed some pages; the change request keeps its versions` : `updated #${target.number} from the space's content`)
+        let answer: { result: string }
+        try {
+          answer = (await spaces.updateChangeRequest(space.id, target.id)).data
+        } catch (error) {
+          // Main and the writer's own change request changed the same places: the service changed nothing.
+          // A push turns those pages into conflicted copies (main's version kept), then the update goes through.
+          const own = ctx.outbox.session(space.id)?.changeRequestId === target.id
+          if (!(error instanceof GitBookAPIError) || !own || !isUpdateConflict(`HTTP ${error.code}: ${error.errorMessage}`)) throw error
+          io.out(`#${target.number}: ${error.errorMessage}`)
+          if (!ctx.lease.held) {
+            // Another Quire process syncs this workspace: its next push makes the copies, not this command.
+            io.err(`quire cr update: the Quire process syncing this workspace keeps your version of those places in conflicted copies at its next push; run quire cr update ${target.number} again then`)
+            return 1
+          }
+          const pushed = await (await ctx.pusher(space)).push()
+          for (const copy of pushed.conflicts) io.out(`  your version is kept in ${copy}`)
+          await spaces.updateChangeRequest(space.id, target.id)
+          answer = { result: 'conflicts' }
+        }
+        io.out(answer.result === 'conflicts' ? `updated #${target.number}: both sides changed some pages; main's version is kept, yours in conflicted copies` : `updated #${target.number} from the space's content`)
         return 0
       }
       case 'merge': {

@@ -173,6 +173,11 @@ export class OutboxRepository {
       .immediate()
   }
 
+  /** A batch rebuilt before it is sent again (outbox/batch-rebuild.ts): its payload is replaced, its state kept. */
+  rewritePayload(seq: number, payload: unknown) {
+    this.statement('UPDATE outbox SET payload = ? WHERE seq = ?').run(JSON.stringify(payload), seq)
+  }
+
   /** The request certainly did not reach the service (refused connection, 429): it is sent as new. */
   markPending(seq: number, error: string) {
     this.statement("UPDATE outbox SET state = 'pending', last_error = ? WHERE seq = ?").run(error, seq)

@@ -12,6 +12,7 @@ import type { OutboxOp } from './outbox-types'
 
 export { ChangeRequestGoneError, type ChangeRequestGone } from './outbox-errors'
 import { OutboxReconciler } from './reconciler'
+import { RebuiltBatch } from './rebuilt-batch'
 import { finishReviewOp, isReviewOp, sendReviewOp } from './review-ops'
 
 /** Local consequences of an answered op (taking a posted marker out of its file, and so on). */
@@ -146,7 +147,11 @@ export class OutboxSender {
   private async process(op: OutboxOp): Promise<void> {
     if (op.state === 'sending') {
       const found = await this.guard(op, 'reconcile', () => this.reconciler.reconcile(op))
-      if (found !== undefined) {
+      if (found instanceof RebuiltBatch) {
+        // Merged with what the change request holds now (someone edited it since): what is left is sent.
+        op = found.op
+        if (op.payload.changes.length === 0) return this.finish(op, found.outcome)
+      } else if (found !== undefined) {
         await this.finish(op, found)
         return
       }

@@ -43,6 +43,12 @@ export interface ContentPayload {
   files?: FileReference[]
   /** Absolute path of the space folder the references' paths are relative to. */
   folder?: string
+  /**
+   * Pages whose update was rebuilt after a lost answer (outbox/batch-rebuild.ts): the text their pushed
+   * entry now names (its hash), which the batch no longer carries as it is. The next plan merges a later
+   * save of the page from it, with what the change request holds (push/main-view.ts, carriedText).
+   */
+  carried?: Array<{ pageId: string; markdown: string }>
 }
 
 /** A file to upload as it was when the push was planned. */

@@ -2,11 +2,16 @@ import { ChangeRequestOrderBy, ChangeRequestStatus, GitBookAPIError, type Change
 import { bodyMarkdown } from '../comments/threads'
 import { paginate, type ApiGateway } from '../gateway/api-gateway'
 import { batchEvidence } from './batch-evidence'
+import { rebuildBatch } from './batch-rebuild'
+import { RebuiltBatch, storeRebuild } from './rebuilt-batch'
 import { definedRefs, withKnownRefs } from './known-refs'
 import type { OutboxRepository } from './outbox-repository'
 import type { OutboxOp } from './outbox-types'
 import { ChangeRequestGoneError, type ContentOutcome } from './outbox-errors'
 import { isReviewOp, reconcileReviewOp } from './review-ops'
+
+/** How many of the change request's revisions since a lost batch are looked through for it. */
+const MAX_HISTORY = 50
 
 /** Clocks of this machine and the service may disagree: reconciling looks this far before an op was written. */
 const CLOCK_SKEW_MS = 10 * 60 * 1000
@@ -69,9 +74,13 @@ export class OutboxReconciler {
 
   /**
    * Whether a batch whose answer was lost is in the change request, from evidence of its own content
-   * (see batch-evidence.ts). An unmoved head proves it is not: a batch moves the head it is applied to.
+   * (see batch-evidence.ts), now or in any revision of the change request since the head it was sent
+   * against (it arrived, then someone edited the page after it). An unmoved head proves it is not: a
+   * batch moves the head it is applied to. Not arrived, and someone changed a page it updates inside the
+   * change request meanwhile: the batch is rebuilt as the block merge with their version (batch-rebuild.ts)
+   * and stored so, never sent again as it was over their edit.
    */
-  private async findBatch(op: Extract<OutboxOp, { kind: 'content' }>): Promise<ContentOutcome | undefined> {
+  private async findBatch(op: Extract<OutboxOp, { kind: 'content' }>): Promise<ContentOutcome | RebuiltBatch | undefined> {
     const id = this.changeRequestOf(op)
     if (!id) throw new ChangeRequestGoneError({ id: '', status: 'missing' })
     const cr = (await this.spaces.getChangeRequestById(op.spaceId, id)).data
@@ -80,17 +89,29 @@ export class OutboxReconciler {
     if (sentHead !== undefined && cr.revision === sentHead) return undefined
     const after = (await this.spaces.getRevisionOfChangeRequestById(op.spaceId, id)).data
     const before = sentHead === undefined ? undefined : await this.revisionIfFound(op.spaceId, sentHead)
-    const markdownOf = await this.pageMarkdown(op, [before, after])
+    const since = before ? await this.revisionsBetween(op.spaceId, after, before.id) : []
+    const markdownOf = await this.pageMarkdown(op, [before, ...since, after])
     const known = new Set(this.outbox.entries(op.spaceId).flatMap((e) => (e.pageId ? [e.pageId] : [])))
-    const evidence = batchEvidence({
-      changes: withKnownRefs(this.outbox, op.spaceId, op.payload.changes, definedRefs(op.payload.defines)),
-      before,
-      after,
-      markdown: markdownOf,
-      known,
-      idOfRef: (ref) => this.outbox.idOfRef(op.spaceId, ref),
-    })
-    return evidence.arrived ? { refs: evidence.refs, head: cr.revision, changeRequest: cr } : undefined
+    const changes = withKnownRefs(this.outbox, op.spaceId, op.payload.changes, definedRefs(op.payload.defines))
+    for (const revision of [after, ...since]) {
+      const evidence = batchEvidence({ changes, before, after: revision, markdown: markdownOf, known, idOfRef: (ref) => this.outbox.idOfRef(op.spaceId, ref) })
+      if (evidence.arrived) return { refs: evidence.refs, head: cr.revision, changeRequest: cr }
+    }
+    const rebuild = before && rebuildBatch({ stored: op.payload.changes, resolved: changes, before, after, markdown: markdownOf })
+    if (!rebuild) return undefined
+    return new RebuiltBatch(storeRebuild(this.outbox, op, rebuild, cr), { refs: {}, head: cr.revision, changeRequest: cr })
+  }
+
+  /** The change request's revisions after `stop` up to (not with) `head`, newest first, following its own line (first parents). */
+  private async revisionsBetween(spaceId: string, head: Revision, stop: string): Promise<Revision[]> {
+    const found: Revision[] = []
+    for (let parent = head.parents[0]; parent !== undefined && parent !== stop && found.length < MAX_HISTORY; ) {
+      const revision = await this.revisionIfFound(spaceId, parent)
+      if (!revision) break
+      found.push(revision)
+      parent = revision.parents[0]
+    }
+    return found
   }
 
   private async revisionIfFound(spaceId: string, revisionId: string): Promise<Revision | undefined> {

@@ -116,6 +116,18 @@ export async function changeRequestTexts(o: SpacePusherOptions, journal: readonl
     }
     if (from !== undefined || !file) texts.set(j.id, { carried: from, text: theirs.markdown, oid: theirs.oid })
   }
+  // Pages the change request created (no journal entry until it is merged): edited again, they are merged
+  // with theirs from the carried text in the same way, never sent over it.
+  const journaled = new Set(journal.map((j) => j.id))
+  for (const [pageId, entry] of entries) {
+    if (journaled.has(pageId) || entry.state !== 'pushed') continue
+    const file = local.get(entry.path)
+    if (!file || file.text === undefined || file.hash === entry.hash) continue
+    const theirs = await pageIn(o, cr.revision, pageId)
+    if (!theirs || theirs.oid === entry.hash) continue
+    const from = carriedText(o, entry)
+    if (from !== undefined) texts.set(pageId, { carried: from, text: theirs.markdown, oid: theirs.oid })
+  }
   return texts
 }
 
@@ -140,5 +152,6 @@ export function carriedText(o: SpacePusherOptions, entry: { pageId?: string; has
     const markdown = change.document.markdown
     if (typeof markdown === 'string' && gitBlobOid(markdown) === entry.hash) return markdown
   }
-  return undefined
+  // A batch rebuilt after a lost answer (outbox/rebuilt-batch.ts) keeps the text the entry names apart.
+  return op.payload.carried?.find((c) => c.pageId === entry.pageId && gitBlobOid(c.markdown) === entry.hash)?.markdown
 }

@@ -16,6 +16,15 @@ export class ActionRefusedError extends Error {
   }
 }
 
+/**
+ * The service refused "update from main" because main and the change request changed the same places
+ * (a 409 naming the pages; see the service's change-request-merge.ts). Nothing was changed there: the
+ * writer's push then turns those pages into conflicted copies, after which the update goes through.
+ */
+export function isUpdateConflict(reason: string | undefined): boolean {
+  return reason !== undefined && /^HTTP 409\b.*cannot be updated from main/s.test(reason)
+}
+
 export function isAuthError(error: unknown): boolean {
   return error instanceof GitBookAPIError && error.code === 401
 }

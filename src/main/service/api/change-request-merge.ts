@@ -1,6 +1,6 @@
-import { diffTrees, mergeTrees, type RevisionTree, type TreeFile, type TreePage } from '../../content'
+import { diffTrees, findPage, mergeTrees, type RevisionTree, type TreeFile, type TreePage } from '../../content'
 import { ok, type RequestContext, type Route } from '../http/context'
-import { badRequest } from '../http/errors'
+import { badRequest, conflict } from '../http/errors'
 import { ChangeRequestsRepository } from '../store/change-requests'
 import { createSpaceRevision, RevisionsRepository } from '../store/revisions'
 import { changeRequestRevision, currentRevision, requireChangeRequest, requireEditable, requireSpace } from './content-access'
@@ -11,9 +11,9 @@ import { RevisionView } from './serializers/revision'
  * Merge: the change request's content goes into the space as a new space revision whose parents are
  * [space head, change request head]. The merge is three-way from the space revision the change request
  * is based on; a page both changed merges field by field and its body block by block. When both changed
- * the same block (or field) differently, nothing is merged and the answer is `conflicts`: the user updates
- * the change request (keeping its versions of those blocks) and merges again, so a merge never silently
- * overwrites work done on the main content.
+ * the same block (or field) differently, nothing is merged and the answer is `conflicts`: someone settles
+ * those blocks in the change request (an update from main refuses until then, naming the pages) and merges
+ * again, so a merge never silently overwrites work done on the main content.
  */
 function mergeChangeRequest(ctx: RequestContext) {
   const { space } = requireSpace(ctx, 'merge')
@@ -48,8 +48,11 @@ function mergeChangeRequest(ctx: RequestContext) {
 /**
  * Update: brings the space's current content into the change request as a new change request revision
  * (parents [change request head, space head]); the merge base moves to the space head. Where both sides
- * changed the same block or field of a page, the change request's version of it is kept and the answer is
- * `conflicts`.
+ * changed the same block or field of a page (or the same file), nothing is updated: the answer is a 409
+ * naming those pages, and the change request stays as it was. Keeping either side there would drop the
+ * other's text without anyone choosing (keeping the change request's removed what main had merged, once
+ * the change request was merged); GitBook too makes a person pick "Keep primary" or "Keep changed" for
+ * each conflict before the update is done. Quire's client turns the 409 into its conflicted copies.
  */
 function updateChangeRequest(ctx: RequestContext) {
   const { space } = requireSpace(ctx, 'edit')
@@ -61,6 +64,13 @@ function updateChangeRequest(ctx: RequestContext) {
 
   const base = ctx.store.repo(RevisionsRepository).get(cr.revisionMergedAncestor)
   const merged = mergeTrees(base?.tree ?? { pages: [], files: [] }, main.tree, head.tree, { readBody: storedBody(ctx) })
+  if (merged.conflicts.length > 0) {
+    const names = merged.conflicts.map((id) => conflictName(head.tree, main.tree, id))
+    throw conflict(
+      `Change request #${cr.number} cannot be updated from main: main and the change request changed the same places of ${names.join(', ')}. ` +
+        'Nothing was changed; settle these in the change request (keep main\'s version or the change request\'s), then update again.',
+    )
+  }
   const revision = ctx.store.transaction(() => {
     const created = ctx.store.repo(RevisionsRepository).create({
       spaceId: space.id,
@@ -74,7 +84,15 @@ function updateChangeRequest(ctx: RequestContext) {
     ctx.store.repo(ChangeRequestsRepository).setRevision(cr.id, created.id, main.id)
     return created
   })
-  return ok({ revision: revision.id, result: merged.conflicts.length > 0 ? 'conflicts' : 'update' })
+  return ok({ revision: revision.id, result: 'update' })
+}
+
+/** A conflicting page as a person finds it ("Title" (slug)), or a file by its name. */
+function conflictName(head: RevisionTree, main: RevisionTree, id: string): string {
+  const page = findPage(head, id) ?? findPage(main, id)
+  if (page) return `page "${page.title || 'Untitled'}" (${page.slug || id})`
+  const file = head.files.find((f) => f.id === id) ?? main.files.find((f) => f.id === id)
+  return file ? `file ${file.name}` : id
 }
 
 /** Page bodies from the store, so that pages both sides edited merge block by block. */

@@ -86,7 +86,7 @@ function ChangeRequestCard(props: CardProps) {
       (result) => {
         const next = result as Awaited<ReturnType<typeof bridge.updateChangeRequest>>
         if (next.waiting) return `Update from main of #${cr.number} waits to be sent: ${next.waiting}.`
-        if (next.conflicts) return `#${cr.number} was updated from main with conflicts: main and this change request changed the same places. Resolve them in the change request before merging.`
+        if (next.conflicts) return `#${cr.number} was updated from main with conflicts: main and this change request changed the same places. Main's version is kept there and yours is in a conflicted copy (Show conflicts: Compare, Keep mine, Keep theirs).`
         return `#${cr.number} is up to date with main.`
       },
     )
