@@ -1,6 +1,7 @@
 import type { SpaceFacts } from '../../../shared/space-state'
 import type { CacheRepository } from '../cache/cache-repository'
 import type { OutboxRepository } from '../outbox/outbox-repository'
+import { waitingRemovals } from '../push/missing-pages'
 import { filesOf } from '../push/sync-up-status'
 
 /** The cache setting that keeps an account's refused token, so every process (the CLI's status too) says signed out. */
@@ -27,7 +28,8 @@ export function storedSpaceFacts(
     paused: now.paused,
     ...(authError ? { authError } : {}),
     pushesEdits: now.pushesEdits,
-    pendingEdits: outbox.unfinished(spaceId).length,
+    // A removal waiting for the quiet interval is an edit not sent yet: pending, never "in sync".
+    pendingEdits: outbox.unfinished(spaceId).length + waitingRemovals(cache, spaceId),
     pushStopped: now.pushStopped,
     refused: outbox.openRefusals(spaceId).map((op) => ({ files: filesOf(op), error: op.lastError ?? '' })),
     conflicts: outbox
