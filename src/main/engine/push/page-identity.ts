@@ -159,9 +159,11 @@ function markDeletions(s: PlanState) {
   }
   for (const k of s.known.values()) {
     if (k.now !== undefined) continue
+    // Nothing at the page's path: the removal waits for the quiet interval first, silently, also when
+    // a skipped file holds the page (an editor's backup-save is under way: no word of holding it yet).
+    if (s.notRead(k.path) === undefined && !k.redelete && waits(s, k)) continue
     const at = s.notRead(k.path) ?? s.heldIn.get(k.handle)
     if (at === undefined) {
-      if (!k.redelete && waits(s, k)) continue
       // An edit beats a delete: a page someone changed in the space since the writer's last sync is not
       // deleted by the writer's removal of its file (their edit would go); the pass brings it back.
       const main = s.main.get(k.handle)
