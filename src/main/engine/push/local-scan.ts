@@ -35,7 +35,7 @@ export interface LocalScan {
  * names with `.md` in them only, small ones, a few, not deep, never inside `.git`. Cheap by design:
  * nothing of it runs unless a page file is missing.
  */
-export const SKIPPED_BOUNDS = { maxFiles: 200, maxBytes: 1024 * 1024, maxEntries: 5000, maxDepth: 4 }
+export const SKIPPED_BOUNDS = { maxFiles: 200, maxBytes: 1024 * 1024, maxEntries: 2000, maxDepth: 4 }
 
 // Opening without following a link: a file swapped for a symlink after the listing is not read through.
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)
@@ -125,30 +125,13 @@ export class LocalScanner {
   private async readSkipped(skipped: ReadonlyMap<string, SkipReason>, inodes: Map<string, number>): Promise<Map<string, LocalFile>> {
     const out = new Map<string, LocalFile>()
     let entries = 0
-    const visit = async (rel: string, depth: number, isDir: boolean | undefined): Promise<void> => {
-      if (out.size >= SKIPPED_BOUNDS.maxFiles || entries++ >= SKIPPED_BOUNDS.maxEntries) return
-      const full = path.join(this.root, ...rel.split('/'))
-      let stat: Stats
+    const readOne = async (rel: string) => {
+      if (out.size >= SKIPPED_BOUNDS.maxFiles || !/\.md/i.test(rel.slice(rel.lastIndexOf('/') + 1))) return
       try {
-        stat = await fs.lstat(full)
-      } catch {
-        return
-      }
-      if (stat.isDirectory() && isDir !== false) {
-        if (depth >= SKIPPED_BOUNDS.maxDepth || path.basename(full) === '.git' || path.basename(full) === 'node_modules') return
-        let names: string[]
+        const handle = await fs.open(path.join(this.root, ...rel.split('/')), READ_FLAGS)
         try {
-          names = await fs.readdir(full)
-        } catch {
-          return
-        }
-        for (const name of names.sort()) await visit(`${rel}/${name}`, depth + 1, undefined)
-        return
-      }
-      if (!stat.isFile() || stat.size > SKIPPED_BOUNDS.maxBytes || !/\.md/i.test(path.basename(full))) return
-      try {
-        const handle = await fs.open(full, READ_FLAGS)
-        try {
+          const stat = await handle.stat()
+          if (!stat.isFile() || stat.size > SKIPPED_BOUNDS.maxBytes) return
           const bytes = await handle.readFile()
           inodes.set(rel, stat.ino)
           out.set(rel, { hash: gitBlobOid(bytes), size: bytes.byteLength, text: bytes.toString('utf8') })
@@ -156,10 +139,36 @@ export class LocalScanner {
           await handle.close()
         }
       } catch {
-        // gone or unreadable since the listing: it holds nothing to find
+        // gone, a link, or unreadable since the listing: it holds nothing to find
       }
     }
-    for (const [rel, reason] of skipped) if (reason === 'hidden' || reason === 'ignored') await visit(rel, 0, undefined)
+    // Folders by their listing's types (no stat per entry); only names with `.md` in them are opened.
+    const visit = async (rel: string, depth: number): Promise<void> => {
+      const name = rel.slice(rel.lastIndexOf('/') + 1)
+      if (depth > SKIPPED_BOUNDS.maxDepth || name === '.git' || name === 'node_modules') return
+      let list: Dirent[]
+      try {
+        list = await fs.readdir(path.join(this.root, ...rel.split('/')), { withFileTypes: true })
+      } catch {
+        return
+      }
+      for (const entry of list) {
+        if (out.size >= SKIPPED_BOUNDS.maxFiles || ++entries > SKIPPED_BOUNDS.maxEntries) return
+        if (entry.isDirectory()) await visit(`${rel}/${entry.name}`, depth + 1)
+        else if (entry.isFile()) await readOne(`${rel}/${entry.name}`)
+      }
+    }
+    for (const [rel, reason] of skipped) {
+      if (reason !== 'hidden' && reason !== 'ignored') continue
+      let stat: Stats
+      try {
+        stat = await fs.lstat(path.join(this.root, ...rel.split('/')))
+      } catch {
+        continue
+      }
+      if (stat.isDirectory()) await visit(rel, 1)
+      else if (stat.isFile()) await readOne(rel)
+    }
     return out
   }
 
