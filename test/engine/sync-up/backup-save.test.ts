@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DELETION_QUIET_MS } from '../../../src/main/engine/push/push-types'
 import { until } from '../../support/until'
