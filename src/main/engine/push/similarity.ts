@@ -8,8 +8,13 @@
 /** Git's default `-M` threshold: half the larger file's bytes must be shared. */
 export const RENAME_THRESHOLD = 0.5
 
+interface LineCounts {
+  counts: Map<string, number>
+  bytes: number
+}
+
 /** Bytes of each distinct line (with its newline) and how often it occurs. */
-function lineCounts(text: string): { counts: Map<string, number>; bytes: number } {
+function lineCounts(text: string): LineCounts {
   const counts = new Map<string, number>()
   let bytes = 0
   for (const line of text.split('\n')) {
@@ -28,15 +33,18 @@ function lineCounts(text: string): { counts: Map<string, number>; bytes: number 
  */
 export function similarity(a: string, b: string, threshold = RENAME_THRESHOLD): number {
   if (a === b) return 1
-  const left = lineCounts(a)
-  const right = lineCounts(b)
+  return scoreOf(lineCounts(a), lineCounts(b), threshold)
+}
+
+function scoreOf(left: LineCounts, right: LineCounts, threshold: number): number {
   const max = Math.max(left.bytes, right.bytes)
   if (max === 0) return 0
   // git's shortcut: a size difference larger than (1 - threshold) of the larger file cannot reach it.
   if (Math.abs(left.bytes - right.bytes) > max * (1 - threshold)) return 0
+  const [small, large] = left.counts.size <= right.counts.size ? [left, right] : [right, left]
   let shared = 0
-  for (const [line, n] of left.counts) {
-    const m = right.counts.get(line)
+  for (const [line, n] of small.counts) {
+    const m = large.counts.get(line)
     if (m !== undefined) shared += Math.min(n, m) * (Buffer.byteLength(line) + 1)
   }
   return shared / max
@@ -59,10 +67,24 @@ export function pairBySimilarity<S, D>(
   threshold = RENAME_THRESHOLD,
 ): Array<SimilarityPair<S, D>> {
   const pairs: Array<SimilarityPair<S, D>> = []
-  for (const s of sources) {
-    for (const t of targets) {
-      const score = similarity(s.text, t.text, threshold)
-      if (score >= threshold) pairs.push({ source: s.key, target: t.key, score })
+  // Each text's lines are counted once, and a source is scored only against the targets that share a
+  // line with it (an index by line): a push may compare hundreds of missing pages with hundreds of files.
+  const targetCounts = targets.map((t) => lineCounts(t.text))
+  const byLine = new Map<string, number[]>()
+  targetCounts.forEach((c, i) => {
+    for (const line of c.counts.keys()) byLine.set(line, [...(byLine.get(line) ?? []), i])
+  })
+  for (const source of sources) {
+    const counts = lineCounts(source.text)
+    const shared = new Map<number, number>()
+    for (const [line, n] of counts.counts) {
+      const bytes = Buffer.byteLength(line) + 1
+      for (const i of byLine.get(line) ?? []) shared.set(i, (shared.get(i) ?? 0) + Math.min(n, targetCounts[i].counts.get(line)!) * bytes)
+    }
+    for (const [i, bytes] of shared) {
+      const max = Math.max(counts.bytes, targetCounts[i].bytes)
+      const score = source.text === targets[i].text ? 1 : bytes / max
+      if (score >= threshold) pairs.push({ source: source.key, target: targets[i].key, score })
     }
   }
   pairs.sort((a, b) => b.score - a.score)
