@@ -5,6 +5,7 @@ import type {
 import type Database from 'better-sqlite3'
 import { CacheRepository } from '../engine/cache/cache-repository'
 import { openCacheDatabase } from '../engine/cache/open-cache'
+import { healedCacheLine, type HealedCache } from '../engine/cache/cache-health-events'
 import { CommentsRepository } from '../engine/comments/comments-repository'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
 import { WorkspaceLease } from '../engine/cache/workspace-lease'
@@ -66,8 +67,11 @@ export class QuireBackend implements QuireBridge {
 
   static async open(options: BackendOptions = {}): Promise<QuireBackend> {
     const paths = appPaths(options.dataDir)
-    const db = openCacheDatabase(paths.cacheFile, { nativeBinding: options.nativeBinding })
+    let healed: HealedCache | undefined
+    const db = openCacheDatabase(paths.cacheFile, { nativeBinding: options.nativeBinding, onHealed: (h) => (healed = h) })
     const backend = new QuireBackend(paths, db, options, options.vault ?? (await defaultTokenVault(paths.tokenFolder)))
+    // A damaged cache was set aside and a fresh one opened: the activity log says so, naming both files.
+    if (healed) backend.log('error', `${healedCacheLine(healed).replace(/^the/, 'The')}`)
     try {
       const restored = await backend.accounts.restore()
       if (restored && 'missingToken' in restored) backend.log('warning', `The token for ${restored.missingToken.displayName} is gone from the ${restored.missingToken.tokenStore} store: sign in again`)

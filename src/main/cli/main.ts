@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { healedCacheLine, isCacheDamage, onCacheHealed } from '../engine/cache/cache-health-events'
 import { processIo, type CliIo } from './io'
 
 type Command = (args: string[], io: CliIo) => Promise<number>
@@ -19,6 +20,7 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
   reply: { load: async () => (await import('./comments-command')).replyCommand, summary: 'reply to a comment thread' },
   resolve: { load: async () => (await import('./comments-command')).resolveCommand, summary: 'resolve a comment thread' },
   cr: { load: async () => (await import('./cr-command')).crCommand, summary: 'change requests: list, show, update, merge, pdf; review: submit, review, reviewers, archive, list --review' },
+  doctor: { load: async () => (await import('./doctor-command')).doctorCommand, summary: 'check the cache and its outbox; --repair sets a damaged cache or outbox row aside' },
   import: { load: async () => (await import('./import-command')).importCommand, summary: 'bring a Git Sync tree into one change request of a space (new or existing)' },
   serve: { load: async () => (await import('../headless/serve-command')).serveCommand, summary: 'run Quire headless: the app in a browser on 127.0.0.1' },
 }
@@ -57,9 +59,15 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.err(`quire: unknown command "${name}"\n\n${usage()}`)
     return 2
   }
+  // A damaged cache is set aside and replaced when a command opens it: said once, naming both files.
+  onCacheHealed((healed) => io.err(`quire: ${healedCacheLine(healed)}`))
   try {
     return await (await command.load())(rest, io)
   } catch (error) {
+    if (isCacheDamage(error)) {
+      io.err(`quire ${name}: the cache is damaged (${error instanceof Error ? error.message : String(error)}): run quire doctor --repair to set it aside and start a fresh one`)
+      return 1
+    }
     // Only on failure: these pull in @gitbook/api, the cache schema and better-sqlite3, which --help does not need.
     const [{ redactedMessage }, { isAuthError }, { SIGN_IN_HINT }] = await Promise.all([import('../engine/gateway/secrets'), import('../engine/session/session-outcomes'), import('./space-states')])
     // A refused token is the user's to fix, not a request to quote (its URL says nothing to them).

@@ -103,6 +103,7 @@ export class CacheRepository {
   /* The journal: what is on disk, and the content hash it was written with (the merge base). */
 
   journal(spaceId: string) { return this.pageTables.journal(spaceId) }
+  journalSize(spaceId: string) { return this.pageTables.journalSize(spaceId) }
   /** Records that `entry.path` now holds content `entry.baseHash` (remote version `entry.oid`). */
   recordJournal(spaceId: string, entry: JournalEntry) { return this.pageTables.recordJournal(spaceId, entry) }
   /** The entry no longer has a local file. */

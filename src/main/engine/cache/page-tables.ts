@@ -139,6 +139,12 @@ export class PageTables extends CacheTable {
     return [...select('pages').map(of(() => 'page')), ...select('files').map(of((id) => (id === SUMMARY_ENTRY_ID ? 'summary' : 'file')))]
   }
 
+  /** How many entries the journal holds (a count, for the check that none was lost: see `journalIntact`). */
+  journalSize(spaceId: string): number {
+    const count = (table: 'pages' | 'files') => Number((this.statement(`SELECT COUNT(*) AS n FROM ${table} WHERE space_id = ? AND local_path IS NOT NULL`).get(spaceId) as Row).n)
+    return count('pages') + count('files')
+  }
+
   /** Records that `entry.path` now holds content `entry.baseHash` (remote version `entry.oid`). */
   recordJournal(spaceId: string, entry: JournalEntry) {
     const table = entry.kind === 'page' ? 'pages' : 'files'

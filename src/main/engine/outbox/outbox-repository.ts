@@ -1,14 +1,14 @@
 import type Database from 'better-sqlite3'
 import { StatementCache } from '../cache/statement-cache'
 import type { EntryUpdate, OpenConflict, PushedEntry } from './pushed-entries'
-import type { NewOutboxOp, OutboxKind, OutboxOp, OutboxState } from './outbox-types'
+import type { NewOutboxOp, OutboxOp } from './outbox-types'
+import { BadRowError, entryOf, opOf, parsedOrUndefined, sessionOf, type Row } from './outbox-rows'
 
 /**
  * Every SQL statement of sync up: the outbox, the writer's change request per space (push sessions),
  * what that change request carries (pushed entries), conflicts, and the mirror of change requests.
  */
 
-type Row = Record<string, unknown>
 const str = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : String(v))
 
 export interface PushSession {
@@ -98,18 +98,23 @@ export class OutboxRepository {
 
   op(seq: number): OutboxOp | undefined {
     const row = this.statement('SELECT * FROM outbox WHERE seq = ?').get(seq) as Row | undefined
-    return row && opOf(row)
+    return row && this.decode(row)
   }
 
   byKey(key: string): OutboxOp | undefined {
     const row = this.statement('SELECT * FROM outbox WHERE op_key = ?').get(key) as Row | undefined
-    return row && opOf(row)
+    return row && this.decode(row)
   }
 
   /** The oldest operation of the space still to send or to reconcile. */
   next(spaceId: string): OutboxOp | undefined {
-    const row = this.statement("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq LIMIT 1").get(spaceId) as Row | undefined
-    return row && opOf(row)
+    // A row that cannot be read is set aside by `decode` (no longer pending): the next one is looked at.
+    for (;;) {
+      const row = this.statement("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq LIMIT 1").get(spaceId) as Row | undefined
+      if (!row) return undefined
+      const op = this.decode(row)
+      if (op) return op
+    }
   }
 
   /**
@@ -139,11 +144,11 @@ export class OutboxRepository {
     const rows = spaceId
       ? (this.statement("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq").all(spaceId) as Row[])
       : (this.statement("SELECT * FROM outbox WHERE state IN ('pending', 'sending') ORDER BY seq").all() as Row[])
-    return rows.map(opOf)
+    return this.decodeAll(rows)
   }
 
   ops(spaceId: string, limit = 100): OutboxOp[] {
-    return (this.statement('SELECT * FROM outbox WHERE space_id = ? ORDER BY seq DESC LIMIT ?').all(spaceId, limit) as Row[]).map(opOf)
+    return (this.statement('SELECT * FROM outbox WHERE space_id = ? ORDER BY seq DESC LIMIT ?').all(spaceId, limit) as Row[]).flatMap((row) => this.decode(row) ?? [])
   }
 
   /** Recorded BEFORE the request leaves: after a crash, `sending` means "ask the service first". */
@@ -208,7 +213,7 @@ export class OutboxRepository {
   refusedKeys(spaceId: string): Set<string> {
     const rows = this.statement("SELECT payload FROM outbox WHERE space_id = ? AND kind = 'content' AND state = 'failed'").all(spaceId) as Row[]
     const keys = new Set<string>()
-    for (const row of rows) for (const key of (JSON.parse(String(row.payload)) as { keys?: string[] }).keys ?? []) keys.add(key)
+    for (const row of rows) for (const key of (parsedOrUndefined(row.payload) as { keys?: string[] } | undefined)?.keys ?? []) keys.add(key)
     return keys
   }
 
@@ -220,7 +225,7 @@ export class OutboxRepository {
     const rows = this.statement("SELECT seq, payload FROM outbox WHERE space_id = ? AND kind = 'content' AND state = 'failed'").all(spaceId) as Row[]
     const retire = this.statement("UPDATE outbox SET state = 'superseded', finished_at = ? WHERE seq = ?")
     for (const row of rows) {
-      const paths = ((JSON.parse(String(row.payload)) as { entries?: Array<{ path: string }> }).entries ?? []).map((e) => e.path)
+      const paths = ((parsedOrUndefined(row.payload) as { entries?: Array<{ path: string }> } | undefined)?.entries ?? []).map((e) => e.path)
       if (paths.length > 0 && paths.every((p) => carried.has(p))) retire.run(this.now(), Number(row.seq))
     }
   }
@@ -234,11 +239,64 @@ export class OutboxRepository {
     if (!session) return []
     return (
       this.statement("SELECT * FROM outbox WHERE space_id = ? AND generation = ? AND kind = 'content' AND state = 'failed' ORDER BY seq DESC LIMIT ?").all(spaceId, session.generation, limit) as Row[]
-    ).map(opOf)
+    ).flatMap((row) => this.decode(row) ?? [])
   }
 
   failures(spaceId: string, limit = 20): OutboxOp[] {
-    return (this.statement("SELECT * FROM outbox WHERE space_id = ? AND state = 'failed' ORDER BY seq DESC LIMIT ?").all(spaceId, limit) as Row[]).map(opOf)
+    return (this.statement("SELECT * FROM outbox WHERE space_id = ? AND state = 'failed' ORDER BY seq DESC LIMIT ?").all(spaceId, limit) as Row[]).flatMap((row) => this.decode(row) ?? [])
+  }
+
+  /**
+   * Rows whose stored JSON could not be read (a damaged cache, a hand edit): set aside, never sent, kept
+   * for the writer to see (`quire status`, `quire doctor`). Read without decoding what is damaged.
+   */
+  setAside(spaceId?: string): Array<{ seq: number; spaceId: string; kind: string; error: string }> {
+    const rows = (spaceId
+      ? this.statement("SELECT seq, space_id, kind, last_error FROM outbox WHERE space_id = ? AND state = 'set-aside' ORDER BY seq").all(spaceId)
+      : this.statement("SELECT seq, space_id, kind, last_error FROM outbox WHERE state = 'set-aside' ORDER BY seq").all()) as Row[]
+    return rows.map((row) => ({ seq: Number(row.seq), spaceId: String(row.space_id), kind: String(row.kind), error: String(row.last_error ?? '') }))
+  }
+
+  /** Rows still in play whose stored JSON cannot be read, found without changing them (quire doctor). */
+  unreadable(): Array<{ seq: number; spaceId: string; kind: string; error: string }> {
+    const out: Array<{ seq: number; spaceId: string; kind: string; error: string }> = []
+    for (const row of this.statement("SELECT * FROM outbox WHERE state != 'set-aside'").all() as Row[]) {
+      try {
+        opOf(row)
+      } catch (error) {
+        out.push({ seq: Number(row.seq), spaceId: String(row.space_id), kind: String(row.kind), error: unreadableReason(error) })
+      }
+    }
+    return out
+  }
+
+  /** Sets aside every row `unreadable` finds (quire doctor --repair); answers how many. */
+  setAsideUnreadable(): number {
+    const rows = this.unreadable()
+    for (const row of rows) this.decode(this.statement('SELECT * FROM outbox WHERE seq = ?').get(row.seq) as Row)
+    return rows.length
+  }
+
+  private decodeAll(rows: Row[]): OutboxOp[] {
+    return rows.flatMap((row) => this.decode(row) ?? [])
+  }
+
+  /**
+   * An op from its row; a row whose JSON cannot be read is set aside (state `set-aside`, the reason in
+   * `last_error`) and what the change request was to carry from it is dropped, so one bad row never
+   * stops the outbox: the rest is sent, and the planner plans those files again.
+   */
+  private decode(row: Row): OutboxOp | undefined {
+    try {
+      return opOf(row)
+    } catch (error) {
+      const reason = `set aside: ${unreadableReason(error)}`
+      this.transaction(() => {
+        this.statement("UPDATE outbox SET state = 'set-aside', last_error = ?, finished_at = ? WHERE seq = ?").run(reason, this.now(), Number(row.seq))
+        this.dropEntriesOf(String(row.space_id), Number(row.seq))
+      })
+      return undefined
+    }
   }
 
   /* Push sessions: the writer's change request per space */
@@ -378,7 +436,7 @@ export class OutboxRepository {
       number: Number(row.number),
       status: String(row.status),
       subject: str(row.subject),
-      data: JSON.parse(String(row.data)) as Record<string, unknown>,
+      data: (parsedOrUndefined(row.data) ?? {}) as Record<string, unknown>,
     }))
   }
 
@@ -387,45 +445,6 @@ export class OutboxRepository {
   }
 }
 
-function opOf(row: Row): OutboxOp {
-  return {
-    seq: Number(row.seq),
-    spaceId: String(row.space_id),
-    generation: Number(row.generation),
-    kind: String(row.kind) as OutboxKind,
-    key: String(row.op_key),
-    payload: JSON.parse(String(row.payload)),
-    state: String(row.state) as OutboxState,
-    attempts: Number(row.attempts),
-    result: row.result === null || row.result === undefined ? undefined : (JSON.parse(String(row.result)) as unknown),
-    lastError: str(row.last_error),
-    sentContext: row.sent_context === null || row.sent_context === undefined ? undefined : (JSON.parse(String(row.sent_context)) as unknown),
-    createdAt: String(row.created_at),
-    sentAt: str(row.sent_at),
-  } as OutboxOp
-}
-
-function sessionOf(row: Row): PushSession {
-  return {
-    spaceId: String(row.space_id),
-    generation: Number(row.generation),
-    userId: String(row.user_id),
-    changeRequestId: str(row.change_request_id),
-    number: row.number === null || row.number === undefined ? undefined : Number(row.number),
-    headRevision: str(row.head_revision),
-    subject: str(row.subject),
-    titles: JSON.parse(String(row.titles ?? '[]')) as string[],
-    openedAt: String(row.opened_at),
-  }
-}
-
-function entryOf(row: Row): PushedEntry {
-  return {
-    path: String(row.path),
-    kind: String(row.kind) as PushedEntry['kind'],
-    pageId: str(row.page_id),
-    ref: str(row.ref),
-    hash: String(row.hash),
-    state: String(row.state) as PushedEntry['state'],
-  }
+function unreadableReason(error: unknown): string {
+  return `its stored ${error instanceof BadRowError ? error.field : 'data'} cannot be read (${error instanceof Error ? error.message : String(error)})`
 }

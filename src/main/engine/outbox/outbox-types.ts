@@ -11,9 +11,10 @@ export type OutboxKind = 'create-cr' | 'update-cr' | 'content' | 'comment' | 're
  * its change request was merged or closed before it went out; the planner puts its changes in the next one.
  * `split`: a batch the service refused; its changes were written again one per op, so one bad change
  * does not hold back the others (or in halves, after a 413). Also a batch not sent because a file it
- * uploads changed since the plan: its changes are left to the next plan.
+ * uploads changed since the plan: its changes are left to the next plan. `set-aside`: its stored JSON
+ * could not be read (a damaged cache): never sent, kept and reported (outbox-repository.ts `decode`).
  */
-export type OutboxState = 'pending' | 'sending' | 'done' | 'failed' | 'superseded' | 'split'
+export type OutboxState = 'pending' | 'sending' | 'done' | 'failed' | 'superseded' | 'split' | 'set-aside'
 
 export interface CreateChangeRequestPayload {
   subject: string

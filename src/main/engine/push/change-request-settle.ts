@@ -7,6 +7,7 @@ import { ServiceUnreachableError } from '../gateway/api-gateway'
 import type { ChangeRequestGone } from '../outbox/outbox-sender'
 import { remoteRows } from '../sync/remote-snapshot'
 import { carriedText } from './main-view'
+import { carriedSummary } from './summary-state'
 import { hashOf, resolveIn, type SpacePusherOptions } from './pusher-context'
 
 /** Asks the service about the open change request; undefined when it is still open (or the service is out of reach). */
@@ -69,9 +70,14 @@ export async function settleChangeRequest(o: SpacePusherOptions, gone: ChangeReq
       // has nothing to download then, would not keep it).
       if (entry.kind === 'page' && local.text !== undefined && local.raw === remote) cache.pageBases.remember(spaceId, remote, local.text)
     }
-    // SUMMARY.md edits placed the new pages; the service's SUMMARY.md replaces them now.
+    // The change request carried the writer's SUMMARY.md (new pages placed, order, nesting, titles): the
+    // service's SUMMARY.md replaces it now. Not a version it did not carry (edited since) nor one with
+    // edits the content API cannot represent: that file stays the writer's edit.
     const summaryHash = await hashOf(resolveIn(o, SUMMARY_FILE))
-    if (summaryJournal && summaryHash && summaryHash !== summaryJournal.baseHash) cache.recordJournal(spaceId, { ...summaryJournal, id: SUMMARY_ENTRY_ID, baseHash: summaryHash })
+    const carried = carriedSummary(cache, spaceId, session.generation)
+    if (summaryJournal && summaryHash && summaryHash !== summaryJournal.baseHash && carried?.hash === summaryHash && carried.unsent === 0) {
+      cache.recordJournal(spaceId, { ...summaryJournal, id: SUMMARY_ENTRY_ID, baseHash: summaryHash })
+    }
   }
   outbox.transaction(() => {
     outbox.supersede(spaceId, session.generation)

@@ -1,7 +1,7 @@
 import { isPageFile, strippedContent } from './page-file'
 import type { Known, PlanState } from './plan-state'
 import { DELETION_QUIET_MS, MAX_PAGE_BYTES, type LocalFile, type PushedEntry, type SkipReason } from './push-types'
-import { pairBySimilarity, similarity } from './similarity'
+import { lineSimilarity, pairBySimilarity } from '../workspace/similarity'
 
 /**
  * The first steps of a push plan: which page each local file is (the change request's claims, then
@@ -68,7 +68,8 @@ const INODE_MIN_SCORE = 0.3
 /**
  * Missing pages found again by evidence, strongest first: the inode the last scan saw at the page's
  * path, then its last content exactly (the journal's or the change request's hash), then similar
- * content (git's rename detection: a score over lines, 50 %, ties refused). Files the scan reads come
+ * content (workspace/similarity.ts, the rule recovery uses too: git's rename detection, a score over
+ * lines, 50 %, ties refused). Files the scan reads come
  * first: a page found there was edited or moved (or, deleted by the change request, comes back); a page
  * found only in a file the scan skips (`faq.md~`, `.getting-started/`) was renamed there and is held.
  */
@@ -95,7 +96,7 @@ function matchByEvidence(s: PlanState) {
     const text = k && baseText(k)
     const content = file && strippedContent(file)
     if (!k || !file || taken.has(now) || text === undefined || content?.text === undefined) continue
-    if (hashesOf(k).has(content.hash) || similarity(text, content.text, INODE_MIN_SCORE) >= INODE_MIN_SCORE) settle(k, now)
+    if (hashesOf(k).has(content.hash) || lineSimilarity(text, content.text) >= INODE_MIN_SCORE) settle(k, now)
   }
   for (const [pool, pages] of [[visible, open], [skippedFiles, () => open().filter(holdable)]] as const) {
     matchExact(pages(), pool, taken, settle)
@@ -107,7 +108,7 @@ function matchByEvidence(s: PlanState) {
       const text = taken.has(path) ? undefined : strippedContent(file).text
       return text === undefined ? [] : [{ key: path, text }]
     })
-    if (sources.length > 0 && targets.length > 0) for (const pair of pairBySimilarity(sources, targets)) settle(pair.source, pair.target)
+    if (sources.length > 0 && targets.length > 0) for (const pair of pairBySimilarity(sources, targets)) settle(pair.left, pair.right)
   }
 
   for (const [k, path] of found) {

@@ -6,6 +6,7 @@ import { identifyPages, reviving } from './page-identity'
 import { baseName, placeFolder, README, shortHash, slugOfPath, stemOf, strippedContent, titleOf } from './page-file'
 import { PagePlacement } from './page-placement'
 import { PlanState } from './plan-state'
+import { planSummaryEdits } from './summary-edits'
 import { DELETION_QUIET_MS, type EntryUpdate, type PushInput, type PushPlan } from './push-types'
 
 /**
@@ -23,6 +24,8 @@ import { DELETION_QUIET_MS, type EntryUpdate, type PushInput, type PushPlan } fr
  * - A missing file whose content turns up under another name is a rename or a move (`update_page`
  *   with `slug`/`into`/`at`); otherwise it is a deletion (`delete_page`), after moving out subpages
  *   whose files are still there.
+ * - The writer's SUMMARY.md edits (order, nesting, entry titles) become moves and title updates of the
+ *   pages main has (summary-edits.ts); what the content API cannot represent is reported with its line.
  * - A new image under `.gitbook/assets/` that a page sent now links to is uploaded with `insert_files`
  *   and linked through its `ref`; one over the size limit is reported.
  * - Both sides changed since the merge base: the page merges block by block (the change request and
@@ -59,6 +62,7 @@ class PushPlanner {
     this.planRevivals()
     const kept = this.planInserts()
     new KnownPagePlanner(s, this.placement, this.uploads).planAll()
+    const summaryEdit = planSummaryEdits(s)
     this.planDeletions()
     this.uploads.uploadUnlinked()
     reportIncludeEdits(s)
@@ -77,6 +81,7 @@ class PushPlanner {
       keptLocal: [...kept].sort(),
       waitingDeletions: s.waiting,
       ...(replanAt !== undefined ? { replanAt } : {}),
+      ...(summaryEdit ? { summaryEdit } : {}),
     }
   }
 

@@ -44,6 +44,14 @@ export interface PushInput {
   skipped?: ReadonlyMap<string, SkipReason>
   /** SUMMARY.md as the writer left it: where it lists a new page is where the page goes. */
   summary?: string
+  /**
+   * SUMMARY.md as sync down last wrote it (the journal's summary entry, its merge base), when kept: the
+   * writer's order, nesting and titles are what differs from it (summary-edits.ts). Without it, main
+   * stands for the base.
+   */
+  summaryBase?: string
+  /** The writer's SUMMARY.md the open change request already carries (its order, nesting and titles sent). */
+  summaryCarried?: { hash: string; text: string }
   pushed: readonly PushedEntry[]
   /** Marker keys already posted or waiting in the outbox. */
   posted: ReadonlySet<string>
@@ -139,10 +147,18 @@ export interface PlannedRewrite {
 }
 
 export type PushReportKind = 'too-large' | 'asset-changed' | 'refused' | 'placed-higher' | 'unknown-thread' | 'not-read' | 'edit-beats-delete' | 'group-not-created' | 'not-in-summary' | 'include-kept'
+  /** A SUMMARY.md edit the content API cannot represent (a new group, a separator, a URL entry...): not sent, the file stays an edit. */
+  | 'summary-not-sent'
+  /** An entry's new title that the page file's own H1 overrides. */
+  | 'summary-title-kept'
+  /** A list both the writer and main reordered: the writer's order is sent. */
+  | 'summary-merged'
 
 export interface PushReport {
   kind: PushReportKind
   path: string
+  /** 1-based line of `path` the report is about, where there is one. */
+  line?: number
   message: string
 }
 
@@ -167,6 +183,11 @@ export interface PushPlan {
   waitingDeletions?: Map<string, number>
   /** When to plan again (ms since the epoch) for the waiting removals; undefined when none waits. */
   replanAt?: number
+  /**
+   * The writer's SUMMARY.md when it differs from its merge base: what this plan's change request carries
+   * of it (remembered for the next plans) and how many of its edits cannot be sent (the file stays an edit).
+   */
+  summaryEdit?: { hash: string; text: string; unsent: number }
 }
 
 /** `name (conflicted copy 2026-01-31 093612).md`: Nextcloud's naming, recognizable by people and by Quire. */

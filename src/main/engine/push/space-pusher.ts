@@ -1,4 +1,5 @@
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
+import { journalIntact } from '../sync/recovery-inputs'
 import type { OutboxOp } from '../outbox/outbox-types'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
 import { keptLocalFiles, rememberKeptLocal } from './hold'
@@ -13,6 +14,7 @@ import { planPush } from './push-planner'
 import type { PushPlan, PushReport } from './push-types'
 import { deletionQuietMs, nowOf, stampOf, type SpacePusherOptions } from './pusher-context'
 import { filesOf } from './sync-up-status'
+import { carriedSummary, rememberSummaryEdit, summaryBase } from './summary-state'
 
 export { stampOf, type SpacePusherOptions } from './pusher-context'
 
@@ -77,6 +79,12 @@ export class SpacePusher {
       result.skipped = `a sync down pass of this space is unfinished (${run.completed}/${run.total})`
       return this.finishResult(result)
     }
+    // A journal that is new or lost entries does not know which file is which page yet: planned now,
+    // every file would be a new page. The next sync down pass matches them (recovery) first.
+    if (!journalIntact(this.o.cache, spaceId)) {
+      result.skipped = 'the space folder is not matched to its pages yet (a new or rebuilt cache); the next sync down pass does it'
+      return this.finishResult(result)
+    }
     await closeResolvedConflicts(this.o)
     const plan = await this.plan()
     result.reports.push(...plan.reports)
@@ -84,6 +92,7 @@ export class SpacePusher {
     result.waitingDeletions = plan.waitingDeletions?.size ?? 0
     result.planned = await enqueuePlan(this.o, plan)
     rememberKeptLocal(this.o.cache, spaceId, plan.keptLocal ?? [])
+    rememberSummaryEdit(this.o.cache, spaceId, outbox.session(spaceId)?.generation, plan.summaryEdit)
     await applyRewrites(this.o, plan.rewrites)
     await removePostedMarkers(this.o, plan.markers.filter((m) => !m.post && this.o.outbox.byKey(m.key)?.state === 'done'))
     await keepOrphans(this.o, plan.orphans)
@@ -105,7 +114,10 @@ export class SpacePusher {
 
   /** Drains the outbox; false when it stopped early (offline and the like). Takes in a change request found gone. */
   private async sendAll(result: PushResult): Promise<boolean> {
+    // Rows the outbox sets aside while draining (their stored data unreadable) are reported with the failures.
+    const asideBefore = new Set(this.o.outbox.setAside(this.o.spaceId).map((r) => r.seq))
     const drained = await this.sender.drain(this.o.spaceId)
+    for (const row of this.o.outbox.setAside(this.o.spaceId)) if (!asideBefore.has(row.seq)) result.failures.push(`${row.kind} #${row.seq}: ${row.error}`)
     result.sent += drained.sent
     result.failures.push(...drained.failed.map((f) => `${f.op.kind} #${f.op.seq}${filesOf(f.op).length > 0 ? ` of ${filesOf(f.op).join(', ')}` : ''}: ${f.error}`))
     if (drained.gone) {
@@ -142,6 +154,8 @@ export class SpacePusher {
       local: scan.files,
       skipped: scan.skipped,
       summary: scan.summary,
+      summaryBase: summaryBase(cache, spaceId, journal.find((j) => j.kind === 'summary')?.oid),
+      summaryCarried: carriedSummary(cache, spaceId, outbox.session(spaceId)?.generation),
       pushed,
       posted: outbox.markerKeys(spaceId),
       refused: outbox.refusedKeys(spaceId),

@@ -11,6 +11,8 @@ export interface SyncUpStatus {
   outbox: number
   /** Operations the service refused (each is reported once its file changes again). */
   refused: Array<{ kind: string; error: string; files: string[] }>
+  /** Operations whose stored data could not be read (a damaged cache): kept, never sent. */
+  setAside: Array<{ seq: number; kind: string; error: string }>
   changeRequest?: { id: string; number?: number; subject?: string }
 }
 
@@ -22,6 +24,7 @@ export function syncUpStatus(outbox: OutboxRepository, spaceId: string): SyncUpS
     conflicts,
     outbox: outbox.unfinished(spaceId).length,
     refused: outbox.failures(spaceId, 5).map((op) => ({ kind: op.kind, error: op.lastError ?? '', files: filesOf(op) })),
+    setAside: outbox.setAside(spaceId).map(({ seq, kind, error }) => ({ seq, kind, error })),
     ...(session?.changeRequestId ? { changeRequest: { id: session.changeRequestId, number: session.number, subject: session.subject } } : {}),
   }
 }
@@ -45,6 +48,7 @@ export function describeSyncUp(status: SyncUpStatus | undefined): string[] {
   if (status.outbox > 0) lines.push(`  outbox: ${status.outbox} operation${status.outbox === 1 ? '' : 's'} waiting to be sent`)
   for (const c of status.conflicts) lines.push(`  conflict: ${c.path} — your version is in ${c.copy}`)
   for (const r of status.refused) lines.push(`  refused ${r.kind}${r.files.length > 0 ? ` of ${r.files.join(', ')}` : ''}: ${r.error}`)
+  for (const r of status.setAside ?? []) lines.push(`  outbox operation #${r.seq} (${r.kind}) ${r.error}`)
   return lines
 }
 

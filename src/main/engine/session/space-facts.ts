@@ -3,6 +3,7 @@ import type { CacheRepository } from '../cache/cache-repository'
 import type { OutboxRepository } from '../outbox/outbox-repository'
 import { waitingRemovals } from '../push/missing-pages'
 import { filesOf } from '../push/sync-up-status'
+import { unsentSummaryEdits } from '../push/summary-state'
 
 /** The cache setting that keeps an account's refused token, so every process (the CLI's status too) says signed out. */
 export const authErrorKey = (accountId: string) => `auth_error:${accountId}`
@@ -28,8 +29,9 @@ export function storedSpaceFacts(
     paused: now.paused,
     ...(authError ? { authError } : {}),
     pushesEdits: now.pushesEdits,
-    // A removal waiting for the quiet interval is an edit not sent yet: pending, never "in sync".
-    pendingEdits: outbox.unfinished(spaceId).length + waitingRemovals(cache, spaceId),
+    // A removal waiting for the quiet interval, and SUMMARY.md edits the content API cannot represent
+    // (they wait in the file, reported by the push), are edits not sent yet: pending, never "in sync".
+    pendingEdits: outbox.unfinished(spaceId).length + waitingRemovals(cache, spaceId) + unsentSummaryEdits(cache, spaceId),
     pushStopped: now.pushStopped,
     refused: outbox.openRefusals(spaceId).map((op) => ({ files: filesOf(op), error: op.lastError ?? '' })),
     conflicts: outbox

@@ -133,6 +133,14 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         await files.rename(action.from, action.to, action.baseHash)
         commit(() => journal.record({ id: action.id, kind: action.kind, path: action.to, oid: action.oid, baseHash: action.baseHash }))
         return
+      case 'recover': {
+        await expectHash(action.file, action.hash)
+        if (action.path !== action.file) await expectHash(action.path, undefined)
+        const baseHash = await recoveredBase(action)
+        await expectHash(action.file, action.hash)
+        commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash }))
+        return
+      }
       case 'adopt':
         await expectHash(action.path, action.oid)
         commitMatching(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: action.oid }))
@@ -193,6 +201,19 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
       result.done--
       result.skipped.push({ action, reason: `${save.relative} changed locally${save.went === 'copy' ? ' (kept in a conflicted copy)' : ''}` })
     }
+  }
+
+  /**
+   * The merge base of a recovered file: the hash of what a download of its entry would write (the remote
+   * oid, unless its links or include are written locally). A page's text is fetched either way, so the
+   * journal's record keeps it as the page's merge base (as a download's does).
+   */
+  const recoveredBase = async (action: Extract<SyncAction, { type: 'recover' }>): Promise<string> => {
+    if (action.include) return gitBlobOid(utf8.encode(renderInclude(await includeDocument(action.include.contentId), action.path, action.include)))
+    if (action.kind === 'file') return action.oid
+    const remote = await content({ ...action, type: 'download' })
+    if (gitBlobOid(remote) !== action.oid) throw new Error(`the service sent content for ${action.path} that does not match its oid`)
+    return action.links ? gitBlobOid(localBytes(remote, action.path, action.links)) : action.oid
   }
 
   const includeDocument = (id: string): Promise<JSONDocument> => {

@@ -1,6 +1,7 @@
 import type { EntryKind } from '../cache/journal-types'
 import type { LocalLinks } from '../workspace/local-links'
 import type { IncludeSource } from './include-files'
+import type { RecoveryTexts } from './recovery-match'
 
 /**
  * The vocabulary shared by the planner (pure) and the executor (I/O). Paths are relative to the space
@@ -50,6 +51,13 @@ export type SyncAction =
   | { type: 'delete'; id: string; kind: EntryKind; path: string; baseHash: string; journaledOid?: string }
   /** The journal names a file that is gone and the remote no longer wants: drop the record. */
   | { type: 'forget'; id: string; kind: EntryKind }
+  /**
+   * Recovery without a journal (recovery-match.ts): the file at `file` (hash `hash`) is this remote
+   * entry. Only the journal learns it, at `path` (the entry's place, or the file's own), with the remote
+   * oid and, as base, the hash of what Quire would write for it: a file that differs is the writer's
+   * edit of that entry. Nothing on disk is touched. The other fields are the entry's, as for a download.
+   */
+  | { type: 'recover'; id: string; kind: EntryKind; path: string; file: string; hash: string; oid: string; url?: string; content?: string; links?: LocalLinks; include?: IncludeSource }
 
 export type SyncNotice =
   /** A local edit (content differs from the merge base) kept: the remote change for it is not applied. */
@@ -72,4 +80,10 @@ export interface PlanOptions {
    * (`RemoteEntry.links`): such pages are written again, though their remote oid is the same.
    */
   relinkPages?: boolean
+  /**
+   * The journal is not known to be whole (a first sync, a rebuilt cache, lost rows): files it does not
+   * name are matched to remote entries it does not name (recovery-match.ts) before any counts as new.
+   * `texts` feeds the similarity step; without it only paths and oids match.
+   */
+  recover?: { texts?: RecoveryTexts }
 }

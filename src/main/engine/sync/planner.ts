@@ -1,4 +1,5 @@
 import type { JournalEntry, LocalState, PlanOptions, RemoteEntry, RemoteSnapshot, SyncAction, SyncNotice, SyncPlan } from './plan-types'
+import { matchUnjournaled } from './recovery-match'
 
 /**
  * Decides what one pass does to one space folder, from three facts and nothing else: the remote
@@ -10,6 +11,9 @@ import type { JournalEntry, LocalState, PlanOptions, RemoteEntry, RemoteSnapshot
  *   remote change for it is held back and reported.
  * - A file that is not in the journal is never overwritten: if it already holds the remote content it is
  *   adopted, else the remote entry waits (first sync into a non-empty folder merges).
+ * - While the journal is not known to be whole (`options.recover`), such files are first matched to the
+ *   remote entries the journal does not name, by path, oid, then similarity (recovery-match.ts), and
+ *   journaled as those entries (`recover`): a file that differs is the writer's edit of that page.
  * - Remote renames and moves become local renames; content is downloaded only when its oid changed.
  * - Deleting more than half of the space's files stops the plan unless the user allowed it.
  */
@@ -23,9 +27,13 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
 
   const notices: SyncNotice[] = []
   const forgets: SyncAction[] = []
+  const recovers = options.recover ? recoverActions(remote, journal, local, options.recover.texts) : []
+  /** Remote entries a recovered file stands for: journaled by their `recover` step, nothing else this pass. */
+  const recovered = new Set(recovers.map(key))
+  for (const r of recovers) if (r.path === r.file) ownerOfPath.set(r.path, { id: r.id, kind: r.kind, path: r.path, oid: r.oid, baseHash: r.oid })
   const deletes: SyncAction[] = []
   /** Journal entries whose file keeps its current path this pass. */
-  const stays = new Set<string>()
+  const stays = new Set<string>(recovers.filter((r) => r.path === r.file).map(key))
   /** Where each remote entry's current local copy is (clean or already converged), when there is one to reuse. */
   const source = new Map<string, { path: string; hash: string; journal: JournalEntry }>()
 
@@ -55,6 +63,7 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
   }
 
   const placed = remote.entries.filter((r) => {
+    if (recovered.has(key(r))) return false
     const j = journalByKey.get(key(r))
     if (!j || !local.has(j.path)) return true
     return source.has(key(r)) // edited entries are held back
@@ -139,7 +148,36 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
 
   // The summary is written last: it lists the pages the other actions put in place.
   downloads.sort((a, b) => Number(a.kind === 'summary') - Number(b.kind === 'summary'))
-  return { revision: remote.revision, actions: [...forgets, ...deletes, ...orderMoves(moves), ...adopts, ...downloads], notices }
+  return { revision: remote.revision, actions: [...forgets, ...recovers, ...deletes, ...orderMoves(moves), ...adopts, ...downloads], notices }
+}
+
+/**
+ * The `recover` steps of the files recovery matched (a file at its entry's place that already holds the
+ * remote content needs none: it is adopted as any such file). A file found elsewhere holding exactly the
+ * entry's content is journaled at the entry's place when nothing is there, so the push sees a rename
+ * of that page (and the hold keeps the pass from putting it back); any other is journaled where it is.
+ */
+function recoverActions(remote: RemoteSnapshot, journal: readonly JournalEntry[], local: LocalState, texts: Parameters<typeof matchUnjournaled>[3]): Array<Extract<SyncAction, { type: 'recover' }>> {
+  const named = new Set(journal.map((j) => j.path))
+  return matchUnjournaled(remote.entries, journal, local, texts).flatMap(({ entry: r, file, hash, by }) => {
+    if (file === r.path && hash === r.oid) return []
+    const path = by === 'oid' && !local.has(r.path) && !named.has(r.path) ? r.path : file
+    return [
+      {
+        type: 'recover' as const,
+        id: r.id,
+        kind: r.kind,
+        path,
+        file,
+        hash,
+        oid: r.oid,
+        ...(r.url !== undefined ? { url: r.url } : {}),
+        ...(r.content !== undefined ? { content: r.content } : {}),
+        ...(r.links !== undefined ? { links: r.links } : {}),
+        ...(r.include !== undefined ? { include: r.include } : {}),
+      },
+    ]
+  })
 }
 
 /**

@@ -6,6 +6,7 @@ import type { CacheRepository, SpaceRow } from '../cache/cache-repository'
 import { StatJournal } from '../cache/stat-journal'
 import type { ApiGateway } from '../gateway/api-gateway'
 import { refreshLinkReport } from '../links/link-reports'
+import { rememberSummaryBase } from '../push/summary-state'
 import { foldsCase } from '../workspace/case-folding'
 import { confinedPath } from '../workspace/safe-names'
 import { SpaceFolder, type SpaceFolderOptions } from '../workspace/space-folder'
@@ -14,6 +15,7 @@ import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
 import type { JournalEntry, RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
+import { journalIntact, listContentFiles, recoveryTexts, rememberJournalSize } from './recovery-inputs'
 import { pageTextsFromTree, placeRemoteTree, remoteRows, withSummary, type PlacedTree } from './remote-snapshot'
 
 export interface SpacePassOptions {
@@ -62,7 +64,9 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const held = options.hold ?? new Set<string>()
   const holdKey = [...held].sort().join(',')
   const sameHold = (cache.setting(holdSetting(space.id)) ?? '') === holdKey
-  if (remote.revision === space.syncedRevision && !unfinished && sameHold && (await folderExists(folder))) {
+  // A journal that lost entries (a rebuilt cache, deleted rows) is recovered by a full pass, whatever the revision.
+  const intact = journalIntact(cache, space.id)
+  if (remote.revision === space.syncedRevision && !unfinished && sameHold && intact && (await folderExists(folder))) {
     const status = folderStatus({ type: 'unchanged', revision: remote.revision })
     cache.setSpaceState(space.id, status.state, { lastError: null, issues: [], lastSyncAt: now() })
     return { ...status, spaceId: space.id, revision: remote.revision, steps: 0 }
@@ -75,13 +79,15 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   await fs.mkdir(files.root, { recursive: true })
   await files.removeStaleTempFiles()
   const journal = fullJournal.filter((j) => !(j.kind === 'page' && held.has(j.id)))
-  const scanned = [...journal.map((j) => j.path), ...snapshot.entries.map((e) => e.path)]
+  // Recovering, a page's file may be anywhere in the folder: every content file is looked at.
+  const scanned = [...journal.map((j) => j.path), ...snapshot.entries.map((e) => e.path), ...(intact ? [] : await listContentFiles(files.root))]
   const stats = StatJournal.of(cache, space.id)
   const local = await files.scan(scanned, { memo: stats })
   stats.save(scanned)
   const links = localLinksKey(snapshot)
   const relinkPages = (cache.setting(localLinksSetting(space.id)) ?? '') !== links
-  const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages })
+  const recover = intact ? undefined : { texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts) }
+  const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages, recover })
   const planned = folderStatus({ type: 'planned', plan })
   if (plan.blocked) {
     cache.setSpaceState(space.id, planned.state, { lastError: planned.message ?? null, issues: planned.issues })
@@ -116,6 +122,11 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
         // Dropped whatever the entry (a page written with local links too): its bytes are on disk now.
         const written = downloaded.get(entry.id)
         downloaded.delete(entry.id)
+        // SUMMARY.md as written is the merge base the writer's edits of it are told from (push/summary-edits.ts).
+        if (entry.kind === 'summary' && entry.baseHash === entry.oid) {
+          const summary = adoptedBytes(files.root, entry.path, entry.oid)
+          if (summary !== undefined) rememberSummaryBase(cache, space.id, entry.oid, Buffer.from(summary).toString('utf8'))
+        }
         if (entry.kind !== 'page' || entry.baseHash !== entry.oid) return
         // An adopted file already holds the remote version: its own bytes are the text.
         const bytes = written ?? adoptedBytes(files.root, entry.path, entry.oid)
@@ -137,6 +148,9 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   })
   cache.finishRun(space.id)
   cache.pageBases.prune(space.id)
+  // The journal is whole once every file recovery matched is journaled; until then each pass recovers.
+  const unrecovered = [...result.skipped.map((s) => s.action), ...result.failed.map((f) => f.action)].some((a) => a.type === 'recover')
+  if (!unrecovered) rememberJournalSize(cache, space.id)
 
   if (options.refreshLinks !== false && cache.linkReport(space.id)?.revisionId !== revisionId) {
     await refreshLinkReport(cache, gateway, space.id, revisionId)

@@ -119,6 +119,11 @@ export class AppWorkstation extends SpaceFiles implements Writer {
     return { revision, unchanged: space.steps === 0 && revision === before, written: space.steps, state: space.state, issues }
   }
 
+  /** The space's state as the app shows it (`synced`, `pending`, ...). */
+  async state(): Promise<string | undefined> {
+    return (await this.backend.getStatus()).spaces.find((s) => s.id === this.seeded.spaceId)?.state
+  }
+
   async merge(changeRequestId: string): Promise<string> {
     const merged = await this.backend.mergeChangeRequest({ spaceId: this.seeded.spaceId, changeRequestId })
     return merged.waiting ? `waits (${merged.waiting})` : merged.status

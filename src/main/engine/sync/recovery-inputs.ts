@@ -1,0 +1,82 @@
+import type { Dirent } from 'node:fs'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import type { CacheRepository } from '../cache/cache-repository'
+import { contentKind, folderReason } from '../workspace/content-names'
+import type { JournalEntry, LocalState, RemoteSnapshot } from './plan-types'
+import type { RecoveryTexts } from './recovery-match'
+
+/**
+ * What a pass needs to recover without a journal (recovery-match.ts): whether it must (the journal is
+ * not known to be whole), every content file of the folder (a page's file may be anywhere), and the
+ * texts the similarity step compares.
+ *
+ * Whether the journal is whole: each full pass leaves the journal's size in the cache's settings; a
+ * journal that holds fewer entries lost rows. A cache with no size and no synced revision is new (a
+ * first sync, a cache deleted or set aside): its journal is empty however many files the folder holds.
+ * Shrinking for a good reason (a push taking over a path) costs one pass of recovery, nothing more.
+ */
+
+const journalSizeSetting = (spaceId: string) => `journal_size:${spaceId}`
+
+type JournalFacts = Pick<CacheRepository, 'setting' | 'setSetting' | 'journalSize' | 'space'>
+
+export function journalIntact(cache: JournalFacts, spaceId: string): boolean {
+  const recorded = cache.setting(journalSizeSetting(spaceId))
+  // A cache from before the size was kept: whole if it has synced (nothing says otherwise).
+  if (recorded === undefined) return cache.space(spaceId)?.syncedRevision !== undefined
+  return cache.journalSize(spaceId) >= Number(recorded)
+}
+
+/** After a pass whose recovery (if any) completed: the journal as it is now is whole. */
+export function rememberJournalSize(cache: JournalFacts, spaceId: string) {
+  const size = String(cache.journalSize(spaceId))
+  if (cache.setting(journalSizeSetting(spaceId)) !== size) cache.setSetting(journalSizeSetting(spaceId), size)
+}
+
+/** Every content file under `root` (pages, assets, includes), relative and `/`-separated; symlinks and skipped folders not entered. */
+export async function listContentFiles(root: string): Promise<string[]> {
+  const out: string[] = []
+  const visit = async (dir: string, relative: string): Promise<void> => {
+    let entries: Dirent[]
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const entry of entries) {
+      const rel = relative === '' ? entry.name : `${relative}/${entry.name}`
+      if (entry.isDirectory()) {
+        if (folderReason(rel) === undefined) await visit(path.join(dir, entry.name), rel)
+      } else if (entry.isFile() && contentKind(rel) !== undefined) out.push(rel)
+    }
+  }
+  await visit(root, '')
+  return out
+}
+
+/**
+ * The texts of the similarity step: the local page files the journal does not name and that are not
+ * already their entry's content at its place, read now (few: most files of a recovered folder match by
+ * path or oid); the remote pages' markdown as the tree carried it.
+ */
+export async function recoveryTexts(root: string, snapshot: RemoteSnapshot, journal: readonly JournalEntry[], local: LocalState, pageTexts: ReadonlyMap<string, Uint8Array>): Promise<RecoveryTexts> {
+  const named = new Set(journal.map((j) => j.path))
+  const oids = new Set(snapshot.entries.map((e) => e.oid))
+  const localTexts = new Map<string, string>()
+  for (const [rel, hash] of local) {
+    if (named.has(rel) || oids.has(hash) || contentKind(rel) !== 'page') continue
+    try {
+      localTexts.set(rel, await fs.readFile(path.join(root, ...rel.split('/')), 'utf8'))
+    } catch {
+      // Gone since the scan: nothing to compare.
+    }
+  }
+  return {
+    local: (rel) => localTexts.get(rel),
+    remote: (id) => {
+      const bytes = pageTexts.get(id)
+      return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+    },
+  }
+}

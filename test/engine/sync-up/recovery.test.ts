@@ -1,0 +1,149 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { AppWorkstation } from './support/app-workstation'
+import { serviceForFile } from './support/hooks'
+import { changeRequestRevision, FolderFiles, mainRevision, pagesOf, remoteOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
+
+/**
+ * Recovery without a journal (issue 24 item 5, issue 25 item 5): a deleted cache, deleted journal rows,
+ * a first sync into a folder that already holds the space's files. Files are matched to the service's
+ * pages by path, oid, then similarity before anything counts as new: an edited file becomes an edit of
+ * its page (same id, update_page), never a second page, and no writer's file is overwritten.
+ */
+
+const t = serviceForFile()
+const dirs: string[] = []
+const open: Array<{ close(): void | Promise<void> }> = []
+afterEach(async () => {
+  for (const w of open.splice(0)) await w.close()
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+function dir(prefix: string): string {
+  const d = tempDir(prefix)
+  dirs.push(d)
+  return d
+}
+
+function workstation(seeded: SeededSpace, at: string): Workstation {
+  const ws = new Workstation(t, seeded, at)
+  open.push(ws)
+  return ws
+}
+
+function removeCache(at: string) {
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(at, `cache.db${suffix}`), { force: true })
+}
+
+/** The pages of the writer's change request: title and path by id. */
+async function changeRequestPages(ws: { outbox: Workstation['outbox']; seeded: SeededSpace }) {
+  const crId = ws.outbox.session(ws.seeded.spaceId)?.changeRequestId
+  if (!crId) throw new Error('no change request was opened')
+  return { crId, pages: pagesOf(await changeRequestRevision(t.api, ws.seeded.spaceId, crId)) }
+}
+
+async function markdownIn(spaceId: string, crId: string, pageId: string): Promise<string> {
+  return (await t.api.call('getPageInChangeRequestById', { params: { spaceId, changeRequestId: crId, pageId }, query: { format: 'markdown' } })).body.markdown as string
+}
+
+const EDITED_FAQ = '# FAQ\n\nQuestions.\n\nAnswered after the cache was lost.\n'
+
+describe('recovery without a journal', () => {
+  it('a lost cache with an edited file: one FAQ page, the same id, the edit sent as its update', { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const at = dir('quire-recover-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    const faqId = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    first.write('faq.md', EDITED_FAQ)
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+
+    const ws = workstation(seeded, at)
+    // Before any pass the journal knows no file: a push now would take every file for a new page.
+    expect((await ws.push()).skipped).toMatch(/not matched to its pages yet/)
+    await ws.pull()
+    expect(ws.read('faq.md')).toBe(EDITED_FAQ) // never overwritten
+    await ws.push()
+
+    const { crId, pages } = await changeRequestPages(ws)
+    expect([...pages.values()].filter((p) => p.title === 'FAQ')).toHaveLength(1)
+    expect(pages.get(faqId)?.path).toBe('faq.md')
+    expect(await markdownIn(seeded.spaceId, crId, faqId)).toContain('Answered after the cache was lost.')
+    expect(pages.size).toBe(pagesOf(await mainRevision(t.api, seeded.spaceId)).size)
+  })
+
+  it('deleted journal rows: no duplicate home page, the edit goes to the same page', { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const ws = workstation(seeded, dir('quire-rows-'))
+    await ws.pull()
+    const main = pagesOf(await mainRevision(t.api, seeded.spaceId))
+    const [homeId, home] = [...main].find(([, p]) => p.title === 'Home')!
+    ws.write(home.path, '# Home\n\nWelcome to the guide, edited.\n')
+    // Rows lost: the home page's row as a whole, and every other page's journal columns.
+    const db = (ws.cache as unknown as { db: import('better-sqlite3').Database }).db
+    db.prepare('DELETE FROM pages WHERE space_id = ? AND id = ?').run(seeded.spaceId, homeId)
+    db.prepare('UPDATE pages SET local_path = NULL, synced_oid = NULL, base_hash = NULL WHERE space_id = ?').run(seeded.spaceId)
+
+    await ws.pull()
+    await ws.push()
+    const { crId, pages } = await changeRequestPages(ws)
+    expect([...pages.values()].filter((p) => p.title === 'Home')).toHaveLength(1)
+    expect(pages.size).toBe(main.size)
+    expect(await markdownIn(seeded.spaceId, crId, homeId)).toContain('edited')
+  })
+
+  it('first sync into a non-empty folder holding the space files, one edited, one moved, one moved and edited', { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    // The folder as another machine (or a git clone) left it: written by a first workstation, whose cache goes.
+    const source = workstation(seeded, dir('quire-clone-'))
+    await source.pull()
+    const main = pagesOf(await mainRevision(t.api, seeded.spaceId))
+    const idOf = (p: string) => [...main].find(([, page]) => page.path === p)![0]
+    const folder = new FolderFiles(path.join(dir('quire-first-'), 'workspace', 'Acme', 'Docs'))
+    fs.cpSync(source.folder, folder.folder, { recursive: true })
+    folder.write('faq.md', EDITED_FAQ)
+    fs.renameSync(folder.file('guide/install.md'), folder.file('installing.md'))
+    const configure = folder.read('guide/configure.md')
+    fs.rmSync(folder.file('guide/configure.md'))
+    folder.write('setup.md', `${configure}\nOne more line of setup.\n`)
+
+    const ws = workstation(seeded, path.dirname(path.dirname(path.dirname(folder.folder))))
+    await ws.pull()
+    expect(ws.read('faq.md')).toBe(EDITED_FAQ)
+    expect(fs.existsSync(ws.file('guide/install.md'))).toBe(false) // the writer's move is not undone by a copy
+    expect(fs.existsSync(ws.file('guide/configure.md'))).toBe(false)
+    await ws.push()
+
+    const { crId, pages } = await changeRequestPages(ws)
+    expect(pages.size).toBe(main.size) // nothing inserted, nothing deleted
+    expect(await markdownIn(seeded.spaceId, crId, idOf('faq.md'))).toContain('Answered after the cache was lost.')
+    expect(pages.get(idOf('guide/install.md'))?.path).toBe('installing.md')
+    expect(await markdownIn(seeded.spaceId, crId, idOf('guide/configure.md'))).toContain('One more line of setup.')
+    expect(ws.read('setup.md')).toContain('One more line of setup.')
+  })
+
+  it("through the app's backend: a lost cache with an edited file gives one page, the same id", { timeout: 90_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const dataDir = dir('quire-app-recover-')
+    const quietly = (work: () => Promise<void>) => work()
+    const gateway = { maxAttempts: 2, timeoutMs: 10_000 }
+    const app = await AppWorkstation.open(remoteOf(t), seeded, dataDir, gateway, quietly)
+    await app.pull()
+    const faqId = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    app.write('faq.md', EDITED_FAQ)
+    await app.close()
+    removeCache(dataDir)
+
+    const again = await AppWorkstation.open(remoteOf(t), seeded, dataDir, gateway, quietly)
+    open.push(again)
+    await again.pull()
+    expect(again.read('faq.md')).toBe(EDITED_FAQ)
+    await again.push()
+    const { crId, pages } = await changeRequestPages(again)
+    expect([...pages.values()].filter((p) => p.title === 'FAQ')).toHaveLength(1)
+    expect(await markdownIn(seeded.spaceId, crId, faqId)).toContain('Answered after the cache was lost.')
+  })
+})
