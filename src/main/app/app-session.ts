@@ -32,6 +32,8 @@ export interface BackendOptions {
   /** Watch the space folders and push edits as they are saved; on unless false. */
   watch?: boolean
   debounceMs?: number
+  /** How long a page file must stay missing before its deletion is sent (default 2 s; tests of other things lower it). */
+  deletionQuietMs?: number
   now?: () => Date
   /** Gateway tuning, e.g. shorter timeouts in tests. */
   gateway?: GatewayTuning
@@ -73,6 +75,7 @@ function appWorkspaceSession(
     syncUp: options.syncUp,
     watch: options.watch,
     debounceMs: options.debounceMs,
+    deletionQuietMs: options.deletionQuietMs,
     // Without autoSync (tests), cycles run only when asked.
     intervalMs: () => (options.autoSync === false ? undefined : settings.get().intervalSeconds * 1000),
     paused: () => settings.get().paused,

@@ -81,6 +81,8 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
     io.out(`workspace: ${ctx.workspace}`)
     if (values.once) {
       await session.start()
+      // A removal waits for the quiet interval (an editor's backup-save): sent before this run ends.
+      await session.settled()
       await session.stop()
       return ctx.outbox.unfinished().length === 0 && session.signedOutReason === undefined ? 0 : 1
     }

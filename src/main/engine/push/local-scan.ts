@@ -21,7 +21,21 @@ export interface LocalScan {
    * holds. Something is there, so a page whose file is among them (or under one) was not removed.
    */
   skipped: Map<string, SkipReason>
+  /**
+   * Regular files under skipped names (hidden or editor's names, inside hidden folders too) that may
+   * hold a page: read only when a page file the caller expects is missing, within SKIPPED_BOUNDS.
+   */
+  skippedFiles: Map<string, LocalFile>
+  /** Files at a new path with the inode a file had at a now empty path in the previous scan: new -> old. */
+  inodeMoves: Map<string, string>
 }
+
+/**
+ * What the scan reads under skipped names, to find a page renamed there (`faq.md~`, `.getting-started/`):
+ * names with `.md` in them only, small ones, a few, not deep, never inside `.git`. Cheap by design:
+ * nothing of it runs unless a page file is missing.
+ */
+export const SKIPPED_BOUNDS = { maxFiles: 200, maxBytes: 1024 * 1024, maxEntries: 2000, maxDepth: 4 }
 
 // Opening without following a link: a file swapped for a symlink after the listing is not read through.
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)
@@ -45,6 +59,8 @@ export class LocalScanner {
   async scan(wantText: (path: string, hash: string) => boolean, expected: Iterable<string> = []): Promise<LocalScan> {
     const files = new Map<string, LocalFile>()
     const skipped = new Map<string, SkipReason>()
+    const inodes = new Map<string, number>()
+    const previous = new Map(this.seen)
     let summary: string | undefined
     // The one buffer this scan hashes assets through: it reads one file at a time (scans of the same
     // folder may overlap, so each has its own).
@@ -83,7 +99,7 @@ export class LocalScanner {
         }
         if (!entry.isFile()) skipped.set(rel, 'not-a-file')
         else {
-          const read = await this.read(full, rel, kind === 'page', wantText, chunk)
+          const read = await this.read(full, rel, kind === 'page', wantText, chunk, inodes)
           if (typeof read === 'string') skipped.set(rel, read)
           else if (read) {
             if (rel === SUMMARY_FILE) summary = read.text
@@ -94,12 +110,66 @@ export class LocalScanner {
     }
     await visit(this.root, '')
     for (const known of this.seen.keys()) if (!files.has(known)) this.seen.delete(known)
+    let missing = false
     for (const rel of expected) {
       if (files.has(rel) || enclosingIn(skipped, rel) !== undefined) continue
       const reason = await this.presence(rel)
       if (reason) skipped.set(rel, reason)
+      else missing = true
     }
-    return { files, summary, skipped }
+    const skippedFiles = missing ? await this.readSkipped(skipped, inodes) : new Map<string, LocalFile>()
+    return { files, summary, skipped, skippedFiles, inodeMoves: inodeMoves(previous, inodes, files) }
+  }
+
+  /** The regular files under skipped names that may hold a page (SKIPPED_BOUNDS), hashed, with their text. */
+  private async readSkipped(skipped: ReadonlyMap<string, SkipReason>, inodes: Map<string, number>): Promise<Map<string, LocalFile>> {
+    const out = new Map<string, LocalFile>()
+    let entries = 0
+    const readOne = async (rel: string) => {
+      if (out.size >= SKIPPED_BOUNDS.maxFiles || !/\.md/i.test(rel.slice(rel.lastIndexOf('/') + 1))) return
+      try {
+        const handle = await fs.open(path.join(this.root, ...rel.split('/')), READ_FLAGS)
+        try {
+          const stat = await handle.stat()
+          if (!stat.isFile() || stat.size > SKIPPED_BOUNDS.maxBytes) return
+          const bytes = await handle.readFile()
+          inodes.set(rel, stat.ino)
+          out.set(rel, { hash: gitBlobOid(bytes), size: bytes.byteLength, text: bytes.toString('utf8') })
+        } finally {
+          await handle.close()
+        }
+      } catch {
+        // gone, a link, or unreadable since the listing: it holds nothing to find
+      }
+    }
+    // Folders by their listing's types (no stat per entry); only names with `.md` in them are opened.
+    const visit = async (rel: string, depth: number): Promise<void> => {
+      const name = rel.slice(rel.lastIndexOf('/') + 1)
+      if (depth > SKIPPED_BOUNDS.maxDepth || name === '.git' || name === 'node_modules') return
+      let list: Dirent[]
+      try {
+        list = await fs.readdir(path.join(this.root, ...rel.split('/')), { withFileTypes: true })
+      } catch {
+        return
+      }
+      for (const entry of list) {
+        if (out.size >= SKIPPED_BOUNDS.maxFiles || ++entries > SKIPPED_BOUNDS.maxEntries) return
+        if (entry.isDirectory()) await visit(`${rel}/${entry.name}`, depth + 1)
+        else if (entry.isFile()) await readOne(`${rel}/${entry.name}`)
+      }
+    }
+    for (const [rel, reason] of skipped) {
+      if (reason !== 'hidden' && reason !== 'ignored') continue
+      let stat: Stats
+      try {
+        stat = await fs.lstat(path.join(this.root, ...rel.split('/')))
+      } catch {
+        continue
+      }
+      if (stat.isDirectory()) await visit(rel, 1)
+      else if (stat.isFile()) await readOne(rel)
+    }
+    return out
   }
 
   /** Why something at `rel` was not read, or undefined when nothing is there (lstat: ENOENT, ENOTDIR). */
@@ -121,13 +191,14 @@ export class LocalScanner {
     return 'unreadable'
   }
 
-  private async read(full: string, rel: string, isPage: boolean, wantText: (path: string, hash: string) => boolean, chunk: Buffer): Promise<LocalFile | SkipReason | undefined> {
+  private async read(full: string, rel: string, isPage: boolean, wantText: (path: string, hash: string) => boolean, chunk: Buffer, inodes: Map<string, number>): Promise<LocalFile | SkipReason | undefined> {
     let stat: Stats
     try {
       stat = await fs.lstat(full)
     } catch (error) {
       return isGone(error) ? undefined : 'unreadable'
     }
+    inodes.set(rel, stat.ino)
     if (stat.isSymbolicLink()) return 'symlink'
     if (!stat.isFile()) return 'not-a-file'
     if (isPage && stat.size > MAX_PAGE_BYTES) return 'too-large'
@@ -156,6 +227,22 @@ export class LocalScanner {
     const text = bytes && isPage && (rel === SUMMARY_FILE || wantText(rel, hash)) ? bytes.toString('utf8') : undefined
     return { hash, size, ...(text !== undefined ? { text } : {}) }
   }
+}
+
+/**
+ * Files at paths the previous scan did not have whose inode a file at a now empty path had: the same
+ * file renamed (the planner still checks its content, as inodes are reused). Only within one process.
+ */
+function inodeMoves(previous: ReadonlyMap<string, Seen>, inodes: ReadonlyMap<string, number>, files: ReadonlyMap<string, LocalFile>): Map<string, string> {
+  const moves = new Map<string, string>()
+  const gone = new Map<number, string>()
+  for (const [rel, seen] of previous) if (!files.has(rel) && seen.ino !== 0) gone.set(seen.ino, rel)
+  if (gone.size === 0) return moves
+  for (const [rel, ino] of inodes) {
+    const before = gone.get(ino)
+    if (before !== undefined && !previous.has(rel)) moves.set(rel, before)
+  }
+  return moves
 }
 
 function isGone(error: unknown): boolean {

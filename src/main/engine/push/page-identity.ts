@@ -1,6 +1,7 @@
 import { isPageFile, strippedContent } from './page-file'
 import type { Known, PlanState } from './plan-state'
-import { MAX_PAGE_BYTES, type PushedEntry, type SkipReason } from './push-types'
+import { DELETION_QUIET_MS, MAX_PAGE_BYTES, type LocalFile, type PushedEntry, type SkipReason } from './push-types'
+import { lineSimilarity, pairBySimilarity } from '../workspace/similarity'
 
 /**
  * The first steps of a push plan: which page each local file is (the change request's claims, then
@@ -8,7 +9,7 @@ import { MAX_PAGE_BYTES, type PushedEntry, type SkipReason } from './push-types'
  */
 export function identifyPages(s: PlanState) {
   identify(s)
-  matchRenames(s)
+  matchByEvidence(s)
   markDeletions(s)
 }
 
@@ -16,7 +17,7 @@ export function identifyPages(s: PlanState) {
 function identify(s: PlanState) {
   const tombstones = new Set<string>()
   const pushedById = new Map<string, PushedEntry>()
-  /** Old paths of pages the change request moved or deleted: a copy there that sync down put back is not a new page. */
+  /** Old paths of pages the change request moved: a copy there that sync down put back is not a new page. */
   const shadows = new Map<string, string>()
   for (const entry of s.input.pushed) {
     if (entry.kind === 'file') continue
@@ -32,7 +33,10 @@ function identify(s: PlanState) {
   for (const j of s.input.journal) {
     if (j.kind !== 'page') continue
     if (tombstones.has(j.id)) {
-      shadows.set(j.path, j.baseHash)
+      // A deletion the change request carries: taken back when the file returns (here or, by content,
+      // elsewhere), as long as main still has the page to restore.
+      if (s.main.has(j.id)) s.tombstones.push({ handle: j.id, isRef: false, journal: j, path: j.path, revive: true })
+      else shadows.set(j.path, j.baseHash)
       continue
     }
     const pushed = pushedById.get(j.id)
@@ -46,6 +50,11 @@ function identify(s: PlanState) {
     s.addKnown({ handle: j.id, isRef: false, journal: j, path: j.path })
   }
   for (const known of s.known.values()) if (s.input.local.has(known.path)) known.now = known.path
+  for (const t of s.tombstones) {
+    if (!isPageFile(t.path) || !s.input.local.has(t.path) || s.byPath.has(t.path)) continue
+    t.now = t.path
+    s.addKnown(t)
+  }
   for (const path of [...s.input.local.keys()].sort()) {
     if (!isPageFile(path) || s.byPath.has(path)) continue
     if (shadows.get(path) === s.input.local.get(path)?.hash) continue
@@ -53,31 +62,87 @@ function identify(s: PlanState) {
   }
 }
 
-/** A missing page whose last content shows up exactly once under a new name was renamed or moved. */
-function matchRenames(s: PlanState) {
+/** Below git's threshold: an inode says "same file", the content only has to agree that much (inodes are reused). */
+const INODE_MIN_SCORE = 0.3
+
+/**
+ * Missing pages found again by evidence, strongest first: the inode the last scan saw at the page's
+ * path, then its last content exactly (the journal's or the change request's hash), then similar
+ * content (workspace/similarity.ts, the rule recovery uses too: git's rename detection, a score over
+ * lines, 50 %, ties refused). Files the scan reads come
+ * first: a page found there was edited or moved (or, deleted by the change request, comes back); a page
+ * found only in a file the scan skips (`faq.md~`, `.getting-started/`) was renamed there and is held.
+ */
+function matchByEvidence(s: PlanState) {
   const missing = [...s.known.values()].filter((k) => k.now === undefined && s.notRead(k.path) === undefined)
-  if (missing.length === 0 || s.newFiles.length === 0) return
+  missing.push(...s.tombstones.filter((t) => t.now === undefined))
+  const skippedFiles = s.input.skippedFiles ?? new Map<string, LocalFile>()
+  if (missing.length === 0 || (s.newFiles.length === 0 && skippedFiles.size === 0)) return
+  const visible = new Map(s.newFiles.flatMap((p) => (s.input.local.has(p) ? [[p, s.input.local.get(p)!] as const] : [])))
+  // Only pages still known by the service are held for a skipped file; a deletion already sent stays.
+  const holdable = (k: Known) => !k.revive
+  const found = new Map<Known, string>()
+  const taken = new Set<string>()
+  const settle = (k: Known, path: string) => {
+    found.set(k, path)
+    taken.add(path)
+  }
+  const open = () => missing.filter((k) => !found.has(k))
+  const baseText = (k: Known) => s.input.baseTexts?.get(k.handle)
+
+  for (const [now, before] of s.input.inodeMoves ?? []) {
+    const k = open().find((m) => m.path === before)
+    const file = visible.get(now) ?? (k && holdable(k) ? skippedFiles.get(now) : undefined)
+    const text = k && baseText(k)
+    const content = file && strippedContent(file)
+    if (!k || !file || taken.has(now) || text === undefined || content?.text === undefined) continue
+    if (hashesOf(k).has(content.hash) || lineSimilarity(text, content.text) >= INODE_MIN_SCORE) settle(k, now)
+  }
+  for (const [pool, pages] of [[visible, open], [skippedFiles, () => open().filter(holdable)]] as const) {
+    matchExact(pages(), pool, taken, settle)
+    const sources = pages().flatMap((k) => {
+      const text = baseText(k)
+      return text === undefined ? [] : [{ key: k, text }]
+    })
+    const targets = [...pool].flatMap(([path, file]) => {
+      const text = taken.has(path) ? undefined : strippedContent(file).text
+      return text === undefined ? [] : [{ key: path, text }]
+    })
+    if (sources.length > 0 && targets.length > 0) for (const pair of pairBySimilarity(sources, targets)) settle(pair.left, pair.right)
+  }
+
+  for (const [k, path] of found) {
+    if (!visible.has(path)) {
+      s.held.add(k.handle)
+      s.heldIn.set(k.handle, s.notRead(path) ?? path)
+      continue
+    }
+    if (k.revive) s.addKnown(k)
+    k.now = path
+    s.byPath.set(path, k)
+    s.newFiles.splice(s.newFiles.indexOf(path), 1)
+  }
+}
+
+function hashesOf(k: Known): Set<string> {
+  return new Set([k.journal?.baseHash, k.pushed?.hash].filter((h): h is string => !!h))
+}
+
+/** A missing page whose last content is in exactly one file of the pool, which no other page claims. */
+function matchExact(missing: Known[], pool: ReadonlyMap<string, LocalFile>, taken: ReadonlySet<string>, settle: (k: Known, path: string) => void) {
   const candidates = new Map<string, string[]>()
-  for (const path of s.newFiles) {
-    const file = s.input.local.get(path)
-    if (!file) continue
-    const hashes = new Set([file.hash, strippedContent(file).hash])
-    for (const hash of hashes) candidates.set(hash, [...(candidates.get(hash) ?? []), path])
+  for (const [path, file] of pool) {
+    if (taken.has(path)) continue
+    for (const hash of new Set([file.hash, strippedContent(file).hash])) candidates.set(hash, [...(candidates.get(hash) ?? []), path])
   }
   const claims = new Map<string, Known[]>()
   for (const k of missing) {
-    const hashes = new Set([k.journal?.baseHash, k.pushed?.hash].filter((h): h is string => !!h))
-    const paths = new Set([...hashes].flatMap((h) => candidates.get(h) ?? []))
+    const paths = new Set([...hashesOf(k)].flatMap((h) => candidates.get(h) ?? []))
     if (paths.size !== 1) continue
     const [path] = paths
     claims.set(path, [...(claims.get(path) ?? []), k])
   }
-  for (const [path, ks] of claims) {
-    if (ks.length !== 1) continue
-    ks[0].now = path
-    s.byPath.set(path, ks[0])
-    s.newFiles.splice(s.newFiles.indexOf(path), 1)
-  }
+  for (const [path, ks] of claims) if (ks.length === 1) settle(ks[0], path)
 }
 
 /**
@@ -87,9 +152,18 @@ function matchRenames(s: PlanState) {
  */
 function markDeletions(s: PlanState) {
   const held = new Map<string, number>()
+  for (const t of s.tombstones) {
+    // Restored with a parent the writer brought back while its own file stays gone: deleted again.
+    if (t.now !== undefined || !reviving(s, t)) continue
+    t.redelete = true
+    s.addKnown(t)
+  }
   for (const k of s.known.values()) {
     if (k.now !== undefined) continue
-    const at = s.notRead(k.path)
+    // Nothing at the page's path: the removal waits for the quiet interval first, silently, also when
+    // a skipped file holds the page (an editor's backup-save is under way: no word of holding it yet).
+    if (s.notRead(k.path) === undefined && !k.redelete && waits(s, k)) continue
+    const at = s.notRead(k.path) ?? s.heldIn.get(k.handle)
     if (at === undefined) {
       // An edit beats a delete: a page someone changed in the space since the writer's last sync is not
       // deleted by the writer's removal of its file (their edit would go); the pass brings it back.
@@ -113,7 +187,31 @@ function markDeletions(s: PlanState) {
     s.held.add(k.handle)
     held.set(at, (held.get(at) ?? 0) + 1)
   }
-  for (const [at, count] of held) s.report('not-read', at, notReadMessage(at, s.input.skipped!.get(at)!, count))
+  for (const [at, count] of held) s.report('not-read', at, notReadMessage(at, s.input.skipped!.get(at)!, count, s.input.skippedFiles?.has(at) ?? false))
+}
+
+/**
+ * A removal waits until its file has been missing for the quiet interval (an editor's backup-save
+ * renames the file away and writes the new one a moment later): held as it is, the plan says when to
+ * look again. Without `now` (a caller that does not track time) removals go at once.
+ */
+function waits(s: PlanState, k: Known): boolean {
+  const now = s.input.now
+  if (now === undefined) return false
+  const since = Math.min(s.input.missingSince?.get(k.path) ?? now, now)
+  if (now - since >= (s.input.deletionQuietMs ?? DELETION_QUIET_MS)) return false
+  s.waiting.set(k.path, since)
+  s.held.add(k.handle)
+  return true
+}
+
+/** Whether a page the change request deleted comes back with an ancestor revived by this plan. */
+export function reviving(s: PlanState, k: Known): boolean {
+  for (let parent = s.mainParent(k.handle); parent !== undefined; parent = s.mainParent(parent)) {
+    const p = s.known.get(parent)
+    if (p?.revive && p.now !== undefined) return true
+  }
+  return false
 }
 
 const NOT_READ: Record<SkipReason, string> = {
@@ -125,8 +223,8 @@ const NOT_READ: Record<SkipReason, string> = {
   'not-a-file': 'is not a regular file',
 }
 
-function notReadMessage(at: string, reason: SkipReason, pages: number): string {
-  const where = at === '.' ? 'the space folder' : /\.md$/i.test(at) ? at : `${at}/`
+function notReadMessage(at: string, reason: SkipReason, pages: number, isFile: boolean): string {
+  const where = at === '.' ? 'the space folder' : isFile || /\.md$/i.test(at) ? at : `${at}/`
   const what = pages === 1 ? 'its page stays' : `its ${pages} pages stay`
   return `${where} ${NOT_READ[reason]}: ${what} as in the space, not deleted`
 }

@@ -16,6 +16,10 @@ export interface Known {
   path: string
   /** Where its file is now (after renames); undefined when it is gone. */
   now?: string
+  /** Deleted by the writer's change request and its file is back: the deletion is taken back (`revert_page`). */
+  revive?: boolean
+  /** Deleted before, brought back with a revived parent while its own file is still gone: deleted again, at once. */
+  redelete?: boolean
 }
 
 /** The page new or moved pages go under: an id, or the ref of an insert of this plan. */
@@ -50,6 +54,12 @@ export class PlanState {
   readonly deleted = new Set<string>()
   /** Pages whose files are there but were not read (symlink, hidden or ignored folder, too large...): left as they are. */
   readonly held = new Set<string>()
+  /** Pages held because their content is in a file the scan skips (`faq.md~`, `.guide/`): handle -> that skipped path. */
+  readonly heldIn = new Map<string, string>()
+  /** Pages the writer's change request deleted, with a journal entry: brought back when their file is (page-identity.ts). */
+  readonly tombstones: Known[] = []
+  /** Removals waiting for the quiet interval: path -> when its file was first seen missing. */
+  readonly waiting = new Map<string, number>()
   readonly bookkeeping: EntryUpdate[] = []
 
   constructor(readonly input: PushInput) {

@@ -2,12 +2,12 @@ import { parsePageMarkdown, SUMMARY_FILE, type ContentChange } from '../../conte
 import { AssetUploads } from './asset-uploads'
 import { KnownPagePlanner } from './known-pages'
 import { reportIncludeEdits } from './include-edits'
-import { identifyPages } from './page-identity'
+import { identifyPages, reviving } from './page-identity'
 import { baseName, placeFolder, README, shortHash, slugOfPath, stemOf, strippedContent, titleOf } from './page-file'
 import { PagePlacement } from './page-placement'
 import { PlanState } from './plan-state'
 import { planSummaryEdits } from './summary-edits'
-import type { EntryUpdate, PushInput, PushPlan } from './push-types'
+import { DELETION_QUIET_MS, type EntryUpdate, type PushInput, type PushPlan } from './push-types'
 
 /**
  * Decides what one push does for one space, from three facts and nothing else: the merge base (the
@@ -59,6 +59,7 @@ class PushPlanner {
   plan(): PushPlan {
     const s = this.s
     identifyPages(s)
+    this.planRevivals()
     const kept = this.planInserts()
     new KnownPagePlanner(s, this.placement, this.uploads).planAll()
     const summaryEdit = planSummaryEdits(s)
@@ -66,7 +67,49 @@ class PushPlanner {
     this.uploads.uploadUnlinked()
     reportIncludeEdits(s)
     const uploads = this.uploads.planUploads()
-    return { changes: [...uploads, ...s.changes], bookkeeping: s.bookkeeping, markers: s.markers, conflicts: s.conflicts, rewrites: s.rewrites, orphans: s.orphans, relocations: s.relocations, reports: s.reports, keptLocal: [...kept].sort(), ...(summaryEdit ? { summaryEdit } : {}) }
+    const quiet = s.input.deletionQuietMs ?? DELETION_QUIET_MS
+    const replanAt = s.waiting.size > 0 ? Math.min(...s.waiting.values()) + quiet : undefined
+    return {
+      changes: [...uploads, ...s.changes],
+      bookkeeping: s.bookkeeping,
+      markers: s.markers,
+      conflicts: s.conflicts,
+      rewrites: s.rewrites,
+      orphans: s.orphans,
+      relocations: s.relocations,
+      reports: s.reports,
+      keptLocal: [...kept].sort(),
+      waitingDeletions: s.waiting,
+      ...(replanAt !== undefined ? { replanAt } : {}),
+      ...(summaryEdit ? { summaryEdit } : {}),
+    }
+  }
+
+  /**
+   * Pages the writer's change request deleted whose files came back (at their old path, or by content
+   * elsewhere): the deletion is taken back with `revert_page`, which restores the page with its id (and
+   * its subpages) as the change request's base has it; the page's edit or move follows as for any
+   * known page. A page restored with its parent needs no revert of its own.
+   */
+  private planRevivals() {
+    const s = this.s
+    for (const k of s.known.values()) {
+      if (!k.revive || k.now === undefined || reviving(s, k)) continue
+      const entries: EntryUpdate[] = [k, ...[...s.known.values()].filter((d) => d.revive && d.now !== undefined && d !== k && this.isBelow(d.handle, k.handle))].map((p) => ({
+        op: 'set',
+        path: p.path,
+        kind: 'page',
+        pageId: p.handle,
+        hash: p.journal!.baseHash,
+        state: 'pushed',
+      }))
+      s.add({ operation: 'revert_page', page: k.handle }, entries, { title: s.main.get(k.handle)?.title ?? stemOf(k.path) })
+    }
+  }
+
+  private isBelow(handle: string, ancestor: string): boolean {
+    for (let parent = this.s.mainParent(handle); parent !== undefined; parent = this.s.mainParent(parent)) if (parent === ancestor) return true
+    return false
   }
 
   /**

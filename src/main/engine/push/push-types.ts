@@ -73,7 +73,26 @@ export interface PushInput {
   changeRequestTexts?: ReadonlyMap<string, { carried?: string; text: string; oid: string }>
   /** New files an earlier push kept local (SUMMARY.md did not list them): kept while it still does not (hold.ts). */
   keptLocal?: ReadonlySet<string>
+  /**
+   * Regular files under names the scan skips (hidden and editor's names, inside hidden folders too),
+   * hashed within the scan's bounds, with their text: a page whose content is in one of them was
+   * renamed there (`faq.md~`, `.getting-started/`), not deleted, and is held.
+   */
+  skippedFiles?: ReadonlyMap<string, LocalFile>
+  /** The last text each missing page had (its handle -> the journal's or the change request's version), to find it by similarity. */
+  baseTexts?: ReadonlyMap<string, string>
+  /** A file the scan found where another was the scan before, with the same inode: new path -> old path. */
+  inodeMoves?: ReadonlyMap<string, string>
+  /** Now (ms since the epoch): with it, a removal is sent only once its file has been missing `deletionQuietMs`. */
+  now?: number
+  /** When each missing path was first seen missing (ms); a path not in it is missing since `now`. */
+  missingSince?: ReadonlyMap<string, number>
+  /** The quiet interval a removal waits for (an editor's backup-save puts the file back within it). Default DELETION_QUIET_MS. */
+  deletionQuietMs?: number
 }
+
+/** How long a file must stay missing before its page's deletion is sent: editors' backup-saves write the new file 250-400 ms after the rename. */
+export const DELETION_QUIET_MS = 2000
 
 export interface PlannedChange {
   /** Stable identity of this exact change (page and content), to skip one the service refused before. */
@@ -160,6 +179,10 @@ export interface PushPlan {
   reports: PushReport[]
   /** New files this plan keeps local (SUMMARY.md does not list them), remembered for the next plans. */
   keptLocal?: string[]
+  /** Removals held back until the quiet interval has passed: path -> when its file was first seen missing (ms). */
+  waitingDeletions?: Map<string, number>
+  /** When to plan again (ms since the epoch) for the waiting removals; undefined when none waits. */
+  replanAt?: number
   /**
    * The writer's SUMMARY.md when it differs from its merge base: what this plan's change request carries
    * of it (remembered for the next plans) and how many of its edits cannot be sent (the file stays an edit).

@@ -5,6 +5,7 @@ import type { CommentsRepository } from '../comments/comments-repository'
 import type { ApiGateway } from '../gateway/api-gateway'
 import type { OutboxRepository } from '../outbox/outbox-repository'
 import { confinedPath } from '../workspace/safe-names'
+import { DELETION_QUIET_MS } from './push-types'
 
 /** What the parts of a space's pusher share: the stores, the service, the space folder, the writer. */
 export interface SpacePusherOptions {
@@ -18,6 +19,11 @@ export interface SpacePusherOptions {
   /** The writer (the signed-in user). */
   userId: string
   now?: () => Date
+  /**
+   * How long a page file must stay missing before its deletion is sent (default DELETION_QUIET_MS, 2 s;
+   * `QUIRE_DELETION_QUIET_MS` where set): an editor's backup-save puts the file back within it.
+   */
+  deletionQuietMs?: number
   /** Tests: a save at an exact moment of a merged page's rewrite (before it, or inside its final window). */
   rewriteHooks?: { before?: (path: string) => void | Promise<void>; inWindow?: () => void }
 }
@@ -25,6 +31,13 @@ export interface SpacePusherOptions {
 /** Absolute path of a file of the space folder (never outside it). */
 export function resolveIn(o: SpacePusherOptions, relative: string): string {
   return confinedPath(o.folder, relative)
+}
+
+/** The quiet interval of a removal: the option, else `QUIRE_DELETION_QUIET_MS`, else DELETION_QUIET_MS. */
+export function deletionQuietMs(o: { deletionQuietMs?: number }): number {
+  if (o.deletionQuietMs !== undefined) return o.deletionQuietMs
+  const raw = Number(process.env.QUIRE_DELETION_QUIET_MS?.trim() || Number.NaN)
+  return Number.isFinite(raw) && raw >= 0 ? raw : DELETION_QUIET_MS
 }
 
 export function nowOf(o: SpacePusherOptions): Date {

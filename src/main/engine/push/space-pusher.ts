@@ -3,6 +3,8 @@ import { journalIntact } from '../sync/recovery-inputs'
 import type { OutboxOp } from '../outbox/outbox-types'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
 import { keptLocalFiles, rememberKeptLocal } from './hold'
+import { baseTexts, missingSince, rememberMissingSince } from './missing-pages'
+import { enclosingIn } from '../workspace/content-names'
 import { LocalScanner } from './local-scan'
 import { changeRequestTexts, mergeTexts, refreshMain } from './main-view'
 import { removeMarkers, removePostedMarkers } from './marker-removal'
@@ -10,7 +12,7 @@ import { enqueuePlan } from './plan-to-outbox'
 import { applyRewrites, closeResolvedConflicts, finishConflicts, keepOrphans } from './push-conflicts'
 import { planPush } from './push-planner'
 import type { PushPlan, PushReport } from './push-types'
-import { nowOf, stampOf, type SpacePusherOptions } from './pusher-context'
+import { deletionQuietMs, nowOf, stampOf, type SpacePusherOptions } from './pusher-context'
 import { filesOf } from './sync-up-status'
 import { carriedSummary, rememberSummaryEdit, summaryBase } from './summary-state'
 
@@ -31,6 +33,10 @@ export interface PushResult {
   settled?: { id: string; status: 'merged' | 'archived' | 'missing' }
   /** Why nothing was planned (a sync down pass is unfinished). */
   skipped?: string
+  /** Removals held back for the quiet interval (a file an editor may be saving back): push again at `replanAt`. */
+  waitingDeletions?: number
+  /** When to push again (ms since the epoch) so the waiting removals are planned once the desk is quiet. */
+  replanAt?: number
 }
 
 /**
@@ -82,6 +88,8 @@ export class SpacePusher {
     await closeResolvedConflicts(this.o)
     const plan = await this.plan()
     result.reports.push(...plan.reports)
+    if (plan.replanAt !== undefined) result.replanAt = plan.replanAt
+    result.waitingDeletions = plan.waitingDeletions?.size ?? 0
     result.planned = await enqueuePlan(this.o, plan)
     rememberKeptLocal(this.o.cache, spaceId, plan.keptLocal ?? [])
     rememberSummaryEdit(this.o.cache, spaceId, outbox.session(spaceId)?.generation, plan.summaryEdit)
@@ -134,7 +142,10 @@ export class SpacePusher {
     const pagePaths = [...journal, ...pushed].filter((e) => e.kind === 'page').map((e) => e.path)
     const scan = await this.scanner.scan((p, hash) => base.get(p) !== hash || (carried.has(p) && carried.get(p) !== hash), pagePaths)
     const main = cache.remoteTree(spaceId)
-    return planPush({
+    const now = nowOf(this.o).getTime()
+    const missing = pagePaths.filter((p) => !scan.files.has(p) && enclosingIn(scan.skipped, p) === undefined)
+    const since = missingSince(cache, spaceId)
+    const plan = planPush({
       spaceId,
       journal,
       main,
@@ -150,7 +161,15 @@ export class SpacePusher {
       refused: outbox.refusedKeys(spaceId),
       stamp: stampOf(nowOf(this.o)),
       keptLocal: keptLocalFiles(cache, spaceId),
+      skippedFiles: scan.skippedFiles,
+      inodeMoves: scan.inodeMoves,
+      baseTexts: missing.length > 0 ? baseTexts(this.o, journal, pushed, new Set(missing)) : undefined,
+      now,
+      missingSince: new Map(missing.map((p) => [p, since.get(p) ?? now])),
+      deletionQuietMs: deletionQuietMs(this.o),
     })
+    rememberMissingSince(cache, spaceId, plan.waitingDeletions ?? new Map())
+    return plan
   }
 
   /** A posted comment, reply or resolve leaves the file it was typed in. */

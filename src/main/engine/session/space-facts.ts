@@ -1,6 +1,7 @@
 import type { SpaceFacts } from '../../../shared/space-state'
 import type { CacheRepository } from '../cache/cache-repository'
 import type { OutboxRepository } from '../outbox/outbox-repository'
+import { waitingRemovals } from '../push/missing-pages'
 import { filesOf } from '../push/sync-up-status'
 import { unsentSummaryEdits } from '../push/summary-state'
 
@@ -28,8 +29,9 @@ export function storedSpaceFacts(
     paused: now.paused,
     ...(authError ? { authError } : {}),
     pushesEdits: now.pushesEdits,
-    // SUMMARY.md edits the content API cannot represent wait in the file (reported by the push).
-    pendingEdits: outbox.unfinished(spaceId).length + unsentSummaryEdits(cache, spaceId),
+    // A removal waiting for the quiet interval, and SUMMARY.md edits the content API cannot represent
+    // (they wait in the file, reported by the push), are edits not sent yet: pending, never "in sync".
+    pendingEdits: outbox.unfinished(spaceId).length + waitingRemovals(cache, spaceId) + unsentSummaryEdits(cache, spaceId),
     pushStopped: now.pushStopped,
     refused: outbox.openRefusals(spaceId).map((op) => ({ files: filesOf(op), error: op.lastError ?? '' })),
     conflicts: outbox

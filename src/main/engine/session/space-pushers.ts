@@ -19,6 +19,7 @@ export class SpacePushers {
       account: AccountRow
       workspace: () => string
       now?: () => Date
+      deletionQuietMs?: number
     },
   ) {}
 

@@ -12,6 +12,7 @@ import { WorkspaceWatcher, type WatchedSpace } from '../watch/watcher'
 import { describeHolder, waitFor, type LeaseHolder, type LeaseKind, type WorkspaceLease } from '../cache/workspace-lease'
 import { authErrorKey, storedSpaceFacts } from './space-facts'
 import { ActionRefusedError, authMessage, isAuthError, type ActionOutcome } from './session-outcomes'
+import { LaterPushes } from './later-pushes'
 import { SpacePushers } from './space-pushers'
 
 export { ActionRefusedError, type ActionOutcome } from './session-outcomes'
@@ -30,6 +31,8 @@ export interface WorkspaceSessionOptions {
   watch?: boolean
   debounceMs?: number
   renameWindowMs?: number
+  /** How long a page file must stay missing before its deletion is sent (SpacePusherOptions.deletionQuietMs). */
+  deletionQuietMs?: number
   usePolling?: boolean
   /** Time between cycles run by the timer; no timer when undefined. */
   intervalMs?: () => number | undefined
@@ -82,6 +85,8 @@ export class WorkspaceSession {
   private watcher?: WorkspaceWatcher
   private watchedKey = ''
   private timer?: NodeJS.Timeout
+  /** Pushes planned for later: a removal waits for the quiet interval, then its space is pushed again. */
+  private readonly later: LaterPushes
   private stopped = false
   /** Another process holds the workspace: this session reads and queues, the holder syncs and sends. */
   private heldBy: LeaseHolder | undefined
@@ -96,6 +101,7 @@ export class WorkspaceSession {
     this.gateway = o.gateway
     this.authError = o.cache.setting(authErrorKey(o.account.id)) || undefined
     this.pushers = new SpacePushers(o)
+    this.later = new LaterPushes(() => (o.now?.() ?? new Date()).getTime())
   }
 
   /** Another listener beside the front end's `onEvent` (a test reading push results, a diagnostics view). */
@@ -140,6 +146,7 @@ export class WorkspaceSession {
     this.stopped = true
     this.waiting.abort()
     clearTimeout(this.timer)
+    this.later.cancelAll()
     await this.watcher?.close()
     this.watcher = undefined
     await this.queue
@@ -164,6 +171,7 @@ export class WorkspaceSession {
     if (this.stopped) return
     this.heldBy = by
     clearTimeout(this.timer)
+    this.later.cancelAll()
     await this.watcher?.close()
     this.watcher = undefined
     this.watchedKey = ''
@@ -177,6 +185,18 @@ export class WorkspaceSession {
     while (seen !== this.queue) {
       seen = this.queue
       await seen
+    }
+  }
+
+  /**
+   * Resolves once no push waits for later (removals held for the quiet interval were planned), and what
+   * that started ran: `quire watch --once` ends with its deletions sent, not left for another run.
+   */
+  async settled(): Promise<void> {
+    await this.idle()
+    while (this.later.size > 0 && !this.stopped && !this.heldBy) {
+      await this.later.next()
+      await this.idle()
     }
   }
 
@@ -401,6 +421,8 @@ export class WorkspaceSession {
 
   private pushed(spaceId: string, result: PushResult) {
     this.lastPush.set(spaceId, result)
+    // A push that planned (result.waitingDeletions is set) says whether a removal waits; one that only sent keeps what was planned.
+    if (result.waitingDeletions !== undefined && !this.stopped) this.later.schedule(spaceId, result.replanAt, () => (this.paused() ? Promise.resolve() : this.push(spaceId)))
     this.noteAuth(result.stopped?.reason === 'signed-out' ? result.stopped.message : undefined)
     this.emit({ type: 'push', spaceId, result })
   }

@@ -54,11 +54,19 @@ export class AppWorkstation extends SpaceFiles implements Writer {
    * restart after a kill) it resumes the stored session, as the app does. `quietly` runs the start with
    * the network's faults off (a start that fails to sign in is not what these sequences are about).
    */
-  static async open(remote: Remote, seeded: SeededSpace, dataDir: string, gateway: GatewayTuning, quietly: (work: () => Promise<void>) => Promise<void>): Promise<AppWorkstation> {
+  static async open(
+    remote: Remote,
+    seeded: SeededSpace,
+    dataDir: string,
+    gateway: GatewayTuning,
+    quietly: (work: () => Promise<void>) => Promise<void>,
+    // The sequences of its users test other things than the quiet interval of a removal (0 here); the tests of it pass more.
+    options: { deletionQuietMs?: number; watch?: boolean; debounceMs?: number } = {},
+  ): Promise<AppWorkstation> {
     process.env.QUIRE_TOKEN_STORE = 'file'
     let backend!: QuireBackend
     await quietly(async () => {
-      backend = await QuireBackend.open({ dataDir, desktop: noDesktop, autoSync: false, watch: false, gateway })
+      backend = await QuireBackend.open({ dataDir, desktop: noDesktop, autoSync: false, watch: options.watch ?? false, debounceMs: options.debounceMs, deletionQuietMs: options.deletionQuietMs ?? 0, gateway })
       if (!(await backend.getSession()).signedIn) await backend.signIn({ endpoint: remote.origin, token: remote.token })
       await backend.listSpaces()
       const status = await backend.getStatus()
@@ -67,7 +75,7 @@ export class AppWorkstation extends SpaceFiles implements Writer {
     return new AppWorkstation(seeded, dataDir, backend)
   }
 
-  private get session(): WorkspaceSession {
+  get session(): WorkspaceSession {
     const session = this.backend.session
     if (!session) throw new Error('the app is signed out')
     return session

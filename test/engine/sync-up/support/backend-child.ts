@@ -17,7 +17,8 @@ const { remote, seeded, dataDir } = JSON.parse(process.argv[2]) as { remote: Rem
 process.env.QUIRE_TOKEN_STORE = 'file'
 
 const noDesktop = { openFile: async () => {}, openUrl: async () => {}, openFolder: async () => {} }
-const backend = await QuireBackend.open({ dataDir, desktop: noDesktop, autoSync: false, watch: false, gateway: { maxAttempts: 2, timeoutMs: 10_000, fetch: announcingFetch() } })
+// Crash safety is tested here, not the quiet interval of a removal: a deletion goes at once (deletionQuietMs 0).
+const backend = await QuireBackend.open({ dataDir, desktop: noDesktop, autoSync: false, watch: false, deletionQuietMs: 0, gateway: { maxAttempts: 2, timeoutMs: 10_000, fetch: announcingFetch() } })
 const db = openCacheDatabase(`${dataDir}/cache.db`)
 const outbox = new OutboxRepository(db)
 try {

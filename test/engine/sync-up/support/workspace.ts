@@ -105,7 +105,11 @@ export class Workstation extends SpaceFiles {
     remote: Remote | TestService,
     readonly seeded: SeededSpace,
     readonly dir: string,
-    options: { gateway?: Partial<ConstructorParameters<typeof ApiGateway>[0]> } = {},
+    /**
+     * `deletionQuietMs`: how long a removal waits (default here 0: the tests of this workstation test
+     * other things than the quiet interval; those that test it pass the product's default).
+     */
+    options: { gateway?: Partial<ConstructorParameters<typeof ApiGateway>[0]>; deletionQuietMs?: number } = {},
   ) {
     super()
     const r = 'service' in remote ? remoteOf(remote) : remote
@@ -126,6 +130,7 @@ export class Workstation extends SpaceFiles {
       spaceId: seeded.spaceId,
       folder: this.folder,
       userId,
+      deletionQuietMs: options.deletionQuietMs ?? 0,
     })
   }
 
