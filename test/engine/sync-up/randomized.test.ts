@@ -8,7 +8,7 @@ import { isPageFile } from '../../../src/main/engine/push/push-planner'
 import { isIgnoredPath } from '../../../src/main/engine/watch/ignore'
 import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
 import { ApiClient } from '../../support/service'
-import { changeRequestsOf, checkConvergence, conflictCopies, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, Ledger, mainPages, noteCreated, pagesWithText, pageTexts } from './support/fuzz-invariants'
+import { changeRequestsOf, checkConvergence, conflictCopies, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, checkPageIdentity, Ledger, mainPages, noteCreated, pagesWithText, pageTexts } from './support/fuzz-invariants'
 import { FuzzNetwork } from './support/fuzz-network'
 import { restartableServiceForFile, UncheckedApiClient } from './support/restartable-service'
 import { rng, type Rng } from '../../support/rng'
@@ -310,6 +310,7 @@ async function remoteEdit(run: Run): Promise<string> {
   if (run.r.chance(0.2) && !page.path?.endsWith('README.md')) {
     // What the page says is the remover's to delete: no lost edit, and no merged edit undone.
     run.ledger.removeWordsOf(page.markdown)
+    run.ledger.othersDeleted.add(page.id)
     await mergedBySomeoneElse(run, [{ operation: 'delete_page', page: page.id }])
     return `remote delete ${page.path}`
   }
@@ -392,6 +393,8 @@ async function step(run: Run): Promise<string> {
     const file = r.pick(leaves)
     ledger.removeWordsOf(ws.read(file))
     touch(run, file)
+    const id = pageAt(run, file)
+    if (id) ledger.writerDeleted.add(id)
     fs.rmSync(ws.file(file))
     return `delete ${file}`
   }
@@ -456,8 +459,89 @@ async function step(run: Run): Promise<string> {
     await ensureUp()
     return merge(run)
   }
+  if (roll < 0.68) return identityStep(run, leaves)
   if (roll < 0.85) return push(run)
   return pull(run)
+}
+
+const IDENTITY_DRAWS = ['restore', 'rename-back', 'file-manager-move', 'backup-save', 'hidden-and-back', 'cache-loss'] as const
+
+/**
+ * P9's draws: the desk breaks the tie between a page and its path (an editor's backup-save, delete then
+ * restore, a rename away and back, a file manager's move as delete + create, a rename to a hidden or
+ * editor's name and back, a lost cache), with pushes in between as a watcher would make them; the page
+ * must stay itself (its id) however its file went and came back.
+ */
+async function identityStep(run: Run, leaves: string[]): Promise<string> {
+  const { r, ledger } = run
+  const draw = r.pick([...IDENTITY_DRAWS])!
+  if (draw === 'cache-loss') return loseCache(run)
+  const file = r.pick(leaves)
+  const id = file === undefined ? undefined : pageAt(run, file)
+  if (file === undefined || id === undefined) return `${draw}: no page file`
+  const text = run.ws.read(file)
+  // Half the time the page comes back with the writer's edit in it.
+  const edited = (): string => {
+    if (!r.chance(0.5)) return text
+    const w = `w${run.token++}x`
+    ledger.save(w, `${draw} of ${file}`)
+    return run.disjoint ? underTitle(text, `Local ${w}.`) : `${text.trimEnd()}\n\nLocal ${w}.\n`
+  }
+  const pushed = async () => (r.chance(0.6) ? ` ${await push(run)}` : '')
+  touch(run, file)
+  ledger.keptIdentity.set(id, `${draw} of ${file}`)
+  const dir = path.posix.dirname(file) === '.' ? '' : `${path.posix.dirname(file)}/`
+  const base = path.posix.basename(file)
+  if (draw === 'restore') {
+    fs.rmSync(run.ws.file(file))
+    const label = await pushed()
+    run.ws.write(file, edited())
+    return `delete and restore ${file}${label}`
+  }
+  if (draw === 'rename-back') {
+    const away = `${dir}renamed-${run.token++}.md`
+    fs.renameSync(run.ws.file(file), run.ws.file(away))
+    const label = await pushed()
+    fs.renameSync(run.ws.file(away), run.ws.file(file))
+    return `rename ${file} to ${away} and back${label}`
+  }
+  if (draw === 'file-manager-move') {
+    const to = `${dir}moved-${run.token++}.md`
+    fs.rmSync(run.ws.file(file))
+    const label = r.chance(0.3) ? await pushed() : ''
+    run.ws.write(to, edited())
+    return `file manager moves ${file} to ${to}${label}`
+  }
+  if (draw === 'backup-save') {
+    // vim with backupcopy=no: the page is renamed to its backup name, the buffer written as a new file.
+    fs.renameSync(run.ws.file(file), run.ws.file(`${file}~`))
+    const label = await pushed()
+    run.ws.write(file, edited())
+    if (r.chance(0.5)) fs.rmSync(run.ws.file(`${file}~`))
+    return `backup-save ${file}${label}`
+  }
+  const hidden = `${dir}${r.pick([`.${base}.swp`, `${base}~`, `${base}.bak`])}`
+  fs.renameSync(run.ws.file(file), run.ws.file(hidden))
+  const label = await pushed()
+  fs.rmSync(run.ws.file(hidden))
+  run.ws.write(file, edited())
+  return `rename ${file} to ${hidden} and back${label}`
+}
+
+/**
+ * The cache is lost (deleted, as a writer clearing Quire's data would) and Quire starts again over the
+ * same folder: its files must be matched to their pages, not taken for new ones. Drawn only while the
+ * writer has no open change request and nothing queued: the outbox (what is in flight, which change
+ * request is the writer's) lives in the cache, and with it gone P3 cannot be judged.
+ */
+async function loseCache(run: Run): Promise<string> {
+  await ensureUp()
+  if (run.ws.outbox.unfinished(run.seeded.spaceId).length > 0) return 'cache loss: work queued'
+  if ((await changeRequestsOf(someoneElse(), run.seeded.spaceId, t.service.ownerId)).length > 0) return 'cache loss: change request open'
+  await run.ws.close()
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(run.dir, `cache.db${suffix}`), { force: true })
+  run.ws = await open(run)
+  return 'cache lost'
 }
 
 /** Faults off, service up: push and pull until nothing moves (P8: it does, and the outbox drains). */
@@ -502,6 +586,7 @@ async function checkQuiet(run: Run, label: string, openAllowed: boolean) {
   await checkNoEditLost(run.ledger, api, run.ws, main, writer)
   await checkExactlyOnce(run.ledger, api, run.ws, writer)
   await checkOnlyWhatTheWriterDid(api, spaceId, writer, run.ledger.touched)
+  await checkPageIdentity(run.ledger, api, spaceId, writer, main)
   const carried = openAllowed ? run.ws.outbox.entries(spaceId).flatMap((e) => (e.pageId ? [e.pageId] : [])) : []
   checkConvergence(run.ws, main, locallyEdited(run, openAllowed), new Set(carried))
   if (run.disjoint) {

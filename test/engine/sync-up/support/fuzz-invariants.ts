@@ -46,6 +46,12 @@ export class Ledger {
   readonly created = new Set<string>()
   /** Markers the writer removed with their file, or whose page someone deleted before they were posted. */
   readonly markersGone = new Set<string>()
+  /** P9: pages whose net change by the writer is an edit or a move (restored, moved, backup-saved, renamed away and back), and how. */
+  readonly keptIdentity = new Map<string, string>()
+  /** Pages the writer deleted (their file removed for good): the only pages the writer's change request may delete. */
+  readonly writerDeleted = new Set<string>()
+  /** Pages someone else deleted (merged at once). */
+  readonly othersDeleted = new Set<string>()
 
   save(word: string, where: string) {
     this.saved.set(word, where)
@@ -218,4 +224,27 @@ export async function checkOnlyWhatTheWriterDid(api: ApiClient, spaceId: string,
     }
     if (wrong.length > 0) fail('P6 the change request does what the writer did not', `#${cr.number}: ${wrong.join(', ')}`)
   }
+}
+
+/**
+ * P9 at a quiet point: a page whose net change by the writer is an edit or a move keeps its id (in the
+ * writer's open change request, else in main), and no open change request of the writer deletes a page
+ * the writer did not delete.
+ */
+export async function checkPageIdentity(ledger: Ledger, api: ApiClient, spaceId: string, writerId: string, main: ReadonlyMap<string, PageState>) {
+  const open = await changeRequestsOf(api, spaceId, writerId)
+  const heads: Array<Map<string, PageState>> = []
+  const wrong: string[] = []
+  for (const cr of open) {
+    const base = pagesWithText((await api.call('getRevisionById', { params: { spaceId, revisionId: cr.revisionMergedAncestor ?? '' } })).body as Revision)
+    const head = pagesWithText((await api.call('getRevisionOfChangeRequestById', { params: { spaceId, changeRequestId: cr.id } })).body as Revision)
+    heads.push(head)
+    for (const [id, before] of base) if (!head.has(id) && !ledger.writerDeleted.has(id) && !ledger.othersDeleted.has(id)) wrong.push(`#${cr.number} deletes ${before.path}, which the writer did not delete`)
+  }
+  const where = heads.length > 0 ? heads : [main]
+  for (const [id, how] of ledger.keptIdentity) {
+    if (ledger.writerDeleted.has(id) || ledger.othersDeleted.has(id)) continue
+    if (!where.some((pages) => pages.has(id))) wrong.push(`page ${id} (${how}) lost its id`)
+  }
+  if (wrong.length > 0) fail('P9 a page stays itself', wrong.join('; '))
 }
