@@ -8,7 +8,7 @@ import { isPageFile } from '../../../src/main/engine/push/push-planner'
 import { isIgnoredPath } from '../../../src/main/engine/watch/ignore'
 import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
 import { ApiClient } from '../../support/service'
-import { changeRequestsOf, checkConvergence, conflictCopies, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, checkPageIdentity, Ledger, mainPages, noteCreated, pagesWithText, pageTexts } from './support/fuzz-invariants'
+import { changeRequestsOf, checkConvergence, conflictCopies, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, checkPageIdentity, checkSummaryOrder, Ledger, mainPages, noteCreated, pagesWithText, pageTexts } from './support/fuzz-invariants'
 import { FuzzNetwork } from './support/fuzz-network'
 import { restartableServiceForFile, UncheckedApiClient } from './support/restartable-service'
 import { rng, type Rng } from '../../support/rng'
@@ -464,7 +464,7 @@ async function step(run: Run): Promise<string> {
   return pull(run)
 }
 
-const IDENTITY_DRAWS = ['restore', 'rename-back', 'file-manager-move', 'backup-save', 'hidden-and-back', 'cache-loss'] as const
+const IDENTITY_DRAWS = ['restore', 'rename-back', 'file-manager-move', 'backup-save', 'hidden-and-back', 'cache-loss', 'summary-swap'] as const
 
 /**
  * P9's draws: the desk breaks the tie between a page and its path (an editor's backup-save, delete then
@@ -476,6 +476,7 @@ async function identityStep(run: Run, leaves: string[]): Promise<string> {
   const { r, ledger } = run
   const draw = r.pick([...IDENTITY_DRAWS])!
   if (draw === 'cache-loss') return loseCache(run)
+  if (draw === 'summary-swap') return swapInSummary(run)
   const file = r.pick(leaves)
   const id = file === undefined ? undefined : pageAt(run, file)
   if (file === undefined || id === undefined) return `${draw}: no page file`
@@ -526,6 +527,37 @@ async function identityStep(run: Run, leaves: string[]): Promise<string> {
   fs.rmSync(run.ws.file(hidden))
   run.ws.write(file, edited())
   return `rename ${file} to ${hidden} and back${label}`
+}
+
+/**
+ * The writer swaps two neighbouring leaf entries of SUMMARY.md (the same indentation, no subpages): the
+ * pages' order is the writer's edit, sent as a move (or reported), never dropped. The ledger remembers
+ * the order the writer wants for that pair.
+ */
+function swapInSummary(run: Run): string {
+  if (!fs.existsSync(run.ws.file('SUMMARY.md'))) return 'summary swap: no SUMMARY.md'
+  const lines = run.ws.read('SUMMARY.md').split('\n')
+  const entry = (line: string | undefined) => (line === undefined ? undefined : /^( *)[*-] \[[^\]]*\]\(<?([^)>]+)>?\)\s*$/.exec(line))
+  const pairs: number[] = []
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const a = entry(lines[i])
+    const b = entry(lines[i + 1])
+    const next = entry(lines[i + 2])
+    if (!a || !b || a[1] !== b[1] || a[2].endsWith('README.md') || b[2].endsWith('README.md')) continue
+    if (next && next[1].length > b[1].length) continue // b has subpages
+    pairs.push(i)
+  }
+  const i = run.r.pick(pairs)
+  if (i === undefined) return 'summary swap: no neighbouring leaves'
+  const first = pageAt(run, decodeURI(entry(lines[i])![2]))
+  const second = pageAt(run, decodeURI(entry(lines[i + 1])![2]))
+  if (!first || !second) return 'summary swap: entries of unknown pages'
+  ;[lines[i], lines[i + 1]] = [lines[i + 1], lines[i]]
+  run.ws.write('SUMMARY.md', lines.join('\n'))
+  run.ledger.touched.add(first)
+  run.ledger.touched.add(second)
+  run.ledger.wantedOrder.set([first, second].sort().join(' '), [second, first])
+  return `summary swap ${entry(lines[i])![2]} before ${entry(lines[i + 1])![2]}`
 }
 
 /**
@@ -587,6 +619,7 @@ async function checkQuiet(run: Run, label: string, openAllowed: boolean) {
   await checkExactlyOnce(run.ledger, api, run.ws, writer)
   await checkOnlyWhatTheWriterDid(api, spaceId, writer, run.ledger.touched)
   await checkPageIdentity(run.ledger, api, spaceId, writer, main)
+  if (!openAllowed) checkSummaryOrder(run.ledger, main)
   const carried = openAllowed ? run.ws.outbox.entries(spaceId).flatMap((e) => (e.pageId ? [e.pageId] : [])) : []
   checkConvergence(run.ws, main, locallyEdited(run, openAllowed), new Set(carried))
   if (run.disjoint) {

@@ -52,6 +52,8 @@ export class Ledger {
   readonly writerDeleted = new Set<string>()
   /** Pages someone else deleted (merged at once). */
   readonly othersDeleted = new Set<string>()
+  /** P9: the order the writer last gave two sibling pages in SUMMARY.md (key: both ids, sorted). */
+  readonly wantedOrder = new Map<string, [string, string]>()
 
   save(word: string, where: string) {
     this.saved.set(word, where)
@@ -247,4 +249,20 @@ export async function checkPageIdentity(ledger: Ledger, api: ApiClient, spaceId:
     if (!where.some((pages) => pages.has(id))) wrong.push(`page ${id} (${how}) lost its id`)
   }
   if (wrong.length > 0) fail('P9 a page stays itself', wrong.join('; '))
+}
+
+/**
+ * P9 after the final merge: an edit of SUMMARY.md is sent, never dropped: two siblings the writer
+ * swapped are in the writer's order in main, while both are still siblings there.
+ */
+export function checkSummaryOrder(ledger: Ledger, main: ReadonlyMap<string, PageState>) {
+  const order = [...main.keys()]
+  const wrong: string[] = []
+  for (const [before, after] of ledger.wantedOrder.values()) {
+    const a = main.get(before)
+    const b = main.get(after)
+    if (!a || !b || a.parent !== b.parent) continue
+    if (order.indexOf(before) > order.indexOf(after)) wrong.push(`${a.path} should come before ${b.path}`)
+  }
+  if (wrong.length > 0) fail('P9 an edit of SUMMARY.md was dropped', wrong.join('; '))
 }
