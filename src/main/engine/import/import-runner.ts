@@ -8,6 +8,7 @@ import type { PushResult } from '../push/space-pusher'
 import type { WorkspaceSession } from '../session/workspace-session'
 import type { ImportNote } from './import-notes'
 import { planImport, type CopyStep } from './import-plan'
+import { relinkImportedPages } from './relink-imported'
 import { copyFiles, targetHashes, type SourceTree } from './source-tree'
 import { verifyImport, type Verification } from './verify-import'
 
@@ -94,7 +95,17 @@ export const contentApiImport: ImportStrategy = {
     const copied = await copyFiles(tree, folder, copies, (step, i) => progress.copying(i, copies.length, step.to))
 
     progress.phase('sending to the change request')
-    const pushed = await pushUntilSettled(session, outbox, space.id, progress)
+    let pushed = await pushUntilSettled(session, outbox, space.id, progress)
+    if (!pushed.waiting) {
+      // Where the pages went is known now: links between them are re-pointed there, and sent as edits.
+      const relinked = await relinkImportedPages(ctx, plan)
+      notes.push(...relinked.notes)
+      if (relinked.rewritten.length > 0) {
+        progress.phase(`re-pointing the links of ${relinked.rewritten.length} page(s) to where their pages were placed`)
+        const again = await pushUntilSettled(session, outbox, space.id, progress)
+        pushed = { ...again, reports: [...pushed.reports, ...again.reports], failures: [...new Set([...pushed.failures, ...again.failures])], changeRequest: again.changeRequest ?? pushed.changeRequest }
+      }
+    }
     const reports = dedupe(pushed.reports)
     // Groups and files SUMMARY.md does not list are noted by the plan already, and so are files over the limit.
     const tooLarge = new Set(plan.notes.filter((n) => n.kind === 'too-large').map((n) => n.path))
