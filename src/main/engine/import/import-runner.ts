@@ -95,17 +95,7 @@ export const contentApiImport: ImportStrategy = {
     const copied = await copyFiles(tree, folder, copies, (step, i) => progress.copying(i, copies.length, step.to))
 
     progress.phase('sending to the change request')
-    let pushed = await pushUntilSettled(session, outbox, space.id, progress)
-    if (!pushed.waiting) {
-      // Where the pages went is known now: links between them are re-pointed there, and sent as edits.
-      const relinked = await relinkImportedPages(ctx, plan)
-      notes.push(...relinked.notes)
-      if (relinked.rewritten.length > 0) {
-        progress.phase(`re-pointing the links of ${relinked.rewritten.length} page(s) to where their pages were placed`)
-        const again = await pushUntilSettled(session, outbox, space.id, progress)
-        pushed = { ...again, reports: [...pushed.reports, ...again.reports], failures: [...new Set([...pushed.failures, ...again.failures])], changeRequest: again.changeRequest ?? pushed.changeRequest }
-      }
-    }
+    const pushed = await pushUntilSettled(session, outbox, space.id, progress)
     const reports = dedupe(pushed.reports)
     // Groups and files SUMMARY.md does not list are noted by the plan already, and so are files over the limit.
     const tooLarge = new Set(plan.notes.filter((n) => n.kind === 'too-large').map((n) => n.path))
@@ -116,6 +106,12 @@ export const contentApiImport: ImportStrategy = {
     for (const f of pushed.failures) notes.push({ kind: 'push', path: '', reason: `refused: ${f}` })
     const changeRequest = pushed.changeRequest
     if (pushed.waiting) return { strategy: this.name, complete: false, waiting: pushed.waiting, changeRequest, copied, alreadyThere: copies.length - copied, notes }
+
+    // Where the pages went is known now: links between them are re-pointed there (relink-imported.ts).
+    progress.phase('re-pointing links between pages to where the pages were placed')
+    const relinked = await relinkImportedPages(ctx, plan)
+    notes.push(...relinked.notes)
+    if (relinked.relinked.length > 0) progress.phase(`links re-pointed in ${relinked.relinked.length} page(s)`)
 
     progress.phase('reading the change request back')
     const verification = await verifyImport({ gateway: ctx.gateway, cache: ctx.cache, outbox, spaceId: space.id, tree, plan })

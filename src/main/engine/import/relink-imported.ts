@@ -1,61 +1,77 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { gitBlobOid } from '../../content'
+import type { ContentChange } from '../../content'
 import { relinkedText } from '../links/relink'
-import { writeFileAtomic } from '../workspace/atomic-write'
-import { SpaceFolder } from '../workspace/space-folder'
 import type { ImportContext } from './import-runner'
 import type { ImportNote } from './import-notes'
 import type { ImportPlan } from './import-plan'
 import { readBack } from './verify-import'
 
+/** Changes per request (the content API takes 1 to 50) and markdown characters per request. */
+const MAX_CHANGES = 50
+const MAX_CHARS = 1_000_000
+
 /**
  * After the pages of an import are in the change request, where the content API placed them is known
  * (the tree's `## Group`s cannot be created, so their pages come back at the top level; a name taken
- * there gets a `-2`): links between pages written for the tree's places are re-pointed to those places.
+ * there gets a `-2`): links between pages, written for the tree's places, are re-pointed to those places
+ * in the change request (`update_page` with the page's markdown, links changed and nothing else).
  *
- * Why here, after the pages are placed, and through the space folder: only the service's tree says for
- * sure where each page went (a prediction would have to copy its placing and naming), and a page's
- * body that holds the right links is what makes both the service's link report and every mirror's
- * files right. The space folder holds each page as the service returned it (sync down wrote it); the
- * pages whose links change are written there whole (temp file, then rename) and the next push sends
- * them as edits, the way any writer's edit goes. A file changed in the folder since sync down wrote it
- * is the writer's: left as it is, and named.
- *
- * Each link is worked out from the tree's own text (relink.ts), so running this again (a resumed
- * import) changes nothing more.
+ * Why this way. Only the service's tree says for sure where each page went (a prediction before sending
+ * would have to copy its placing and naming), so the fix comes after the placing. It is made in the
+ * pages the service holds, so its link report and every mirror's files are right; the space folder keeps
+ * the files as the tree has them, where their links are right for where they sit: the change request's
+ * version of a page the writer has not edited since stands (push/known-pages.ts), and the merge brings
+ * the re-pointed pages down at their new places. Links to uploaded files the service re-pointed itself
+ * (their `./<ref>` links). Each link is worked out from the tree's own text (links/relink.ts), so a
+ * second run (a resumed import) finds nothing more to change.
  */
-export async function relinkImportedPages(ctx: ImportContext, plan: ImportPlan): Promise<{ rewritten: string[]; notes: ImportNote[] }> {
+export async function relinkImportedPages(ctx: ImportContext, plan: ImportPlan): Promise<{ relinked: string[]; notes: ImportNote[] }> {
   const { cache, outbox, gateway, space, tree } = ctx
+  const changeRequestId = outbox.session(space.id)?.changeRequestId
+  if (!changeRequestId) return { relinked: [], notes: [] }
   const back = await readBack({ gateway, cache, outbox, spaceId: space.id, tree, plan })
-  // Only page links: links to uploaded files the service re-pointed itself when it resolved their refs.
   const placements = { pages: back.placements.pages }
-  const journal = new Map(cache.journal(space.id).filter((j) => j.kind === 'page').map((j) => [j.id, j]))
-  const folder = new SpaceFolder(ctx.folder)
-  const rewritten: string[] = []
+  const relinked: string[] = []
   const notes: ImportNote[] = []
+  const changes: ContentChange[] = []
   for (const { step, id, path: placed } of back.pages) {
-    const j = journal.get(id)
-    if (!j) continue // not synced down (yet): nothing on disk to fix
-    const file = folder.resolve(j.path)
-    const bytes = await fs.readFile(file).catch(() => undefined)
-    if (!bytes) continue
     const source = await fs.readFile(path.join(tree.root, ...step.from.split('/')), 'utf8')
-    const text = bytes.toString('utf8')
-    const relinked = relinkedText(text, source, step.from, placed, placements)
-    if (relinked === undefined) {
-      if (source !== text && relinkedText(source, source, step.from, placed, placements) !== source) {
-        notes.push({ kind: 'links', path: step.from, reason: `comes back as ${placed} with its links otherwise than written: its links to other pages were not re-pointed` })
-      }
+    // No link of the tree's text to re-point from this page's new place: nothing to read back.
+    if (relinkedText(source, source, step.from, placed, placements) === source) continue
+    const answer = (await gateway.client.spaces.getPageInRevisionById(space.id, back.revision.id, id, { format: 'markdown' })).data
+    const held = 'markdown' in answer && typeof answer.markdown === 'string' ? answer.markdown : undefined
+    const next = held === undefined ? undefined : relinkedText(held, source, step.from, placed, placements)
+    if (next === undefined) {
+      notes.push({ kind: 'links', path: step.from, reason: `comes back as ${placed} with its links otherwise than written: its links to other pages were not re-pointed` })
       continue
     }
-    if (relinked === text) continue
-    if (gitBlobOid(bytes) !== j.baseHash) {
-      notes.push({ kind: 'links', path: step.from, reason: `${j.path} was changed in the space folder since it was imported: kept as it is, its links to other pages not re-pointed` })
-      continue
-    }
-    await writeFileAtomic(file, Buffer.from(relinked, 'utf8'))
-    rewritten.push(j.path)
+    if (next === held) continue
+    changes.push({ operation: 'update_page', page: id, document: { markdown: next } })
+    relinked.push(step.from)
   }
-  return { rewritten, notes }
+  for (const batch of batches(changes)) {
+    const route = `/spaces/${encodeURIComponent(space.id)}/change-requests/${encodeURIComponent(changeRequestId)}/content?compat=false`
+    await gateway.sendJson('POST', route, new TextEncoder().encode(JSON.stringify({ changes: batch })) as Uint8Array<ArrayBuffer>)
+  }
+  return { relinked, notes }
+}
+
+/** Changes cut into requests of at most MAX_CHANGES changes and MAX_CHARS of markdown (a larger page goes alone). */
+function batches(changes: ContentChange[]): ContentChange[][] {
+  const out: ContentChange[][] = []
+  let current: ContentChange[] = []
+  let chars = 0
+  for (const change of changes) {
+    const size = change.operation === 'update_page' && change.document && 'markdown' in change.document ? String(change.document.markdown).length : 0
+    if (current.length > 0 && (current.length >= MAX_CHANGES || chars + size > MAX_CHARS)) {
+      out.push(current)
+      current = []
+      chars = 0
+    }
+    current.push(change)
+    chars += size
+  }
+  if (current.length > 0) out.push(current)
+  return out
 }
