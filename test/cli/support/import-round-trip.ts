@@ -72,8 +72,15 @@ export function corpusRoundTrip() {
     const moved = new Map(result.notes.filter((n) => n.kind === 'moved').map((n) => [n.path, /^comes back as (.+?)(?: \(|$)/.exec(n.reason)?.[1] ?? n.path]))
     const pages = compared.filter((rel) => rel !== 'SUMMARY.md')
     const tooLarge = result.notes.filter((n) => n.kind === 'too-large').map((n) => n.path)
-    const newlyBroken = newlyBrokenLinks(tree, mirror, pages, (page) => moved.get(page) ?? page).filter((link) => !tooLarge.some((asset) => link.includes(asset.slice(asset.lastIndexOf('/') + 1))))
-    console.log(`${name}: links broken in the tree ${brokenLinkCount(tree, pages)}; newly broken in the mirror ${newlyBroken.length}${newlyBroken.length > 0 ? `:\n  ${newlyBroken.slice(0, 20).join('\n  ')}` : ''}`)
+    const found = newlyBrokenLinks(tree, mirror, pages, (page) => moved.get(page) ?? page)
+    const newlyBroken = found.filter((link) => !tooLarge.some((asset) => link.includes(asset.slice(asset.lastIndexOf('/') + 1))))
+    // The service's own report of the merged space, as `quire links --broken` shows it.
+    const links = await quire('links', '--broken', '--json')
+    const report = JSON.parse(links.out) as { spaces: Array<{ spaceId: string; links: unknown[] }> }
+    const serviceBroken = report.spaces.find((s) => s.spaceId === result.space.id)?.links.length
+    console.log(
+      `${name}: links broken in the tree ${brokenLinkCount(tree, pages)}; newly broken in the mirror ${newlyBroken.length} (and ${found.length - newlyBroken.length} to files too large to upload); quire links --broken: ${serviceBroken}${newlyBroken.length > 0 ? `:\n  ${newlyBroken.slice(0, 20).join('\n  ')}` : ''}`,
+    )
     return { result, tree, mirror, newlyBroken }
   }
 }
