@@ -76,8 +76,9 @@ export function corpusRoundTrip() {
     const newlyBroken = found.filter((link) => !tooLarge.some((asset) => link.includes(asset.slice(asset.lastIndexOf('/') + 1))))
     // The service's own report of the merged space, as `quire links --broken` shows it.
     const links = await quire('links', '--broken', '--json')
-    const report = JSON.parse(links.out) as { spaces: Array<{ spaceId: string; links: unknown[] }> }
-    const serviceBroken = report.spaces.find((s) => s.spaceId === result.space.id)?.links.length
+    const report = JSON.parse(links.out) as { spaces: Array<{ spaceId: string; links: Array<{ target: string; localFile?: string; line?: number }> }> }
+    const serviceLinks = report.spaces.find((s) => s.spaceId === result.space.id)?.links ?? []
+    const serviceBroken = `${serviceLinks.length}${serviceLinks.length > 0 ? ` (${serviceLinks.slice(0, 5).map((l) => `${l.localFile}:${l.line} ${l.target}`).join(', ')})` : ''}`
     console.log(
       `${name}: links broken in the tree ${brokenLinkCount(tree, pages)}; newly broken in the mirror ${newlyBroken.length} (and ${found.length - newlyBroken.length} to files too large to upload); quire links --broken: ${serviceBroken}${newlyBroken.length > 0 ? `:\n  ${newlyBroken.slice(0, 20).join('\n  ')}` : ''}`,
     )
