@@ -3,8 +3,8 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { summaryPages } from '../../src/main/engine/import/summary-structure'
 import { changeRequestRevision, openChangeRequests, pagesOf } from '../engine/sync-up/support/workspace'
-import { commitTree, corpusTree } from '../support/gitsync-corpus'
-import { importFixture, quire } from './support/import-tree'
+import { commitTree, corpusTree, retitled, SUMMARY_TEXT_NOT_H1 } from '../support/gitsync-corpus'
+import { importFixture, listTree, quire } from './support/import-tree'
 
 /**
  * `quire import` of a tree that is a git repository into a new space (issue 14): the service's own Git
@@ -74,4 +74,40 @@ describe('quire import of a git repository', () => {
     const page = (await fixture.t.api.call('getPageInChangeRequestById', { params: { ...params, pageId: readme }, query: { format: 'markdown' } })).body
     expect(page.markdown).toContain('A line not committed yet.')
   }, 240_000)
+  /** The tree's files a mirror holds (pages SUMMARY.md lists, SUMMARY.md, assets) and those that differ from it, byte for byte at the same path, case included. */
+  async function gitImportedAndMirrored(name: string, files: Map<string, Buffer>): Promise<{ missing: string[]; differ: string[]; extra: string[]; compared: number }> {
+    const tree = commitTree(path.join(fixture.base, `${name}-repo`), files)
+    const result = await importInto(tree, await fixture.signedInHome(`writer-${name}`), name)
+    expect(result.strategy).toBe('Git import')
+    const reader = await fixture.signedInHome(`reader-${name}`)
+    const sync = await quire('sync', '--once', '--space', result.space.id, '--workspace', path.join(reader, 'ws'))
+    expect(sync.code, sync.err).toBe(0)
+    const mirror = path.join(reader, 'ws', 'Acme', name)
+    const summary = files.get('SUMMARY.md')!.toString()
+    const expected = new Map([...files].filter(([rel]) => rel === 'README.md' || rel === 'SUMMARY.md' || rel.startsWith('.gitbook/assets/') || summaryPages(summary).includes(rel)))
+    expected.set('SUMMARY.md', Buffer.from(retitled(summary, SUMMARY_TEXT_NOT_H1[name] ?? [])))
+    const mirrored = listTree(mirror).filter((rel) => rel.endsWith('.md') || rel.startsWith('.gitbook/assets/'))
+    const missing = [...expected.keys()].filter((rel) => !mirrored.includes(rel))
+    const differ = [...expected].filter(([rel, bytes]) => mirrored.includes(rel) && !fs.readFileSync(path.join(mirror, ...rel.split('/'))).equals(bytes)).map(([rel]) => rel)
+    const extra = mirrored.filter((rel) => !expected.has(rel))
+    console.log(`${name} through Git import: ${expected.size - missing.length - differ.length}/${expected.size} files byte for byte at their path`)
+    return { missing, differ, extra, compared: expected.size }
+  }
+
+  it('the home README.md in a group with subpages in getting-started/readme/: mirrored there, folder case kept (issue 24)', async () => {
+    const files = new Map(
+      Object.entries({
+        'SUMMARY.md': '# Table of contents\n\n## Getting started\n\n* [Home](README.md)\n  * [Child](getting-started/readme/child.md)\n  * [Other](getting-started/readme/other.md)\n',
+        'README.md': '# Home\n\nStart with [the child](getting-started/readme/child.md).\n',
+        'getting-started/readme/child.md': '# Child\n\nSee [other](other.md).\n',
+        'getting-started/readme/other.md': '# Other\n\nBack to [the child](child.md).\n',
+      }).map(([rel, text]) => [rel, Buffer.from(text)]),
+    )
+    expect(await gitImportedAndMirrored('readme-case', files)).toEqual({ missing: [], differ: [], extra: [], compared: 4 })
+  }, 120_000)
+
+  it('gitbook-docs: every page, SUMMARY.md (its H1 titles) and asset mirrored byte for byte at its path', async () => {
+    const { missing, differ, extra } = await gitImportedAndMirrored('gitbook-docs', corpusTree('gitbook-docs'))
+    expect({ missing, differ, extra }).toEqual({ missing: [], differ: [], extra: [] })
+  }, 180_000)
 })

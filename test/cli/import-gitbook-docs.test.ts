@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { corpusRoundTrip } from './support/import-round-trip'
 
@@ -10,10 +12,13 @@ const importCorpus = corpusRoundTrip()
 
 describe('quire import of a real Git Sync tree', () => {
   it('gitbook-docs: URL and anchor entries, front matter keys, tags.yaml: identical or reported', async () => {
-    const { result } = await importCorpus('gitbook-docs')
+    const { result, mirror, newlyBroken } = await importCorpus('gitbook-docs')
     const kinds = new Set(result.notes.map((n) => n.kind))
     for (const kind of ['group', 'link-entry', 'anchor-entry', 'not-content'] as const) expect(kinds, kind).toContain(kind)
     expect(result.notes.filter((n) => n.kind === 'group')).toHaveLength(12)
     expect(result.notes.find((n) => n.path === '.gitbook/tags.yaml')?.reason).toMatch(/has no place for/)
+    // Issue 24: the pages of the 12 groups came back at the top level; links between pages point there.
+    expect(newlyBroken).toEqual([])
+    expect(fs.existsSync(path.join(mirror, 'quickstart.md'))).toBe(true)
   }, 180_000)
 })

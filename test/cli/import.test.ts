@@ -13,7 +13,7 @@ const importCorpus = corpusRoundTrip()
 
 describe('quire import of a real Git Sync tree', () => {
   it('lista: one change request, merged and mirrored: identical or reported, LICENSE.md not a page', async () => {
-    const { result, mirror } = await importCorpus('lista', (tree) => fs.writeFileSync(path.join(tree, 'LICENSE.md'), '# MIT License\n\nPermission is hereby granted.\n'))
+    const { result, mirror, newlyBroken } = await importCorpus('lista', (tree) => fs.writeFileSync(path.join(tree, 'LICENSE.md'), '# MIT License\n\nPermission is hereby granted.\n'))
     const reasons = result.notes.map((n) => `${n.kind}: ${n.path}: ${n.reason}`)
     expect(reasons).toContain('not-a-page: LICENSE.md: not in SUMMARY.md: not a page (Git Sync reads only the files it lists); not imported')
     expect(reasons.filter((r) => r.startsWith('group: '))).toHaveLength(5)
@@ -24,5 +24,7 @@ describe('quire import of a real Git Sync tree', () => {
     expect(assets).toBe(result.verification.uploaded)
     const named = new Set(result.notes.filter((n) => n.path.startsWith('.gitbook/assets/')).map((n) => n.path))
     expect(result.verification.uploaded + named.size).toBeGreaterThanOrEqual(result.verification.assets)
+    // Links between pages point where the pages came back (issue 24).
+    expect(newlyBroken).toEqual([])
   }, 180_000)
 })

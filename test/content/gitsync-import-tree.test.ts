@@ -105,4 +105,29 @@ describe('a Git Sync tree read into a revision (git import)', () => {
       '.gitbook/includes/snippet.md: no title: front matter: imported with its file name as title',
     ])
   })
+  it('keeps the case of the folder a page writes its subpages in: the home README.md in a group, a readme.md with subpages (issue 24)', () => {
+    // Git Sync writes the home page as README.md whatever its slug, and its subpages in the folder of
+    // that slug: here "readme", under the group's folder. The file name must not become the slug.
+    const home = new Map([
+      ['SUMMARY.md', bytes('# Table of contents\n\n## Getting started\n\n* [Home](README.md)\n  * [Child](getting-started/readme/child.md)\n  * [Other](getting-started/readme/other.md)\n')],
+      ['README.md', bytes('# Home\n')],
+      ['getting-started/readme/child.md', bytes('# Child\n\nSee [other](other.md).\n')],
+      ['getting-started/readme/other.md', bytes('# Other\n')],
+    ])
+    const imported = revisionFromGitSync(home, parseGitSyncConfig(undefined), env)
+    const back = render(imported.tree, imported.blobs)
+    expect([...back.keys()].sort()).toEqual([...home.keys()].sort())
+    for (const [path, original] of home) expect(utf8.decode(back.get(path)), path).toBe(utf8.decode(original))
+
+    // A page file named readme.md (no folder's README) whose subpages live in readme/: they stay there.
+    const leaf = new Map([
+      ['SUMMARY.md', bytes('# Table of contents\n\n* [Home](README.md)\n* [Getting started](getting-started/README.md)\n  * [Readme](getting-started/readme.md)\n    * [Child](getting-started/readme/child.md)\n')],
+      ['README.md', bytes('# Home\n')],
+      ['getting-started/README.md', bytes('# Getting started\n')],
+      ['getting-started/readme.md', bytes('# Readme\n')],
+      ['getting-started/readme/child.md', bytes('# Child\n')],
+    ])
+    const paths = [...render(revisionFromGitSync(leaf, parseGitSyncConfig(undefined), env).tree, new Map()).keys()]
+    expect(paths).toContain('getting-started/readme/child.md')
+  })
 })

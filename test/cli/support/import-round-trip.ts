@@ -3,6 +3,7 @@ import path from 'node:path'
 import { expect } from 'vitest'
 import type { ImportNote } from '../../../src/main/engine/import/import-notes'
 import { summaryPages } from '../../../src/main/engine/import/summary-structure'
+import { brokenLinkCount, newlyBrokenLinks } from '../../support/link-check'
 import { importFixture, makeTree, quire } from './import-tree'
 
 export interface ImportJson {
@@ -20,11 +21,15 @@ export interface ImportJson {
  * mirrors the space with `quire sync --once`, and every page SUMMARY.md lists (and the home page) and
  * SUMMARY.md itself are compared with the mirror's: byte-identical at the same path, or named by the
  * import's report. Prints `N/M files identical`.
+ *
+ * Links (issue 24): each page's links are checked on the mirror's disk against the tree's (test/support/
+ * link-check.ts); `newlyBroken` lists those that work in the tree and not in the mirror, but for links
+ * to files the report names as too large to upload (the service's limit, not a link's fault).
  */
 export function corpusRoundTrip() {
   const fixture = importFixture('quire-import-')
 
-  return async function importCorpus(name: string, prepare?: (tree: string) => void): Promise<{ result: ImportJson; tree: string; mirror: string }> {
+  return async function importCorpus(name: string, prepare?: (tree: string) => void): Promise<{ result: ImportJson; tree: string; mirror: string; newlyBroken: string[] }> {
     const tree = path.join(fixture.base, `tree-${name}`)
     makeTree(name, tree)
     prepare?.(tree)
@@ -62,6 +67,21 @@ export function corpusRoundTrip() {
     expect(unexplained).toEqual([])
     expect(v.identical).toBe(identical)
     expect(v.total).toBe(compared.length)
-    return { result, tree, mirror }
+
+    // Where each page came back: the report names each page that moved.
+    const moved = new Map(result.notes.filter((n) => n.kind === 'moved').map((n) => [n.path, /^comes back as (.+?)(?: \(|$)/.exec(n.reason)?.[1] ?? n.path]))
+    const pages = compared.filter((rel) => rel !== 'SUMMARY.md')
+    const tooLarge = result.notes.filter((n) => n.kind === 'too-large').map((n) => n.path)
+    const found = newlyBrokenLinks(tree, mirror, pages, (page) => moved.get(page) ?? page)
+    const newlyBroken = found.filter((link) => !tooLarge.some((asset) => link.includes(asset.slice(asset.lastIndexOf('/') + 1))))
+    // The service's own report of the merged space, as `quire links --broken` shows it.
+    const links = await quire('links', '--broken', '--json')
+    const report = JSON.parse(links.out) as { spaces: Array<{ spaceId: string; links: Array<{ target: string; localFile?: string; line?: number }> }> }
+    const serviceLinks = report.spaces.find((s) => s.spaceId === result.space.id)?.links ?? []
+    const serviceBroken = `${serviceLinks.length}${serviceLinks.length > 0 ? ` (${serviceLinks.slice(0, 5).map((l) => `${l.localFile}:${l.line} ${l.target}`).join(', ')})` : ''}`
+    console.log(
+      `${name}: links broken in the tree ${brokenLinkCount(tree, pages)}; newly broken in the mirror ${newlyBroken.length} (and ${found.length - newlyBroken.length} to files too large to upload); quire links --broken: ${serviceBroken}${newlyBroken.length > 0 ? `:\n  ${newlyBroken.slice(0, 20).join('\n  ')}` : ''}`,
+    )
+    return { result, tree, mirror, newlyBroken }
   }
 }

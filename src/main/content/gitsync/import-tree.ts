@@ -82,28 +82,33 @@ class TreeReader {
     const root: TreePage[] = []
     for (const entry of entries) {
       if (entry.kind === 'group') root.push(this.group(entry, root))
-      else this.place(entry, root, true)
+      else this.place(entry, root, true, '')
     }
     return root
   }
 
   private group(entry: SummaryEntry, siblings: TreePage[]): TreePage {
     const group = this.newPage('group', entry.title || DEFAULT_TITLE, uniqueSlug(entry.slug ?? slugify(entry.title), siblings.map((p) => p.slug)))
+    // A group's pages are written in the folder of its slug (computeGitPaths).
+    const folder = `${group.slug}/`
     for (const child of entry.children) {
       if (child.kind !== 'group') {
-        this.place(child, group.pages, false)
+        this.place(child, group.pages, false, folder)
         continue
       }
       this.notes.push(`${this.config.summary}: group "${child.title}" inside group "${entry.title}": groups are top-level only, its pages are listed in its place`)
-      for (const grandchild of child.children) this.place(grandchild, group.pages, false)
+      for (const grandchild of child.children) this.place(grandchild, group.pages, false, folder)
     }
     return group
   }
 
-  /** Adds to `siblings` the page an entry becomes, or, for an entry that cannot be a page, its subpages. */
-  private place(entry: SummaryEntry, siblings: TreePage[], atRoot: boolean): void {
-    const placeChildren = (into: TreePage[]) => {
-      for (const child of entry.children) this.place(child, into, false)
+  /**
+   * Adds to `siblings` the page an entry becomes, or, for an entry that cannot be a page, its subpages.
+   * `folder`: where Git Sync writes the pages of `siblings` (`''` at the root, `guide/` under a page).
+   */
+  private place(entry: SummaryEntry, siblings: TreePage[], atRoot: boolean, folder: string): void {
+    const placeChildren = (into: TreePage[], childFolder = folder) => {
+      for (const child of entry.children) this.place(child, into, false, childFolder)
     }
     if (entry.kind === 'link' || entry.kind === 'group' || (entry.path !== undefined && entry.path.includes('#'))) {
       // A URL, or a section of a page (`page.md#anchor`): a link page to it, as written.
@@ -131,20 +136,41 @@ class TreeReader {
       return
     }
     this.listed.add(path)
-    const page = this.documentPage(path, bytes, entry.title, siblings, atRoot && path === this.config.readme)
+    const page = this.documentPage(path, bytes, entry.title, siblings, atRoot && path === this.config.readme, this.childrenFolder(entry, folder))
     if (entry.title !== '' && page.title !== entry.title) {
       this.notes.push(`${this.config.summary}: "${entry.title}" names ${path}, whose H1 is "${page.title}": the page takes its H1 as title, and SUMMARY.md will list it so`)
     }
     if (entry.linkTitle) page.linkTitle = entry.linkTitle
     siblings.push(page)
-    placeChildren(page.pages)
+    placeChildren(page.pages, `${folder}${page.slug}/`)
   }
 
-  private documentPage(path: string, bytes: Uint8Array, summaryTitle: string, siblings: TreePage[], home: boolean): TreePage {
+  /**
+   * The name of the folder the subpages of `entry` live in, when they all live directly in one folder
+   * inside `folder` (where the page itself is placed): Git Sync writes a page's subpages in the folder of
+   * its slug, so that name, case included, is the page's slug. A page file does not always tell it: the
+   * home page is `README.md` whatever its slug (`getting-started/readme/child.md` under a `README.md`
+   * listed in the group `getting-started`), and a `readme.md` with subpages is no folder's README.
+   */
+  private childrenFolder(entry: SummaryEntry, folder: string): string | undefined {
+    const folders = new Set<string>()
+    for (const child of entry.children) {
+      if (child.kind !== 'page' || child.path === undefined || child.path.includes('#')) continue
+      const path = resolveRelativePath(this.config.summary, child.path)
+      if (path === undefined || !this.files.has(path) || !/\.md$/i.test(path)) continue
+      folders.add(path.slice(0, path.lastIndexOf('/') + 1))
+    }
+    if (folders.size !== 1) return undefined
+    const [only] = folders
+    const name = only.slice(folder.length, -1)
+    return only.startsWith(folder) && name !== '' && !name.includes('/') ? name : undefined
+  }
+
+  private documentPage(path: string, bytes: Uint8Array, summaryTitle: string, siblings: TreePage[], home: boolean, childrenFolder?: string): TreePage {
     const parts = splitPageMarkdown(utf8.decode(bytes))
     const title = parts.title ?? (summaryTitle || DEFAULT_TITLE)
     const metadata = normalizeMetadata(parts.metadata)
-    const wanted = home ? slugify(title) : slugOfPath(path)
+    const wanted = childrenFolder !== undefined && validSlug(childrenFolder) ? childrenFolder : home ? slugify(title) : slugOfPath(path)
     const slug = uniqueSlug(validSlug(wanted) ? wanted : slugify(wanted), siblings.map((p) => p.slug))
     if (slug !== wanted && !home) this.notes.push(`${path}: slug "${wanted}" ${validSlug(wanted) ? 'is taken by a sibling' : 'is not a valid slug'}: the page is "${slug}"`)
     const page = this.newPage('document', title, slug)

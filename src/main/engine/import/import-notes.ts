@@ -29,6 +29,8 @@ export type ImportNoteKind =
   | 'differs'
   /** A page that will come back at another path. */
   | 'moved'
+  /** A page whose links to other pages could not be re-pointed to where those pages came back. */
+  | 'links'
 
 export interface ImportNote {
   kind: ImportNoteKind

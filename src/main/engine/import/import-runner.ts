@@ -8,6 +8,7 @@ import type { PushResult } from '../push/space-pusher'
 import type { WorkspaceSession } from '../session/workspace-session'
 import type { ImportNote } from './import-notes'
 import { planImport, type CopyStep } from './import-plan'
+import { relinkImportedPages } from './relink-imported'
 import { copyFiles, targetHashes, type SourceTree } from './source-tree'
 import { verifyImport, type Verification } from './verify-import'
 
@@ -105,6 +106,12 @@ export const contentApiImport: ImportStrategy = {
     for (const f of pushed.failures) notes.push({ kind: 'push', path: '', reason: `refused: ${f}` })
     const changeRequest = pushed.changeRequest
     if (pushed.waiting) return { strategy: this.name, complete: false, waiting: pushed.waiting, changeRequest, copied, alreadyThere: copies.length - copied, notes }
+
+    // Where the pages went is known now: links between them are re-pointed there (relink-imported.ts).
+    progress.phase('re-pointing links between pages to where the pages were placed')
+    const relinked = await relinkImportedPages(ctx, plan)
+    notes.push(...relinked.notes)
+    if (relinked.relinked.length > 0) progress.phase(`links re-pointed in ${relinked.relinked.length} page(s)`)
 
     progress.phase('reading the change request back')
     const verification = await verifyImport({ gateway: ctx.gateway, cache: ctx.cache, outbox, spaceId: space.id, tree, plan })
