@@ -144,6 +144,8 @@ export interface ChangeRequestSummary {
   asOf?: string
   /** Set while an action on it (merge, update from main) waits in the outbox to be sent. */
   waiting?: string
+  /** The action was asked before: the same one already waits in the outbox (`queued`) or was `sent`; nothing new went out. */
+  repeat?: ActionRepeat
 }
 
 export interface CommentThread {
@@ -161,7 +163,12 @@ export interface CommentThread {
   asOf?: string
   /** Set while the comment (or a reply or resolve of it) waits in the outbox to be sent: why it waits. */
   waiting?: string
+  /** The same comment (reply, resolve) was asked before: it already waits in the outbox (`queued`) or was `sent`. */
+  repeat?: ActionRepeat
 }
+
+/** An action asked again is the same operation (its key is what it is): it was already queued, or already sent. */
+export type ActionRepeat = 'queued' | 'sent'
 
 export interface BrokenLink {
   spaceId: string

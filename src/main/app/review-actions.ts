@@ -129,7 +129,7 @@ export class ReviewActions {
   async summary(spaceId: string, changeRequestId: string, outcome: ActionOutcome): Promise<ChangeRequestSummary> {
     if (outcome.sent) {
       try {
-        return await this.changeRequests.get(spaceId, changeRequestId)
+        return withRepeat(await this.changeRequests.get(spaceId, changeRequestId), outcome)
       } catch (error) {
         if (!isOffline(error)) throw error
       }
@@ -137,7 +137,7 @@ export class ReviewActions {
     const space = this.cache.space(spaceId)
     const mirrored = space ? this.mirroredChangeRequests([space], {}).find((c) => c.id === changeRequestId) : undefined
     if (!mirrored) throw new AppError('offline', `The change request is not known here yet; the action waits to be sent (${outcome.waiting ?? 'offline'}).`)
-    return { ...mirrored, ...(outcome.sent ? {} : { waiting: outcome.waiting ?? 'waiting to be sent' }) }
+    return withRepeat({ ...mirrored, ...(outcome.sent ? {} : { waiting: outcome.waiting ?? 'waiting to be sent' }) }, outcome)
   }
 
   /* Comments */
@@ -155,10 +155,11 @@ export class ReviewActions {
     const outcome = await this.act(() => this.session.comment(spaceId, { pageId, text: markdown, target: 'space' }), 'Posting the comment')
     const id = (outcome.op.result as { id?: string } | undefined)?.id
     const me = this.session.account
-    const thread: CommentThread =
+    const posted: CommentThread =
       outcome.sent && id
         ? await this.thread(spaceId, id)
         : { id: `pending-${outcome.op.seq}`, pageId, author: me.displayName, postedAt: outcome.op.createdAt, markdown, resolved: false, mine: true, replies: [], waiting: outcome.waiting ?? 'waiting to be sent' }
+    const thread = withRepeat(posted, outcome)
     this.logThread(spaceId, thread, `Commented on ${thread.pageTitle ?? 'a page'}`)
     return thread
   }
@@ -178,14 +179,15 @@ export class ReviewActions {
   }
 
   private logThread(spaceId: string, thread: CommentThread, done: string) {
-    this.log(thread.waiting ? 'warning' : 'info', `${done}${thread.waiting ? ` (waits to be sent: ${thread.waiting})` : ''}`, spaceId)
+    const again = thread.repeat === 'sent' ? ' (already sent before: nothing sent again)' : thread.repeat === 'queued' ? ' (already queued: the same one, not a second)' : ''
+    this.log(thread.waiting ? 'warning' : 'info', `${done}${again}${thread.waiting ? ` (waits to be sent: ${thread.waiting})` : ''}`, spaceId)
   }
 
   private async threadAfter(spaceId: string, commentId: string, outcome: ActionOutcome): Promise<CommentThread> {
-    if (outcome.sent) return this.thread(spaceId, commentId)
+    if (outcome.sent) return withRepeat(await this.thread(spaceId, commentId), outcome)
     const known = (await this.comments.fromMirror(spaceId)).find((t) => t.id === commentId)
     if (!known) throw new AppError('offline', `The comment is not known here yet; your answer waits to be sent (${outcome.waiting ?? 'offline'}).`)
-    return { ...known, waiting: outcome.waiting ?? 'waiting to be sent' }
+    return withRepeat({ ...known, waiting: outcome.waiting ?? 'waiting to be sent' }, outcome)
   }
 
   private async thread(spaceId: string, commentId: string): Promise<CommentThread> {
@@ -205,6 +207,11 @@ export class ReviewActions {
       throw fromApiError(error, what)
     }
   }
+}
+
+/** The answer says when the action was asked before (already queued or sent), so the UI can say so. */
+function withRepeat<T extends { repeat?: ActionOutcome['repeat'] }>(answer: T, outcome: ActionOutcome): T {
+  return outcome.repeat ? { ...answer, repeat: outcome.repeat } : answer
 }
 
 function isOffline(error: unknown): boolean {

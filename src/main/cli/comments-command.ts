@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import type { Thread } from '../engine/comments/comments-repository'
 import { refreshPageThreads } from '../engine/comments/threads'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
+import { enqueueAction } from '../engine/outbox/action-keys'
 import { OutboxSender } from '../engine/outbox/outbox-sender'
 import type { NewOutboxOp, PayloadOf } from '../engine/outbox/outbox-types'
 import type { CliIo } from './io'
@@ -114,7 +114,10 @@ function threadScope(ctx: SyncUpContext, commentId: string, space?: string): { s
   throw new Error(`comment ${commentId} is not known here: list the page's threads with quire comments <file> first, or pass --space ID`)
 }
 
-/** Queues the op in the space's current push session, as the signed-in writer, and sends it. */
+/**
+ * Queues the op in the space's current push session, as the signed-in writer, and sends it. Its key is
+ * what it is (outbox/action-keys.ts): run again, the command finds its op queued or sent and says so.
+ */
 async function post<K extends 'comment' | 'reply' | 'resolve'>(
   ctx: SyncUpContext,
   io: CliIo,
@@ -122,32 +125,38 @@ async function post<K extends 'comment' | 'reply' | 'resolve'>(
   kind: K,
   payload: (userId: string) => PayloadOf[K],
 ): Promise<number> {
-  const { account } = await ctx.signedIn()
+  const { account, gateway } = await ctx.signedIn()
   const session = ctx.outbox.ensureSession(spaceId, account.userId)
-  return await send(ctx, io, { spaceId, generation: session.generation, kind, key: `cli:${randomUUID()}`, payload: payload(account.userId) })
-}
-
-/** Writes the op to the outbox, then sends the space's outbox: offline, it waits for quire watch. */
-async function send(ctx: SyncUpContext, io: CliIo, op: NewOutboxOp): Promise<number> {
-  const { gateway } = await ctx.signedIn()
-  const { seq } = ctx.outbox.enqueue(op)
-  const drained = await new OutboxSender(gateway, ctx.outbox, ctx.comments).drain(op.spaceId)
+  const op = { spaceId, generation: session.generation, kind, payload: payload(account.userId) } as Omit<NewOutboxOp, 'key'>
+  const { seq, repeat } = enqueueAction(op, { outbox: ctx.outbox, comments: ctx.comments, userId: account.userId })
+  const done = (id?: string) => `${kind === 'resolve' ? 'resolved' : 'posted'} ${id ?? ''}`.trim()
+  if (repeat === 'sent') {
+    io.out(`already sent: ${done((ctx.outbox.op(seq)?.result as { id?: string } | undefined)?.id)} (the same ${kind} was sent before; nothing sent again)`)
+    return 0
+  }
+  // Sends the space's outbox: offline, the op waits for quire watch or the next command.
+  const drained = await new OutboxSender(gateway, ctx.outbox, ctx.comments).drain(spaceId)
   const sent = ctx.outbox.op(seq)
   if (sent?.state === 'done') {
-    const id = (sent.result as { id?: string } | undefined)?.id
-    io.out(op.kind === 'resolve' ? `resolved ${id ?? ''}`.trim() : `posted ${id ?? ''}`.trim())
+    io.out(done((sent.result as { id?: string } | undefined)?.id))
     return 0
   }
   if (sent?.state === 'failed') {
-    io.err(`quire ${op.kind}: the service refused it: ${sent.lastError ?? 'unknown error'}`)
+    io.err(`quire ${kind}: the service refused it: ${sent.lastError ?? 'unknown error'}`)
     return 1
+  }
+  const why = drained.stopped?.reason === 'signed-out' ? `the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}` : (drained.stopped?.message ?? 'not sent yet')
+  if (repeat === 'queued') {
+    // Asked again while it waits: the same op, not a second one. Not a failure of this run.
+    io.out(`already queued: the same ${kind} waits in the outbox (${why}); it goes out once, with the next quire watch or command`)
+    return 0
   }
   if (drained.stopped?.reason === 'signed-out') {
     // The raw refusal quotes the request; the writer needs to know what to run.
-    io.err(`quire ${op.kind}: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}. It waits in the outbox and goes out once you are signed in`)
+    io.err(`quire ${kind}: ${why}. It waits in the outbox and goes out once you are signed in`)
     return 1
   }
-  io.err(`quire ${op.kind}: ${drained.stopped?.message ?? 'not sent yet'}; it waits in the outbox and goes out with the next quire watch or command`)
+  io.err(`quire ${kind}: ${why}; it waits in the outbox and goes out with the next quire watch or command`)
   return 1
 }
 

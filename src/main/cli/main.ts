@@ -72,10 +72,18 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const [{ redactedMessage }, { isAuthError }, { SIGN_IN_HINT }] = await Promise.all([import('../engine/gateway/secrets'), import('../engine/session/session-outcomes'), import('./space-states')])
     // A refused token is the user's to fix, not a request to quote (its URL says nothing to them).
     if (isAuthError(error)) io.err(`quire ${name}: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}`)
+    // SQLite says "disk I/O error" or "database or disk is full": say which disk, and what to do.
+    else if (await fullCacheDisk(error)) io.err(`quire ${name}: ${await fullCacheDisk(error)}: free some space there and run it again (${redactedMessage(error)})`)
     // Scrubbed of tokens: an error can quote a header value or a request, token and all.
     else io.err(`quire ${name}: ${redactedMessage(error)}`)
     return 1
   }
+}
+
+/** The disk-full message when an error is a storage error and the cache's disk is full (modules loaded only then). */
+async function fullCacheDisk(error: unknown): Promise<string | undefined> {
+  const [{ cacheDiskFull, isStorageError }, { quirePaths }] = await Promise.all([import('../engine/cache/disk-space'), import('../engine/account/account')])
+  return isStorageError(error) ? cacheDiskFull(quirePaths().cacheFile) : undefined
 }
 
 // Run when executed directly (npm run quire); bin/quire.mjs imports main() instead.

@@ -6,7 +6,8 @@ import { linkFindings } from '../engine/links/link-reports'
 import { readSpaceStatuses, type SpaceStatus } from '../engine/sync/space-status'
 import { describeSyncUp, readSyncUpStatuses } from '../engine/push/sync-up-status'
 import { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { describeState } from '../../shared/space-state'
+import { describeState, type SpaceSyncState } from '../../shared/space-state'
+import { cacheDiskFull } from '../engine/cache/disk-space'
 import type { CliIo } from './io'
 import { SIGN_IN_HINT, signedOutReason, spaceStateReader } from './space-states'
 import { workspaceFolder } from './sync-command'
@@ -30,8 +31,11 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
     const workspace = workspaceFolder(cache)
     const spaces = readSpaceStatuses(cache, workspace)
     const up = readSyncUpStatuses(quirePaths().cacheFile, spaces.map((s) => s.spaceId))
-    // The one state the app shows too, from the same facts.
-    const stateOf = spaceStateReader(cache, new OutboxRepository(db), account)
+    // The one state the app shows too, from the same facts; but on a full disk no pass could record
+    // what it met, so what was last recorded (offline, say) is not the truth: the full disk is.
+    const full = cacheDiskFull(quirePaths().cacheFile)
+    const recorded = spaceStateReader(cache, new OutboxRepository(db), account)
+    const stateOf = (spaceId: string): SpaceSyncState => (full ? { kind: 'error', reason: full } : recorded(spaceId))
     const signedOut = signedOutReason(cache, account)
     // Scripts (and people) see at once that nothing syncs: the exit code says signed out.
     const exitCode = signedOut ? 1 : 0

@@ -23,6 +23,8 @@ export interface LocalServiceOptions {
   validateResponses?: boolean
   clock?: () => Date
   log?: (line: string) => void
+  /** Lines about what is no fault of the service's (a client that left mid-request); off unless given. */
+  debug?: (line: string) => void
   /** better-sqlite3 addon built for the host runtime (the desktop app under Electron); see openDatabase. */
   nativeBinding?: string
 }
@@ -65,6 +67,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     rateLimitPerMinute: options.rateLimitPerMinute,
     validateResponses: options.validateResponses,
     log: options.log,
+    debug: options.debug,
   })
   let origin: string
   try {

@@ -8,7 +8,7 @@
  * Markers are never page content: they are cut out of what is sent, posted once, then removed from
  * the file. Markers inside fenced code blocks or inline code are examples, not markers.
  */
-import { createHash } from 'node:crypto'
+import { commentKey, replyKey, resolveKey } from '../outbox/action-keys'
 
 export type MarkerKind = 'comment' | 'reply' | 'resolve'
 
@@ -146,9 +146,11 @@ export function stripMarkers(text: string, markers: readonly Marker[] = findMark
 
 /**
  * Identity of a marker for posting it exactly once: the same text on the same page is the same comment
- * (an editor that saves its old buffer again must not post it twice).
+ * (an editor that saves its old buffer again must not post it twice), and the same as `quire comment`
+ * or the app posting that text (outbox/action-keys.ts: one key for all three). `userId` is the writer's.
  */
-export function markerKey(spaceId: string, pageKey: string, marker: Pick<Marker, 'kind' | 'commentId' | 'text'>): string {
-  const digest = createHash('sha256').update(`${marker.kind}\0${marker.commentId ?? ''}\0${marker.text}`).digest('hex').slice(0, 32)
-  return `marker:${spaceId}:${pageKey}:${digest}`
+export function markerKey(spaceId: string, pageKey: string, marker: Pick<Marker, 'kind' | 'commentId' | 'text'>, userId = ''): string {
+  if (marker.kind === 'comment') return commentKey(spaceId, pageKey, marker.text, userId)
+  if (marker.kind === 'reply') return replyKey(spaceId, marker.commentId ?? '', marker.text, userId)
+  return resolveKey(spaceId, marker.commentId ?? '')
 }

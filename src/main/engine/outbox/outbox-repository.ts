@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { StatementCache } from '../cache/statement-cache'
+import { threadOpKey, type Ask } from './action-keys'
 import type { EntryUpdate, OpenConflict, PushedEntry } from './pushed-entries'
 import type { NewOutboxOp, OutboxOp } from './outbox-types'
 import { BadRowError, entryOf, opOf, parsedOrUndefined, sessionOf, type Row } from './outbox-rows'
@@ -64,6 +65,8 @@ export class ClaimLostError extends Error {
 
 export class OutboxRepository {
   private readonly statements: StatementCache
+  /** Spaces whose thread ops were given today's keys (`rekeyThreadOps`). */
+  private readonly rekeyed = new Set<string>()
 
   constructor(
     private readonly db: Database.Database,
@@ -210,8 +213,32 @@ export class OutboxRepository {
 
   /** Keys of comment markers that are posted or on their way. */
   markerKeys(spaceId: string): Set<string> {
+    this.rekeyThreadOps(spaceId)
     const rows = this.statement("SELECT op_key FROM outbox WHERE space_id = ? AND op_key LIKE 'marker:%' AND state IN ('pending', 'sending', 'done')").all(spaceId) as Row[]
     return new Set(rows.map((r) => String(r.op_key)))
+  }
+
+  /**
+   * Comment, reply and resolve ops written before their keys held the writer (and a reply's its thread
+   * rather than the page it was typed in) take today's key (outbox/action-keys.ts), so a marker or a
+   * command with the same text still finds them. Once per space and connection; an op whose new key is
+   * already taken keeps its old one.
+   */
+  rekeyThreadOps(spaceId: string) {
+    if (this.rekeyed.has(spaceId)) return
+    this.rekeyed.add(spaceId)
+    const rows = this.statement(
+      "SELECT seq, kind, op_key, payload FROM outbox WHERE space_id = ? AND op_key LIKE 'marker:%' AND kind IN ('comment', 'reply', 'resolve')",
+    ).all(spaceId) as Row[]
+    const rekey = this.statement('UPDATE outbox SET op_key = ? WHERE seq = ? AND NOT EXISTS (SELECT 1 FROM outbox WHERE op_key = ?)')
+    this.transaction(() => {
+      for (const row of rows) {
+        const key = String(row.op_key)
+        if (key.includes('+')) continue // a repeat asked after the first was answered: keyed after it
+        const current = threadOpKey({ spaceId, kind: String(row.kind), payload: JSON.parse(String(row.payload)) } as Ask)
+        if (current && current !== key) rekey.run(current, Number(row.seq), current)
+      }
+    })
   }
 
   /** Planner keys of changes in batches the service refused. */

@@ -46,7 +46,7 @@ export class KnownPagePlanner {
     // Only markers were added to a page deleted there: nowhere to post them; they are kept in a copy and
     // leave the file, which sync down then removes like the page.
     if (remoteDeleted && !localEdited && hasMarkers && file.text !== undefined) {
-      const markers = findMarkers(file.text).filter((m) => !s.input.posted.has(markerKey(s.input.spaceId, k.handle, m)))
+      const markers = findMarkers(file.text).filter((m) => !s.input.posted.has(markerKey(s.input.spaceId, k.handle, m, s.input.userId)))
       if (markers.length > 0) s.orphans.push({ path, pageId: k.handle, copyPath: conflictCopyPath(path, s.input.stamp), text: file.text })
       return
     }
@@ -205,7 +205,7 @@ export class KnownPagePlanner {
     if (k.isRef) return // its page is still on its way: markers wait for its id
     const target = this.s.main.has(k.handle) ? 'space' : 'change-request'
     for (const marker of findMarkers(text)) {
-      const key = markerKey(this.s.input.spaceId, k.handle, marker)
+      const key = markerKey(this.s.input.spaceId, k.handle, marker, this.s.input.userId)
       this.s.markers.push({ key, path, pageId: k.handle, marker, post: !this.s.input.posted.has(key), target })
     }
   }

@@ -55,6 +55,8 @@ export interface PushInput {
   pushed: readonly PushedEntry[]
   /** Marker keys already posted or waiting in the outbox. */
   posted: ReadonlySet<string>
+  /** The writer's user id: part of a comment's or reply's key (outbox/action-keys.ts). */
+  userId?: string
   /** Keys of changes the service refused for good (sent again only once the file changes). */
   refused: ReadonlySet<string>
   /** Local time for conflicted copy names, `YYYY-MM-DD HHMMSS`. */

@@ -1,3 +1,4 @@
+import { enqueueAction } from '../outbox/action-keys'
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
 import { journalIntact } from '../sync/recovery-inputs'
 import type { OutboxOp } from '../outbox/outbox-types'
@@ -158,6 +159,7 @@ export class SpacePusher {
       summaryCarried: carriedSummary(cache, spaceId, outbox.session(spaceId)?.generation),
       pushed,
       posted: outbox.markerKeys(spaceId),
+      userId: this.o.userId,
       refused: outbox.refusedKeys(spaceId),
       stamp: stampOf(nowOf(this.o)),
       keptLocal: keptLocalFiles(cache, spaceId),
@@ -189,7 +191,8 @@ export class SpacePusher {
   async merge(changeRequestId: string): Promise<{ result: 'merge' | 'conflicts' | 'pending'; revision?: string }> {
     const { outbox, spaceId } = this.o
     const session = outbox.ensureSession(spaceId, this.o.userId)
-    const { seq } = outbox.enqueue({ spaceId, generation: session.generation, kind: 'merge', key: `merge:${spaceId}:${changeRequestId}:${Date.now()}`, payload: { changeRequestId } })
+    // The same merge asked twice is one op; asked again after the service did not merge, a retry.
+    const { seq } = enqueueAction({ spaceId, generation: session.generation, kind: 'merge', payload: { changeRequestId } }, { outbox, userId: this.o.userId })
     const drained = await this.sender.drain(spaceId)
     const op = outbox.op(seq)
     if (!op || op.state !== 'done') {

@@ -1,4 +1,5 @@
 import { GitBookAPIError } from '@gitbook/api'
+import type { Repeat } from '../outbox/action-keys'
 import type { OutboxOp } from '../outbox/outbox-types'
 
 /** What an explicit action (comment, merge...) came to: sent now, or waiting in the outbox. */
@@ -7,6 +8,8 @@ export interface ActionOutcome {
   sent: boolean
   /** Why it waits (offline, rate limited...) when it was not sent. */
   waiting?: string
+  /** The same action was asked before: its op was already in the outbox (`queued`) or already sent. */
+  repeat?: Repeat
 }
 
 /** The service refused an action for good (its reason is the op's last error). */

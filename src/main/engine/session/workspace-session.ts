@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import { deriveSpaceState, sameState, type SpaceSyncState } from '../../../shared/space-state'
 import type { AccountRow, CacheRepository } from '../cache/cache-repository'
 import type { CommentsRepository } from '../comments/comments-repository'
 import type { ApiGateway } from '../gateway/api-gateway'
+import { enqueueAction } from '../outbox/action-keys'
 import type { OutboxRepository } from '../outbox/outbox-repository'
 import type { NewOutboxOp, PayloadOf } from '../outbox/outbox-types'
 import { workspaceHold } from '../push/hold'
@@ -272,7 +272,8 @@ export class WorkspaceSession {
   async act<K extends NewOutboxOp['kind']>(spaceId: string, kind: K, payload: PayloadOf[K]): Promise<ActionOutcome> {
     const { outbox } = this.o
     const session = outbox.ensureSession(spaceId, this.o.account.userId)
-    const { seq } = outbox.enqueue({ spaceId, generation: session.generation, kind, key: `${kind}:${randomUUID()}`, payload } as NewOutboxOp)
+    // Keyed by what it is: the same action asked again (twice pressed, retried after a failure) is the same op.
+    const { seq, repeat } = enqueueAction({ spaceId, generation: session.generation, kind, payload } as Omit<NewOutboxOp, 'key'>, { outbox, comments: this.o.comments, userId: this.o.account.userId })
     await this.run(async () => {
       const pusher = this.pusher(spaceId)
       const drained = pusher ? await pusher.flush() : undefined
@@ -282,7 +283,8 @@ export class WorkspaceSession {
     const op = outbox.op(seq)!
     this.refreshState(spaceId)
     if (op.state === 'failed') throw new ActionRefusedError(op)
-    return op.state === 'done' ? { op, sent: true } : { op, sent: false, waiting: this.lastPush.get(spaceId)?.stopped?.message ?? 'waiting to be sent' }
+    const again = repeat ? { repeat } : {}
+    return op.state === 'done' ? { op, sent: true, ...again } : { op, sent: false, waiting: this.lastPush.get(spaceId)?.stopped?.message ?? 'waiting to be sent', ...again }
   }
 
   /* States */

@@ -11,6 +11,7 @@ import { UsersRepository } from '../store/users'
 import type { Route } from './context'
 import { ApiError, errorBody } from './errors'
 import { JsonPieces, writePieces } from './json-pieces'
+import { decodeJsonBody, refuseLoneSurrogates } from './json-text'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth'
 import { RateLimiter } from './rate-limit'
 import { Router } from './router'
@@ -37,6 +38,8 @@ export interface HttpServiceOptions {
    */
   warmValidators?: boolean
   log?: (line: string) => void
+  /** Lines about what is no fault of the service's (a client that left mid-request); off unless given. */
+  debug?: (line: string) => void
 }
 
 interface Reply {
@@ -67,9 +70,21 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
       else chunks.push(chunk)
     })
     req.on('end', () => resolve(Buffer.concat(chunks)))
-    req.on('error', reject)
+    // Reading a request fails only when its connection does: the client left mid-request (Node says
+    // "aborted"). Nothing is wrong with the service and no one reads an answer.
+    req.on('error', (error) => reject(new ClientGoneError(error)))
+    req.on('close', () => {
+      if (!req.complete) reject(new ClientGoneError())
+    })
     if (Number(req.headers['content-length']) > MAX_BODY_BYTES) tooLarge()
   })
+}
+
+/** The client closed its connection before its request was read to the end. */
+class ClientGoneError extends Error {
+  constructor(cause?: Error) {
+    super(`the client closed the connection mid-request${cause ? ` (${cause.message})` : ''}`)
+  }
 }
 
 /** Resolves once the request has been read to its end (or its connection is gone), or after `ms`. */
@@ -207,6 +222,11 @@ export class HttpService {
   }
 
   private errorReply(error: unknown, headers: Record<string, string>): Reply {
+    if (error instanceof ClientGoneError) {
+      // Not an internal error: the client went away. The answer goes nowhere (its socket is gone).
+      this.options.debug?.(error.message)
+      return { status: 400, body: errorBody(400, error.message), headers }
+    }
     if (error instanceof ApiError) {
       return { status: error.status, body: errorBody(error.status, error.message), headers: { ...headers, ...error.headers } }
     }
@@ -269,7 +289,7 @@ export class HttpService {
       if (raw.length > 0) {
         const type = req.headers['content-type'] ?? ''
         if (!/^application\/(.+\+)?json\b/i.test(type)) throw new ApiError(415, 'request bodies must be application/json')
-        const text = raw.toString('utf8')
+        const text = decodeJsonBody(raw)
         await step()
         if (nestsDeeperThan(text)) throw new ApiError(400, `request body is nested more than ${MAX_JSON_DEPTH} levels deep`)
         await step()
@@ -279,6 +299,7 @@ export class HttpService {
           throw new ApiError(400, 'request body is not valid JSON')
         }
         await step()
+        refuseLoneSurrogates(text, body)
       }
       if (op.requestBody?.schema) {
         if (body === undefined && op.requestBody.required) throw new ApiError(400, 'body is required')

@@ -11,6 +11,8 @@ const VERDICT_WORD: Record<ReviewVerdict, string> = { approved: 'Approved', 'cha
 function answered(done: string) {
   return (result: unknown) => {
     const cr = result as ChangeRequestSummary
+    if (cr.repeat === 'sent') return `${done}: already sent before, nothing sent again.`
+    if (cr.repeat === 'queued' && cr.waiting) return `${done}: already waiting to be sent (${cr.waiting}); it goes out once.`
     return cr.waiting ? `${done}: waits to be sent (${cr.waiting}).` : `${done}.`
   }
 }

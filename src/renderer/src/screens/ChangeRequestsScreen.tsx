@@ -77,7 +77,12 @@ function ChangeRequestCard(props: CardProps) {
         setConfirming(false)
         return bridge.mergeChangeRequest(ids)
       },
-      (result) => ((result as ChangeRequestSummary).waiting ? `Merging #${cr.number} waits to be sent: ${(result as ChangeRequestSummary).waiting}.` : `Merged #${cr.number}.`),
+      (result) => {
+        const next = result as ChangeRequestSummary
+        if (next.repeat === 'sent') return `#${cr.number} was already merged: nothing sent again.`
+        if (next.waiting) return `Merging #${cr.number} ${next.repeat === 'queued' ? 'already waits' : 'waits'} to be sent: ${next.waiting}.`
+        return `Merged #${cr.number}.`
+      },
     )
   const update = () =>
     void act(

@@ -131,10 +131,11 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
         'post',
         async () => {
           const thread = await bridge.postComment({ spaceId, pageId: newPage, markdown: newText })
-          if (thread.waiting) setWaiting((list) => [thread, ...list])
+          // Asked again while it waits: the same comment, already in the list.
+          if (thread.waiting && thread.repeat !== 'queued') setWaiting((list) => [thread, ...list])
           return thread
         },
-        (thread) => ((thread as CommentThread).waiting ? 'Your comment is waiting to be sent: it goes out once the service answers.' : 'Comment posted.'),
+        (thread) => postedMessage(thread as CommentThread),
       )
       .then((ok) => {
         if (ok) {
@@ -267,4 +268,11 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
       </form>
     </section>
   )
+}
+
+/** What posting a comment came to, in words: posted, waiting, or the same comment asked again. */
+function postedMessage(thread: CommentThread): string {
+  if (thread.repeat === 'sent') return 'This comment was already posted: nothing was posted again.'
+  if (thread.repeat === 'queued') return thread.waiting ? 'This comment is already waiting to be sent: it goes out once.' : 'This comment was already queued: it is posted now, once.'
+  return thread.waiting ? 'Your comment is waiting to be sent: it goes out once the service answers.' : 'Comment posted.'
 }
