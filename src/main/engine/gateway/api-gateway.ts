@@ -38,6 +38,13 @@ export class ServiceUnreachableError extends Error {
      * cut mid-read after the service acted) and the caller must find out before sending it again.
      */
     readonly notSent = false,
+    /**
+     * True when the connection failed before any answer byte (EPIPE, ECONNRESET, "other side closed"):
+     * most often a keep-alive socket the service had just closed, which the request never got through.
+     * The outcome is still unknown to the letter, so the caller reconciles before sending it again, but
+     * at once: it is no sign the service is away.
+     */
+    readonly beforeAnswer = false,
   ) {
     // The cause may quote a header value (undici's "invalid header value"), token and all.
     super(redactSecrets(`the service at ${new URL(url).origin} cannot be reached: ${cause instanceof Error ? cause.message : String(cause)}`))
@@ -45,6 +52,9 @@ export class ServiceUnreachableError extends Error {
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** Codes of a connection that broke under a request before any answer came: a stale keep-alive socket, typically. */
+const BROKEN_BEFORE_ANSWER = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'])
 
 function classifyNetworkError(error: unknown): 'refused' | 'reset' | 'timeout' {
   const e = error as { name?: string; cause?: { code?: string } }
@@ -167,7 +177,10 @@ export class ApiGateway {
       }
       const kind = response ? (classifyNetworkError(failure) === 'timeout' ? 'timeout' : 'reset') : classifyNetworkError(failure)
       if (kind !== 'refused') reached = true
-      if (attempt + 1 >= maxAttempts || !isRetryable(method, { networkError: kind })) throw new ServiceUnreachableError(url, failure, !reached)
+      if (attempt + 1 >= maxAttempts || !isRetryable(method, { networkError: kind })) {
+        const code = (failure as { cause?: { code?: string } } | undefined)?.cause?.code
+        throw new ServiceUnreachableError(url, failure, !reached, !response && code !== undefined && BROKEN_BEFORE_ANSWER.has(code))
+      }
       await this.backoff(attempt, backoff, url, kind)
     }
   }

@@ -29,7 +29,15 @@ export interface DrainResult {
   gone?: ChangeRequestGone
 }
 
-class Offline extends Error {}
+class Offline extends Error {
+  constructor(
+    message: string,
+    /** The connection broke before any answer (a stale keep-alive socket): worth one more try at once. */
+    readonly brokenBeforeAnswer = false,
+  ) {
+    super(message)
+  }
+}
 class Retry extends Error {}
 class LocalFailure extends Error {}
 class SignedOut extends Error {}
@@ -76,6 +84,8 @@ export class OutboxSender {
 
   async drain(spaceId: string, options: { stopAfter?: number } = {}): Promise<DrainResult> {
     const result: DrainResult = { sent: 0, failed: [] }
+    /** Ops tried again at once after their connection broke before any answer (once each per drain). */
+    const triedAgain = new Set<number>()
     for (;;) {
       if (options.stopAfter !== undefined && result.sent >= options.stopAfter) return result
       let op: OutboxOp | undefined
@@ -92,6 +102,11 @@ export class OutboxSender {
         await this.process(op)
         result.sent++
       } catch (error) {
+        if (error instanceof Offline && error.brokenBeforeAnswer && !triedAgain.has(op.seq)) {
+          // Left `sending`: the next claim reconciles it (sent again only if it did not arrive), on a new connection.
+          triedAgain.add(op.seq)
+          continue
+        }
         if (error instanceof Offline) {
           result.stopped = { reason: 'offline', message: error.message }
           return result
@@ -182,7 +197,7 @@ export class OutboxSender {
       if (error instanceof ServiceUnreachableError) {
         if (phase === 'send' && error.notSent) this.outbox.markPending(op.seq, error.message)
         else this.outbox.noteError(op.seq, error.message)
-        throw new Offline(error.message)
+        throw new Offline(error.message, error.beforeAnswer)
       }
       if (error instanceof TooLarge) throw error
       if (error instanceof GitBookAPIError) {
