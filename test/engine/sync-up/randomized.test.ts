@@ -89,6 +89,8 @@ interface Run {
   special: Map<string, 'symlink' | 'oversized'>
   /** Saves scheduled from inside a pass, awaited before the next step. */
   saves: Set<Promise<void>>
+  /** The journal's pages (path -> id) as they were when the cache was lost: the writer still knows them. */
+  lostJournal: Map<string, string>
 }
 
 const someoneElse = () => other!.api
@@ -139,7 +141,7 @@ function pageFiles(run: Run): string[] {
 /** The page the writer's file at `file` stands for (journal, then the change request's entries). */
 function pageAt(run: Run, file: string): string | undefined {
   const spaceId = run.seeded.spaceId
-  return run.ws.cache.journal(spaceId).find((j) => j.kind === 'page' && j.path === file)?.id ?? run.ws.outbox.entries(spaceId).find((e) => e.path === file)?.pageId
+  return run.ws.cache.journal(spaceId).find((j) => j.kind === 'page' && j.path === file)?.id ?? run.ws.outbox.entries(spaceId).find((e) => e.path === file)?.pageId ?? run.lostJournal.get(file)
 }
 
 function touch(run: Run, file: string) {
@@ -396,6 +398,9 @@ async function step(run: Run): Promise<string> {
     const id = pageAt(run, file)
     if (id) ledger.writerDeleted.add(id)
     fs.rmSync(ws.file(file))
+    // With the page goes its editor's backup, if one was left (a backup holds its page, by design:
+    // page-identity.test.ts asserts that; here the writer's deletion is meant).
+    fs.rmSync(ws.file(`${file}~`), { force: true })
     return `delete ${file}`
   }
   if (roll < 0.31 && leaves.length > 0) {
@@ -570,7 +575,11 @@ async function loseCache(run: Run): Promise<string> {
   await ensureUp()
   if (run.ws.outbox.unfinished(run.seeded.spaceId).length > 0) return 'cache loss: work queued'
   if ((await changeRequestsOf(someoneElse(), run.seeded.spaceId, t.service.ownerId)).length > 0) return 'cache loss: change request open'
-  await run.ws.close()
+  // The writer still knows which file is which page (the ledger's P6 and P9 need it before the next pass).
+  for (const j of run.ws.cache.journal(run.seeded.spaceId)) if (j.kind === 'page') run.lostJournal.set(j.path, j.id)
+  const lost = run.ws
+  ;(run as Partial<Run>).ws = undefined // no writer to look at while the app signs in again
+  await lost.close()
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(run.dir, `cache.db${suffix}`), { force: true })
   run.ws = await open(run)
   return 'cache lost'
@@ -661,7 +670,7 @@ async function sequence(seed: number, frontEnd: FrontEnd) {
   const owner = new UncheckedApiClient(t.api.baseUrl, t.service.token)
   const seeded = await seedSpace({ service: t.service, api: owner, close: t.close })
   t.service.store.repo(OrganizationsRepository).setMember(seeded.orgId, other!.id, 'admin')
-  const partial = { seed, r, seeded, dir, frontEnd, disjoint: seed % 2 === 0, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>() } as Omit<Run, 'ws' | 'net'>
+  const partial = { seed, r, seeded, dir, frontEnd, disjoint: seed % 2 === 0, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>(), lostJournal: new Map() } as Omit<Run, 'ws' | 'net'>
   const run = partial as Run
   run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms) => saveDuringPass(run, id, ms), beforeRequest: () => {
       // Not while the app's backend starts (before there is a writer to look at).
@@ -693,6 +702,7 @@ async function sequence(seed: number, frontEnd: FrontEnd) {
     await timed('final merge', () => finalMerge(run))
     await timed('checked', () => checkQuiet(run, 'after the final merge', false))
   } catch (error) {
+    if (process.env.QUIRE_FUZZ_STACK) console.error(error instanceof Error ? error.stack : error)
     const replay = `QUIRE_FUZZ_SEED=${seed} QUIRE_FUZZ_SEQUENCES=1 QUIRE_FUZZ_FRONT_END=${frontEnd}`
     const debug = process.env.QUIRE_FUZZ_DEBUG
       ? `\noutbox: ${JSON.stringify(run.ws.outbox.ops(seeded.spaceId, 1000).map((o) => [o.seq, o.kind, o.state, o.lastError]))}\nentries: ${JSON.stringify(run.ws.outbox.entries(seeded.spaceId))}\njournal: ${JSON.stringify(run.ws.cache.journal(seeded.spaceId).map((j) => [j.path, j.oid.slice(0, 8), j.baseHash.slice(0, 8)]))}\nfiles: ${JSON.stringify([...pageTexts(run.ws.folder)])}\n${error instanceof Error ? error.stack : ''}`
@@ -701,7 +711,7 @@ async function sequence(seed: number, frontEnd: FrontEnd) {
     throw error
   } finally {
     if (process.env.QUIRE_FUZZ_TIMING) console.log(`seed ${seed} ${cpuMs(began)}ms cpu: ${history.join('; ')}`)
-    await run.ws.close()
+    await run.ws?.close()
     // The writer leaves the sequence's organization: the app's discovery lists only the next one's.
     t.service.store.repo(OrganizationsRepository).removeMember(seeded.orgId, t.service.ownerId)
     fs.rmSync(dir, { recursive: true, force: true })

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { ContentChange } from '../../content'
 import { relinkedText } from '../links/relink'
+import { chunkBounded } from '../push/batches'
 import type { ImportContext } from './import-runner'
 import type { ImportNote } from './import-notes'
 import type { ImportPlan } from './import-plan'
@@ -58,20 +59,5 @@ export async function relinkImportedPages(ctx: ImportContext, plan: ImportPlan):
 }
 
 /** Changes cut into requests of at most MAX_CHANGES changes and MAX_CHARS of markdown (a larger page goes alone). */
-function batches(changes: ContentChange[]): ContentChange[][] {
-  const out: ContentChange[][] = []
-  let current: ContentChange[] = []
-  let chars = 0
-  for (const change of changes) {
-    const size = change.operation === 'update_page' && change.document && 'markdown' in change.document ? String(change.document.markdown).length : 0
-    if (current.length > 0 && (current.length >= MAX_CHANGES || chars + size > MAX_CHARS)) {
-      out.push(current)
-      current = []
-      chars = 0
-    }
-    current.push(change)
-    chars += size
-  }
-  if (current.length > 0) out.push(current)
-  return out
-}
+const batches = (changes: ContentChange[]): ContentChange[][] =>
+  chunkBounded(changes, MAX_CHANGES, MAX_CHARS, (change) => (change.operation === 'update_page' && change.document && 'markdown' in change.document ? String(change.document.markdown).length : 0))

@@ -1,7 +1,7 @@
 import { extractLinks, MAX_FILE_BYTES, MAX_FILES_PER_CHANGE, resolveRelativePath, rewriteLinks, type ContentChange, type InsertFileInput } from '../../content'
 import { base64Length, FILE_BYTES_PLACEHOLDER } from '../outbox/file-references'
 import type { JournalEntry } from '../sync/plan-types'
-import { MAX_BATCH_BYTES } from './batches'
+import { chunkBounded, MAX_BATCH_BYTES } from './batches'
 import { ASSETS_PREFIX, baseName, shortHash } from './page-file'
 import type { PlanState } from './plan-state'
 import type { EntryUpdate, PlannedChange, PushedEntry } from './push-types'
@@ -111,7 +111,8 @@ export class AssetUploads {
   /** insert_files changes for the uploads the pages of this plan link to, at most 20 files and MAX_CHANGE_FILE_BYTES each. */
   planUploads(): PlannedChange[] {
     const planned: PlannedChange[] = []
-    for (const group of groupsOf([...this.uploads.entries()])) {
+    // Groups of at most 20 files and MAX_CHANGE_FILE_BYTES of base64 (a larger file goes alone).
+    for (const group of chunkBounded(this.uploads.entries(), MAX_FILES_PER_CHANGE, MAX_CHANGE_FILE_BYTES, ([, upload]) => base64Length(upload.size))) {
       // The bytes are read by the sender when the batch leaves: a plan and the outbox stay small.
       const files: InsertFileInput[] = group.map(([path, u]) => ({ ref: u.ref, name: u.name, base64: `${FILE_BYTES_PLACEHOLDER}${path}` }))
       const change: ContentChange = { operation: 'insert_files', files }
@@ -125,25 +126,6 @@ export class AssetUploads {
     }
     return planned
   }
-}
-
-/** Uploads in order, cut into groups of at most 20 files and MAX_CHANGE_FILE_BYTES of base64 (a larger file goes alone). */
-function groupsOf<T extends { size: number }>(uploads: ReadonlyArray<[string, T]>): Array<Array<[string, T]>> {
-  const groups: Array<Array<[string, T]>> = []
-  let current: Array<[string, T]> = []
-  let bytes = 0
-  for (const upload of uploads) {
-    const size = base64Length(upload[1].size)
-    if (current.length > 0 && (current.length >= MAX_FILES_PER_CHANGE || bytes + size > MAX_CHANGE_FILE_BYTES)) {
-      groups.push(current)
-      current = []
-      bytes = 0
-    }
-    current.push(upload)
-    bytes += size
-  }
-  if (current.length > 0) groups.push(current)
-  return groups
 }
 
 function safeLinks(markdown: string) {

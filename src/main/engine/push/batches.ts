@@ -66,3 +66,22 @@ function wantsFollowers(change: PlannedChange, all: readonly PlannedChange[]): b
   const refs = change.defines?.split(' ').filter(Boolean) ?? []
   return refs.length > 0 && all.some((other) => other.uses.some((ref) => refs.includes(ref)))
 }
+
+/** Items in order, cut into groups of at most `maxCount` items and `maxSize` in all by `sizeOf` (a larger item goes alone). */
+export function chunkBounded<T>(items: Iterable<T>, maxCount: number, maxSize: number, sizeOf: (item: T) => number): T[][] {
+  const groups: T[][] = []
+  let current: T[] = []
+  let total = 0
+  for (const item of items) {
+    const size = sizeOf(item)
+    if (current.length > 0 && (current.length >= maxCount || total + size > maxSize)) {
+      groups.push(current)
+      current = []
+      total = 0
+    }
+    current.push(item)
+    total += size
+  }
+  if (current.length > 0) groups.push(current)
+  return groups
+}

@@ -209,6 +209,8 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
    * journal's record keeps it as the page's merge base (as a download's does).
    */
   const recoveredBase = async (action: Extract<SyncAction, { type: 'recover' }>): Promise<string> => {
+    // Edited from an earlier version: that version is the merge base (its text kept by the pass).
+    if (action.baseText !== undefined) return action.oid
     if (action.include) return gitBlobOid(utf8.encode(renderInclude(await includeDocument(action.include.contentId), action.path, action.include)))
     if (action.kind === 'file') return action.oid
     const remote = await content({ ...action, type: 'download' })

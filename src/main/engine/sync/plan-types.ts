@@ -1,7 +1,7 @@
 import type { EntryKind } from '../cache/journal-types'
 import type { LocalLinks } from '../workspace/local-links'
 import type { IncludeSource } from './include-files'
-import type { RecoveryTexts } from './recovery-match'
+import type { EarlierVersions, RecoveryTexts } from './recovery-match'
 
 /**
  * The vocabulary shared by the planner (pure) and the executor (I/O). Paths are relative to the space
@@ -57,7 +57,22 @@ export type SyncAction =
    * oid and, as base, the hash of what Quire would write for it: a file that differs is the writer's
    * edit of that entry. Nothing on disk is touched. The other fields are the entry's, as for a download.
    */
-  | { type: 'recover'; id: string; kind: EntryKind; path: string; file: string; hash: string; oid: string; url?: string; content?: string; links?: LocalLinks; include?: IncludeSource }
+  | {
+      type: 'recover'
+      id: string
+      kind: EntryKind
+      path: string
+      file: string
+      hash: string
+      /** The version the file is journaled as: the remote one, or with `baseText` an earlier one it was edited from. */
+      oid: string
+      /** The text of the earlier version `oid` when the file was edited from it (its merge base), not from the remote one. */
+      baseText?: string
+      url?: string
+      content?: string
+      links?: LocalLinks
+      include?: IncludeSource
+    }
 
 export type SyncNotice =
   /** A local edit (content differs from the merge base) kept: the remote change for it is not applied. */
@@ -83,7 +98,9 @@ export interface PlanOptions {
   /**
    * The journal is not known to be whole (a first sync, a rebuilt cache, lost rows): files it does not
    * name are matched to remote entries it does not name (recovery-match.ts) before any counts as new.
-   * `texts` feeds the similarity step; without it only paths and oids match.
+   * `texts` feeds the similarity step; without it only paths and oids match. `earlier`: each page's oids
+   * in the space's recent revisions before this one; a file at a page's place holding one of them is that
+   * version as Quire once wrote it, not the writer's edit (recovery-match.ts `earlierVersions`).
    */
-  recover?: { texts?: RecoveryTexts }
+  recover?: { texts?: RecoveryTexts; earlier?: EarlierVersions }
 }

@@ -1,5 +1,6 @@
+import { SUMMARY_FILE } from '../../content'
 import type { JournalEntry, LocalState, PlanOptions, RemoteEntry, RemoteSnapshot, SyncAction, SyncNotice, SyncPlan } from './plan-types'
-import { matchUnjournaled } from './recovery-match'
+import { earlierVersions, editedFrom, matchUnjournaled, type EarlierVersions, type RecoveryTexts } from './recovery-match'
 
 /**
  * Decides what one pass does to one space folder, from three facts and nothing else: the remote
@@ -17,7 +18,9 @@ import { matchUnjournaled } from './recovery-match'
  * - Remote renames and moves become local renames; content is downloaded only when its oid changed.
  * - Deleting more than half of the space's files stops the plan unless the user allowed it.
  */
-export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalEntry[], local: LocalState, options: PlanOptions = {}): SyncPlan {
+export function planSpaceSync(remote: RemoteSnapshot, journaled: readonly JournalEntry[], local: LocalState, options: PlanOptions = {}): SyncPlan {
+  const earlier = options.recover?.earlier
+  const journal = earlier ? [...journaled, ...earlierVersions(remote.entries, journaled, local, earlier)] : journaled
   const key = (e: { kind: string; id: string }) => `${e.kind}:${e.id}`
   const remoteByKey = new Map(remote.entries.map((r) => [key(r), r]))
   const journalByKey = new Map(journal.map((j) => [key(j), j]))
@@ -27,7 +30,7 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
 
   const notices: SyncNotice[] = []
   const forgets: SyncAction[] = []
-  const recovers = options.recover ? recoverActions(remote, journal, local, options.recover.texts) : []
+  const recovers = options.recover ? recoverActions(remote, journal, local, options.recover.texts, earlier) : []
   /** Remote entries a recovered file stands for: journaled by their `recover` step, nothing else this pass. */
   const recovered = new Set(recovers.map(key))
   for (const r of recovers) if (r.path === r.file) ownerOfPath.set(r.path, { id: r.id, kind: r.kind, path: r.path, oid: r.oid, baseHash: r.oid })
@@ -141,7 +144,8 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
   }
 
   const deletions = deletes.filter((d) => d.kind !== 'summary').length
-  const total = journal.filter((j) => j.kind !== 'summary' && local.has(j.path)).length
+  // Recovering, the journal is what the pass is rebuilding: the folder's files are what a deletion takes from.
+  const total = options.recover ? [...local.keys()].filter((p) => p !== SUMMARY_FILE).length : journal.filter((j) => j.kind !== 'summary' && local.has(j.path)).length
   if (deletions > 0 && deletions * 2 > total && !options.allowMassDelete) {
     return { revision: remote.revision, actions: [], notices, blocked: { reason: 'mass-delete', deletions, total } }
   }
@@ -157,11 +161,14 @@ export function planSpaceSync(remote: RemoteSnapshot, journal: readonly JournalE
  * entry's content is journaled at the entry's place when nothing is there, so the push sees a rename
  * of that page (and the hold keeps the pass from putting it back); any other is journaled where it is.
  */
-function recoverActions(remote: RemoteSnapshot, journal: readonly JournalEntry[], local: LocalState, texts: Parameters<typeof matchUnjournaled>[3]): Array<Extract<SyncAction, { type: 'recover' }>> {
+function recoverActions(remote: RemoteSnapshot, journal: readonly JournalEntry[], local: LocalState, texts: RecoveryTexts | undefined, earlier: EarlierVersions | undefined): Array<Extract<SyncAction, { type: 'recover' }>> {
   const named = new Set(journal.map((j) => j.path))
-  return matchUnjournaled(remote.entries, journal, local, texts).flatMap(({ entry: r, file, hash, by }) => {
+  return matchUnjournaled(remote.entries, journal, local, texts).flatMap(({ entry: r, file, hash, by }): Array<Extract<SyncAction, { type: 'recover' }>> => {
     if (file === r.path && hash === r.oid) return []
     const path = by === 'oid' && !local.has(r.path) && !named.has(r.path) ? r.path : file
+    const fileText = r.kind === 'page' && hash !== r.oid ? texts?.local(file) : undefined
+    const base = fileText === undefined ? undefined : editedFrom(fileText, texts?.remote(r.id), earlier?.get(r.id))
+    if (base) return [{ type: 'recover' as const, id: r.id, kind: r.kind, path, file, hash, oid: base.oid, baseText: base.text }]
     return [
       {
         type: 'recover' as const,

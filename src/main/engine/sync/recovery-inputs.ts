@@ -1,7 +1,9 @@
 import type { Dirent } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import type { RevisionPage } from '@gitbook/api'
 import type { CacheRepository } from '../cache/cache-repository'
+import type { ApiGateway } from '../gateway/api-gateway'
 import { contentKind, folderReason } from '../workspace/content-names'
 import type { JournalEntry, LocalState, RemoteSnapshot } from './plan-types'
 import type { RecoveryTexts } from './recovery-match'
@@ -79,4 +81,37 @@ export async function recoveryTexts(root: string, snapshot: RemoteSnapshot, jour
       return bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
     },
   }
+}
+
+/** How many revisions before the current one recovery reads for earlier versions of the pages. */
+export const EARLIER_REVISIONS = 20
+
+/**
+ * Each page's oids in the revisions before `revisionId` (its first parents, at most EARLIER_REVISIONS:
+ * main's own history), for recovery to tell a file Quire wrote long ago from the writer's edit, and an
+ * edit of an old copy from one of the current page. No page is read one by one: the trees' oids, and
+ * their markdown where they carry it. A revision that cannot be read ends the walk.
+ */
+export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, revisionId: string): Promise<Map<string, Map<string, string | undefined>>> {
+  const out = new Map<string, Map<string, string | undefined>>()
+  let current = (await gateway.client.spaces.getRevisionById(spaceId, revisionId)).data.parents?.[0]
+  for (let n = 0; current && n < EARLIER_REVISIONS; n++) {
+    let revision
+    try {
+      revision = (await gateway.client.spaces.getRevisionById(spaceId, current)).data
+    } catch {
+      break
+    }
+    const visit = (pages: readonly RevisionPage[]) => {
+      for (const page of pages) {
+        // The tree's markdown where it carries it (the hosted service's does not: oids only).
+        const text = 'markdown' in page && typeof page.markdown === 'string' ? page.markdown : undefined
+        if ('git' in page && page.git?.oid) out.set(page.id, (out.get(page.id) ?? new Map()).set(page.git.oid, text))
+        if ('pages' in page && Array.isArray(page.pages)) visit(page.pages)
+      }
+    }
+    visit(revision.pages)
+    current = revision.parents?.[0]
+  }
+  return out
 }

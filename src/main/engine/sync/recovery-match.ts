@@ -1,5 +1,5 @@
 import { SUMMARY_FILE } from '../../content'
-import { pairBySimilarity } from '../workspace/similarity'
+import { lineSimilarity, pairBySimilarity } from '../workspace/similarity'
 import type { JournalEntry, LocalState, RemoteEntry } from './plan-types'
 
 /**
@@ -22,6 +22,9 @@ export interface RecoveryMatch {
   hash: string
   by: 'path' | 'oid' | 'similarity'
 }
+
+/** Each page's earlier versions in the space's recent revisions: oid -> text (undefined where the tree carried none). */
+export type EarlierVersions = ReadonlyMap<string, ReadonlyMap<string, string | undefined>>
 
 /** Texts for the similarity step: a local page file's, a remote page's (by id); undefined when not at hand. */
 export interface RecoveryTexts {
@@ -75,4 +78,59 @@ export function matchUnjournaled(remote: readonly RemoteEntry[], journal: readon
     })
   for (const pair of pairBySimilarity(withText(left, (r) => texts.remote(r.id)), withText(right, (p) => texts.local(p)))) take(pair.left, pair.right, 'similarity')
   return matches
+}
+
+/**
+ * Files at a page's place that hold one of that page's earlier versions (`earlier`: oids from the
+ * space's recent revisions): Quire wrote them once and the writer did not touch them since, so they are
+ * journaled as that version (`oid` = `baseHash` = the file's hash) and the pass brings the page up to
+ * date as it would any unedited file. Taken for an edit, such a file would undo, in the writer's change
+ * request, what others changed in the page while the cache was lost.
+ */
+export function earlierVersions(remote: readonly RemoteEntry[], journal: readonly JournalEntry[], local: LocalState, earlier: EarlierVersions): JournalEntry[] {
+  const journaled = new Set(journal.map(key))
+  const claimed = new Set(journal.map((j) => j.path))
+  const out: JournalEntry[] = []
+  for (const r of remote) {
+    if (r.kind !== 'page' || journaled.has(key(r)) || claimed.has(r.path)) continue
+    const hash = local.get(r.path)
+    if (hash !== undefined && hash !== r.oid && earlier.get(r.id)?.has(hash)) {
+      out.push({ id: r.id, kind: r.kind, path: r.path, oid: hash, baseHash: hash })
+      claimed.add(r.path)
+    }
+  }
+  // A file holding an earlier version of a page the space no longer has (deleted since): that page's file,
+  // unedited, which the pass removes as it removes any unedited file of a deleted page. Only when exactly
+  // one such page had that version.
+  const present = new Set(remote.filter((r) => r.kind === 'page').map((r) => r.id))
+  const gone = new Map<string, string[]>()
+  for (const [id, versions] of earlier) if (!present.has(id) && !journaled.has(`page:${id}`)) for (const oid of versions.keys()) gone.set(oid, [...(gone.get(oid) ?? []), id])
+  for (const [path, hash] of local) {
+    const ids = gone.get(hash)
+    if (claimed.has(path) || !ids || ids.length !== 1 || !/\.md$/i.test(path)) continue
+    out.push({ id: ids[0], kind: 'page', path, oid: hash, baseHash: hash })
+    claimed.add(path)
+  }
+  return out
+}
+
+/**
+ * The version a recovered, edited page file was most likely edited from: an earlier version of the page
+ * that is closer to the file than the remote one is (the writer edited a copy the lost cache never
+ * brought up to date). Journaled as that version, the file's edits are merged with what changed since,
+ * block by block, by the push; journaled as the remote one they would undo it. Undefined: the remote one.
+ */
+export function editedFrom(fileText: string, remoteText: string | undefined, earlier: ReadonlyMap<string, string | undefined> | undefined): { oid: string; text: string } | undefined {
+  if (!earlier || remoteText === undefined) return undefined
+  // The remote version itself is never an earlier one (a page may come back to an old text).
+  let best: { oid: string; text: string; score: number } | undefined
+  const current = lineSimilarity(fileText, remoteText)
+  for (const [oid, text] of earlier) {
+    if (text === undefined || text === remoteText) continue
+    const score = lineSimilarity(fileText, text)
+    // At a tie the earlier one: merging from an older base than the true one only sees the changes made
+    // since on both sides alike (they merge cleanly); merging from a newer one undoes them.
+    if (score >= current && (!best || score > best.score)) best = { oid, text, score }
+  }
+  return best && { oid: best.oid, text: best.text }
 }
