@@ -513,10 +513,11 @@ async function identityStep(run: Run, leaves: string[]): Promise<string> {
   }
   if (draw === 'file-manager-move') {
     const to = `${dir}moved-${run.token++}.md`
+    // A file manager's move is over within the quiet interval a deletion waits for (the harness's interval
+    // is 0, so a push here would play a move slower than it: that is 'restore').
     fs.rmSync(run.ws.file(file))
-    const label = r.chance(0.3) ? await pushed() : ''
     run.ws.write(to, edited())
-    return `file manager moves ${file} to ${to}${label}`
+    return `file manager moves ${file} to ${to}`
   }
   if (draw === 'backup-save') {
     // vim with backupcopy=no: the page is renamed to its backup name, the buffer written as a new file.
@@ -554,8 +555,10 @@ function swapInSummary(run: Run): string {
   }
   const i = run.r.pick(pairs)
   if (i === undefined) return 'summary swap: no neighbouring leaves'
-  const first = pageAt(run, decodeURI(entry(lines[i])![2]))
-  const second = pageAt(run, decodeURI(entry(lines[i + 1])![2]))
+  const paths = [decodeURI(entry(lines[i])![2]), decodeURI(entry(lines[i + 1])![2])]
+  // Entries of files the writer has and sync up reads (an entry naming no file is reported, not sent).
+  if (paths.some((p) => run.special.has(p) || !pageFiles(run).includes(p))) return 'summary swap: entries of files not read'
+  const [first, second] = paths.map((p) => pageAt(run, p))
   if (!first || !second) return 'summary swap: entries of unknown pages'
   ;[lines[i], lines[i + 1]] = [lines[i + 1], lines[i]]
   run.ws.write('SUMMARY.md', lines.join('\n'))
@@ -705,7 +708,7 @@ async function sequence(seed: number, frontEnd: FrontEnd) {
     if (process.env.QUIRE_FUZZ_STACK) console.error(error instanceof Error ? error.stack : error)
     const replay = `QUIRE_FUZZ_SEED=${seed} QUIRE_FUZZ_SEQUENCES=1 QUIRE_FUZZ_FRONT_END=${frontEnd}`
     const debug = process.env.QUIRE_FUZZ_DEBUG
-      ? `\noutbox: ${JSON.stringify(run.ws.outbox.ops(seeded.spaceId, 1000).map((o) => [o.seq, o.kind, o.state, o.lastError]))}\nentries: ${JSON.stringify(run.ws.outbox.entries(seeded.spaceId))}\njournal: ${JSON.stringify(run.ws.cache.journal(seeded.spaceId).map((j) => [j.path, j.oid.slice(0, 8), j.baseHash.slice(0, 8)]))}\nfiles: ${JSON.stringify([...pageTexts(run.ws.folder)])}\n${error instanceof Error ? error.stack : ''}`
+      ? `\noutbox: ${JSON.stringify(run.ws.outbox.ops(seeded.spaceId, 1000).map((o) => [o.seq, o.kind, o.state, o.lastError, o.kind === 'content' ? (o.payload.changes as unknown as Array<Record<string, unknown>>).map((c) => [c.operation, c.page, c.slug, c.into, c.at]) : undefined]))}\nentries: ${JSON.stringify(run.ws.outbox.entries(seeded.spaceId))}\njournal: ${JSON.stringify(run.ws.cache.journal(seeded.spaceId).map((j) => [j.path, j.oid.slice(0, 8), j.baseHash.slice(0, 8)]))}\nfiles: ${JSON.stringify([...pageTexts(run.ws.folder)])}\n${error instanceof Error ? error.stack : ''}`
       : ''
     if (error instanceof Error) error.message = `seed ${seed} (replay: ${replay}) [${history.join('; ')}]\nfaults: ${run.net.events.join(', ')}\n${error.message}${debug}`
     throw error

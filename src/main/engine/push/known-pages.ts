@@ -90,9 +90,10 @@ export class KnownPagePlanner {
       return
     }
 
-    // Both sides changed since the merge base, differently.
+    // Both sides changed since the merge base, differently (a file moved and edited too: identity by
+    // similarity finds those; sent as it is, it would undo main's change).
     const remoteChanged = j !== undefined && main?.gitOid !== undefined && main.gitOid !== j.oid
-    if (localEdited && remoteChanged && !moved && main?.gitOid !== content.hash && main?.gitOid !== file.hash && file.text !== undefined) {
+    if (localEdited && remoteChanged && main?.gitOid !== content.hash && main?.gitOid !== file.hash && file.text !== undefined) {
       if (this.mergeWithMain(k, path, { hash: file.hash, text: file.text }, title)) return
       s.conflicts.push({ path, pageId: k.handle, copyPath: conflictCopyPath(path, s.input.stamp), localText: file.text, remoteOid: main!.gitOid! })
       this.keepMainVersion(k, path, title)

@@ -51,7 +51,9 @@ export async function mergeTexts(o: SpacePusherOptions, journal: readonly Journa
   for (const j of journal) {
     const mainOid = mainOids.get(j.id)
     const file = local.get(carriedPaths.get(j.id) ?? j.path)
-    if (j.kind !== 'page' || !mainOid || mainOid === j.oid || !file || file.hash === j.baseHash || file.text === undefined) continue
+    // No file at its path: the page may have moved (the planner finds it by similarity, maybe edited), so
+    // its texts are at hand for that merge too.
+    if (j.kind !== 'page' || !mainOid || mainOid === j.oid || (file && (file.hash === j.baseHash || file.text === undefined))) continue
     const base = o.cache.pageBases.text(o.spaceId, j.oid)
     if (base === undefined) continue
     let page: { markdown: string; oid: string }

@@ -55,6 +55,9 @@ class SummaryEditPlan {
     }
     visit('')
     for (const k of s.known.values()) if (k.now !== undefined) this.handleNow.set(k.now, k.handle)
+    // A page held as it is (its file not read: too large, a symlink...) keeps its place in the outline:
+    // its entry's order and nesting are the writer's to change all the same.
+    for (const k of s.known.values()) if (k.now === undefined && s.held.has(k.handle) && s.input.local.has(k.path) === false && !this.handleNow.has(k.path)) this.handleNow.set(k.path, k.handle)
     for (const [path, ref] of s.inserted) this.handleNow.set(path, ref)
     for (const j of s.input.journal) if (j.kind === 'page') this.handleThen.set(j.path, j.id)
   }
