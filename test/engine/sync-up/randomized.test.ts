@@ -585,6 +585,17 @@ async function loseCache(run: Run): Promise<string> {
   await lost.close()
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(run.dir, `cache.db${suffix}`), { force: true })
   run.ws = await open(run)
+  if (run.frontEnd === 'app') {
+    // The app knows its spaces' folders from its cache: signed in again, it makes a pass (faults off, as
+    // its start is) before the writer can be looked at.
+    const on = run.net.on
+    run.net.on = false
+    try {
+      await run.ws.pull()
+    } finally {
+      run.net.on = on
+    }
+  }
   return 'cache lost'
 }
 

@@ -96,10 +96,10 @@ export function actionKey<K extends OutboxKind>(spaceId: string, kind: K, payloa
  * - comment: its thread was resolved since (a new conversation);
  * - reply: its thread was resolved, or someone else replied after it;
  * - resolve: the thread is open again;
- * - submit for review: the change request is a draft again;
  * - merge: the service did not merge (conflicts), so asking again (after an update from main) is a retry;
- * - update from main, reviewers asked or removed: always (each depends on what moved since; the service
- *   takes a repeat as a no-op);
+ * - submit for review, update from main, reviewers asked or removed: always (each depends on what moved
+ *   since, which the cache may not know yet: a change request merged or made a draft by someone else; the
+ *   service takes a repeat as a no-op, or says why it cannot);
  * - a review verdict, archive: never (a verdict is per revision, which its key holds).
  */
 function askAgain(op: OutboxOp, c: KeyContext): boolean {
@@ -116,10 +116,9 @@ function askAgain(op: OutboxOp, c: KeyContext): boolean {
     }
     case 'resolve':
       return threadOf(op.payload.commentId)?.status === 'open'
-    case 'submit-for-review':
-      return c.outbox.changeRequest(op.payload.changeRequestId)?.status === 'draft'
     case 'merge':
       return (op.result as { result?: string } | undefined)?.result !== 'merge'
+    case 'submit-for-review':
     case 'update-from-main':
     case 'request-reviewers':
     case 'remove-reviewer':

@@ -115,3 +115,10 @@ export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, 
   }
   return out
 }
+
+/** Whether some page file holds what no page of the current revision does (an edit, or an older version): only then are earlier revisions read. */
+export function unexplainedPages(snapshot: RemoteSnapshot, local: LocalState): boolean {
+  const oids = new Set(snapshot.entries.map((e) => e.oid))
+  for (const [rel, hash] of local) if (contentKind(rel) === 'page' && !oids.has(hash)) return true
+  return false
+}

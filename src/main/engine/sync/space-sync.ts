@@ -15,7 +15,7 @@ import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
 import type { JournalEntry, RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
-import { earlierPageVersions, journalIntact, listContentFiles, recoveryTexts, rememberJournalSize } from './recovery-inputs'
+import { earlierPageVersions, journalIntact, unexplainedPages, listContentFiles, recoveryTexts, rememberJournalSize } from './recovery-inputs'
 import { pageTextsFromTree, placeRemoteTree, remoteRows, withSummary, type PlacedTree } from './remote-snapshot'
 
 export interface SpacePassOptions {
@@ -86,7 +86,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   stats.save(scanned)
   const links = localLinksKey(snapshot)
   const relinkPages = (cache.setting(localLinksSetting(space.id)) ?? '') !== links
-  const recover = intact ? undefined : { texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts), earlier: await earlierPageVersions(options.gateway, space.id, revisionId) }
+  const recover = intact ? undefined : { texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts), earlier: unexplainedPages(snapshot, local) ? await earlierPageVersions(options.gateway, space.id, revisionId) : undefined }
   const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages, recover })
   // A recovered file edited from an earlier version: that version's text is its merge base.
   for (const action of plan.actions) if (action.type === 'recover' && action.baseText !== undefined) cache.pageBases.remember(space.id, action.oid, action.baseText)

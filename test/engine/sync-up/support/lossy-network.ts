@@ -1,8 +1,8 @@
 /**
  * A network that loses the answer of the next content write (`POST .../change-requests/:id/content`),
  * once, either way a lost answer can go: `before`, the connection drops on the way and the service never
- * sees the request; `after`, the service applies the batch and the connection drops before its answer
- * reaches the writer. Either way the writer's outbox keeps the batch `sending`, to be reconciled.
+ * sees the request; `after`, the service applies the batch and its answer never reaches the writer (both
+ * play out as a timeout). Either way the writer's outbox keeps the batch `sending`, to be reconciled.
  */
 export class LossyNetwork {
   /** What the next content write meets; back to `through` once it met it. */
@@ -21,6 +21,8 @@ export class LossyNetwork {
       const applied = await fetch(input, init)
       await applied.arrayBuffer()
     }
-    throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) })
+    // The answer never comes (a timeout): a connection reset before any answer is tried again at once by
+    // the outbox (stale-connection.test.ts), which would reconcile before anyone else could act.
+    throw new DOMException('The operation was aborted due to timeout', 'TimeoutError')
   }
 }
