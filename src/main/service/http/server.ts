@@ -138,7 +138,12 @@ export class HttpService {
     this.router = new Router(options.routes, (id) => options.spec.operation(id))
     if (options.rateLimitPerMinute) this.limiter = new RateLimiter(options.rateLimitPerMinute)
     this.server = http.createServer((req, res) => void this.serve(req, res))
-    this.server.keepAliveTimeout = 5_000
+    // Idle keep-alive connections are kept a minute (as load balancers in front of hosted APIs do), not
+    // Node's 5 s: a client reuses a socket it believes open (undici closes its own a second before the
+    // server's `Keep-Alive: timeout`), and on a loaded machine that second is eaten by event-loop lag, so
+    // a request met a socket the server had just closed (ECONNRESET) every few hundred idle gaps.
+    this.server.keepAliveTimeout = 65_000
+    this.server.headersTimeout = 66_000
   }
 
   listen(port: number, host: string): Promise<string> {
