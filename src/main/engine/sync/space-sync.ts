@@ -79,14 +79,16 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   await fs.mkdir(files.root, { recursive: true })
   await files.removeStaleTempFiles()
   const journal = fullJournal.filter((j) => !(j.kind === 'page' && held.has(j.id)))
-  // Recovering, a page's file may be anywhere in the folder: every content file is looked at.
+  // Recovering, a page's file may be anywhere in the folder: every content file is looked at. Earlier
+  // versions are read only for a cache that lost its whole journal: after lost rows (a kill mid-pass) the
+  // files the journal does not name are the pass's own writes, not old copies.
   const scanned = [...journal.map((j) => j.path), ...snapshot.entries.map((e) => e.path), ...(intact ? [] : await listContentFiles(files.root))]
   const stats = StatJournal.of(cache, space.id)
   const local = await files.scan(scanned, { memo: stats })
   stats.save(scanned)
   const links = localLinksKey(snapshot)
   const relinkPages = (cache.setting(localLinksSetting(space.id)) ?? '') !== links
-  const recover = intact ? undefined : { texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts), earlier: unexplainedPages(snapshot, local) ? await earlierPageVersions(options.gateway, space.id, revisionId) : undefined }
+  const recover = intact ? undefined : { texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts), earlier: fullJournal.length === 0 && unexplainedPages(snapshot, local) ? await earlierPageVersions(options.gateway, space.id, revisionId) : undefined }
   const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages, recover })
   // A recovered file edited from an earlier version: that version's text is its merge base.
   for (const action of plan.actions) if (action.type === 'recover' && action.baseText !== undefined) cache.pageBases.remember(space.id, action.oid, action.baseText)
