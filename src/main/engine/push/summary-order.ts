@@ -22,7 +22,8 @@ export interface SummaryPlace {
   index: number
 }
 
-const normalize = (path: string) => {
+/** A SUMMARY.md link target as a folder path: no `./`, URI-decoded, no angle brackets. */
+export const normalizeSummaryPath = (path: string) => {
   let p = path.replace(/^\.\//, '')
   try {
     p = decodeURI(p)
@@ -71,7 +72,7 @@ export function summaryPlaces(text: string | undefined): Map<string, SummaryPlac
         continue
       }
       if (entry.kind === 'page' && entry.path) {
-        const path = normalize(entry.path)
+        const path = normalizeSummaryPath(entry.path)
         if (!places.has(path)) places.set(path, { parent, before: [...before], ...(group !== undefined ? { group } : {}), title: entry.title, index: places.size })
         before.push(path)
         visit(entry.children, path, [], undefined)

@@ -1,4 +1,5 @@
 import { parseSummary, type SummaryEntry } from '../../content'
+import { normalizeSummaryPath } from './summary-order'
 
 /**
  * A SUMMARY.md read as the page tree it describes, in the handles the push planner knows pages by (ids,
@@ -45,16 +46,6 @@ export function cloneOutline(o: Outline): Outline {
   return { parent: new Map(o.parent), children: new Map([...o.children].map(([k, v]) => [k, [...v]])), title: new Map(o.title), line: new Map(o.line) }
 }
 
-const normalizePath = (path: string) => {
-  let p = path.replace(/^\.\//, '')
-  try {
-    p = decodeURI(p)
-  } catch {
-    // keep as written
-  }
-  return p.replace(/^<|>$/g, '')
-}
-
 /** A group heading's title without the `<a id>` anchor Git Sync writes after it. */
 export const groupTitle = (title: string) => title.replace(/<a\b[^>]*>\s*<\/a>/gi, '').trim()
 
@@ -86,7 +77,7 @@ export function scanLines(text: string): { structure: StructureLine[]; entryLine
     const target = entry[2]
     if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) structure.push({ key: `url:${target}`, line, text: raw.trim() })
     else if (target !== '') {
-      const path = normalizePath(target)
+      const path = normalizeSummaryPath(target)
       if (!entryLines.has(path)) entryLines.set(path, line)
     }
   })
@@ -110,7 +101,7 @@ export function outlineOf(text: string, handleOf: (path: string) => string | und
   const o = emptyOutline()
   const visit = (list: SummaryEntry[], parent: string) => {
     for (const entry of list) {
-      const path = entry.kind === 'page' && entry.path ? normalizePath(entry.path) : undefined
+      const path = entry.kind === 'page' && entry.path ? normalizeSummaryPath(entry.path) : undefined
       const handle = path === undefined || path.includes('#') ? undefined : handleOf(path)
       if (handle === undefined || o.parent.has(handle)) {
         visit(entry.children, parent)
