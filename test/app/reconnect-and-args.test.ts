@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ChannelArgsError, parseChannelArgs } from '../../src/main/app/channel-args'
 import { Reconnect } from '../../src/main/app/reconnect'
-
-/** Polls (no fixed waits) until `probe` is true. */
-async function until(probe: () => boolean, what: string, tries = 200) {
-  for (let i = 0; i < tries; i++) {
-    if (probe()) return
-    await new Promise((r) => setTimeout(r, 10))
-  }
-  throw new Error(`gave up waiting for ${what}`)
-}
+import { until } from '../support/until'
 
 describe('Reconnect: the app leaves offline by itself', () => {
   it('probes while offline, with a growing delay, and runs one cycle when the service answers', async () => {
@@ -31,10 +23,10 @@ describe('Reconnect: the app leaves offline by itself', () => {
       maxDelayMs: 20,
     })
     reconnect.check()
-    await until(() => probes >= 3, 'three failed probes')
+    await until(() => (probes >= 3 ? true : undefined), 'three failed probes')
     expect(cycles).toBe(0)
     answers = true
-    await until(() => cycles === 1, 'the cycle after the service answered')
+    await until(() => (cycles === 1 ? true : undefined), 'the cycle after the service answered')
     const after = probes
     reconnect.check() // online now: nothing is armed
     await new Promise((r) => setTimeout(r, 50))
@@ -57,7 +49,7 @@ describe('Reconnect: the app leaves offline by itself', () => {
       maxDelayMs: 10,
     })
     reconnect.check()
-    await until(() => probes >= 2, 'two probes')
+    await until(() => (probes >= 2 ? true : undefined), 'two probes')
     reconnect.stop()
     const stoppedAt = probes
     await new Promise((r) => setTimeout(r, 60))

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { PushResult } from '../../../src/main/engine/push/space-pusher'
 import { WorkspaceSession } from '../../../src/main/engine/session/workspace-session'
 import { removeWorkstation, seededWorkstation, serviceForFile } from './support/hooks'
+import { until } from '../../support/until'
 import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, SEED_PAGES, Workstation } from './support/workspace'
 
 const t = serviceForFile()
@@ -40,16 +41,6 @@ afterEach(async () => {
   await loop.stop()
   removeWorkstation(ws)
 })
-
-/** Waits (without asserting on time) until the change request's content satisfies `check`. */
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = await probe()
-    if (value !== undefined) return value
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`gave up waiting for ${what}`)
-}
 
 const idOfPath = async (p: string) => [...pagesOf(await mainRevision(t.api, ws.seeded.spaceId))].find(([, page]) => page.path === p)![0]
 
