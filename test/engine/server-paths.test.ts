@@ -1,9 +1,6 @@
 import fs from 'node:fs'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { ChangeRequest, Revision, RevisionPage } from '@gitbook/api'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { downloadOrigins } from '../../src/main/engine/sync/gateway-source'
+import { afterEach, describe, expect, it } from 'vitest'
 import { contentKind } from '../../src/main/engine/workspace/content-names'
 import { removeWorkstation, serviceForFile } from './sync-up/support/hooks'
 import { PNG, seedSpace, tempDir, Workstation } from './sync-up/support/workspace'
@@ -11,25 +8,10 @@ import { PNG, seedSpace, tempDir, Workstation } from './sync-up/support/workspac
 /**
  * Issue 10 finding 3 and issue 9's naming cases, through the real local service and real folders: what
  * a space folder may receive from the server is an allow-list (pages `.md`, SUMMARY.md, README.md,
- * `.gitbook/assets/**`, `.gitbook/includes/**`), file bytes come only from the service's origin, and
- * names such as `...`, `..foo`, `.` and `..` are ordinary names.
+ * `.gitbook/assets/**`, `.gitbook/includes/**`), and names such as `...`, `..foo`, `.` and `..` are ordinary names.
  */
 
 const t = serviceForFile()
-
-/** Another local port, which a download must never reach. */
-const hits: string[] = []
-let other: http.Server
-let otherOrigin = ''
-beforeAll(async () => {
-  other = http.createServer((req, res) => {
-    hits.push(req.url ?? '')
-    res.end('not the service')
-  })
-  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
-  otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
-})
-afterAll(() => new Promise<void>((resolve) => other.close(() => resolve())))
 
 let ws: Workstation | undefined
 afterEach(() => {
@@ -43,11 +25,9 @@ function filesUnder(dir: string, prefix = ''): string[] {
 }
 
 /** A fetch that rewrites the current revision the way a hostile service (or proxy) would. */
-function rewriting(edit: (revision: Revision) => void, answer?: (url: URL) => Response | undefined): typeof fetch {
+function rewriting(edit: (revision: Revision) => void): typeof fetch {
   return async (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
-    const canned = answer?.(url)
-    if (canned) return canned
     const response = await fetch(input, init)
     if (!/^\/v1\/spaces\/[^/]+\/content$/.test(url.pathname) || !response.ok) return response
     const revision = (await response.json()) as Revision
@@ -94,40 +74,6 @@ describe('what a space folder may receive from the server', () => {
     expect(files).toEqual(expect.arrayContaining(['_.git/hooks/pre-commit.md', '_.bashrc.md', '.gitbook/assets/config']))
     expect(ws.read('_.git/hooks/pre-commit.md')).toBe('# FAQ\n\nQuestions.\n')
     expect(fs.readFileSync(ws.file('.gitbook/assets/config'))).toEqual(PNG)
-  })
-
-  it('file bytes are fetched only from the service origin: another local port is refused with a clear reason, a redirect there too', async () => {
-    const seeded = await seedSpace(t)
-    await merge(seeded.spaceId, [{ operation: 'insert_files', files: [{ ref: 'b', name: 'second.png', base64: PNG.toString('base64') }] }])
-    const redirect = `${t.service.origin}/files/redirect-me`
-    ws = new Workstation(t, seeded, tempDir(), {
-      gateway: {
-        fetch: rewriting(
-          (revision) => {
-            for (const file of revision.files) file.downloadURL = file.name === 'logo.png' ? `${otherOrigin}/logo.png` : redirect
-          },
-          (url) => (url.href === redirect ? new Response(null, { status: 302, headers: { Location: `${otherOrigin}/second.png` } }) : undefined),
-        ),
-      },
-    })
-    const pulled = await ws.pull()
-    expect(hits).toEqual([])
-    const reasons = pulled.issues.map((i) => JSON.stringify(i)).join('\n')
-    expect(reasons).toContain(`refusing to download file`)
-    expect(reasons).toContain(`from ${otherOrigin}: files are fetched only from ${t.service.origin}`)
-    expect(fs.existsSync(ws.file('.gitbook/assets/logo.png'))).toBe(false)
-    expect(fs.existsSync(ws.file('.gitbook/assets/second.png'))).toBe(false)
-    // The pages arrived all the same.
-    expect(ws.read('faq.md')).toBe('# FAQ\n\nQuestions.\n')
-  })
-})
-
-describe('download origins', () => {
-  it('are the service origin under any loopback name (same port only) and a hosted service declared file host', () => {
-    expect(downloadOrigins('http://localhost:4000')).toEqual(['http://localhost:4000', 'http://127.0.0.1:4000', 'http://[::1]:4000'])
-    expect(downloadOrigins('http://127.0.0.1:4000/v1')).not.toContain('http://127.0.0.1:4001')
-    expect(downloadOrigins('https://api.gitbook.com')).toEqual(['https://api.gitbook.com', 'https://files.gitbook.com'])
-    expect(downloadOrigins('https://docs.example.com')).toEqual(['https://docs.example.com'])
   })
 })
 

@@ -32,12 +32,25 @@ export function readRateLimit(headers: Headers): RateLimitState {
   return { limit: num('x-ratelimit-limit'), remaining: num('x-ratelimit-remaining'), resetAt: reset === undefined ? undefined : reset * 1000 }
 }
 
-/** Whether a failed attempt may be sent again without risking a duplicate write. */
-export function isRetryable(method: string, outcome: { status?: number; networkError?: 'refused' | 'reset' | 'timeout' }): boolean {
-  const idempotent = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method.toUpperCase())
+/**
+ * Whether a failed attempt may be sent again without risking a duplicate write: any request nothing
+ * reached the service with, and any other when it is idempotent (or `resendable`: a POST its caller
+ * knows does the same sent twice).
+ */
+export function isRetryable(method: string, outcome: { status?: number; networkError?: 'refused' | 'reset' | 'timeout' }, resendable = false): boolean {
+  const idempotent = resendable || ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(method.toUpperCase())
   if (outcome.status === 429) return true
   if (outcome.networkError === 'refused') return true // nothing reached the server
   if (!idempotent) return false
   if (outcome.networkError) return true
   return outcome.status !== undefined && outcome.status >= 500
+}
+
+/** Codes of a connection that broke under a request before any answer came: a stale keep-alive socket, typically. */
+const BROKEN_BEFORE_ANSWER = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET'])
+
+/** Whether a fetch failed because its connection broke before any answer byte (not a refusal, not a timeout). */
+export function isBrokenBeforeAnswer(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } } | undefined)?.cause?.code
+  return code !== undefined && BROKEN_BEFORE_ANSWER.has(code)
 }

@@ -53,7 +53,8 @@ export async function relinkImportedPages(ctx: ImportContext, plan: ImportPlan):
   }
   for (const batch of batches(changes)) {
     const route = `/spaces/${encodeURIComponent(space.id)}/change-requests/${encodeURIComponent(changeRequestId)}/content?compat=false`
-    await gateway.sendJson('POST', route, new TextEncoder().encode(JSON.stringify({ changes: batch })) as Uint8Array<ArrayBuffer>)
+    // Only whole markdown set on existing pages: sent twice, the pages read the same (resendable).
+    await gateway.sendJson('POST', route, new TextEncoder().encode(JSON.stringify({ changes: batch })) as Uint8Array<ArrayBuffer>, { resendable: true })
   }
   return { relinked, notes }
 }

@@ -1,5 +1,6 @@
 import type { JSONDocument } from '@gitbook/api'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
+import { DownloadRefusedError } from '../gateway/download-policy'
 import type { ByteStream } from '../workspace/space-files'
 import type { ContentSource } from './executor'
 
@@ -15,8 +16,6 @@ export class GatewayContentSource implements ContentSource {
     private readonly gateway: ApiGateway,
     private readonly spaceId: string,
     private readonly revisionId: string,
-    /** Origins besides the service's own that may serve file bytes (a service's declared file host). */
-    private readonly fileHosts: readonly string[] = [],
   ) {}
 
   async page(id: string): Promise<Uint8Array> {
@@ -32,7 +31,7 @@ export class GatewayContentSource implements ContentSource {
   }
 
   async file(id: string, url: string): Promise<Uint8Array> {
-    const response = await this.download(id, url, (href, init) => this.gateway.fetch(href, init))
+    const response = await this.download(id, url, false)
     return new Uint8Array(await response.arrayBuffer())
   }
 
@@ -44,11 +43,10 @@ export class GatewayContentSource implements ContentSource {
    */
   async fileInto<T>(id: string, url: string, sink: (body: ByteStream) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const response = await this.download(id, url, (href, init) => this.gateway.fetchStream(href, init))
-      const length = Number(response.headers.get('content-length') ?? Number.NaN)
+      const response = await this.download(id, url, true)
       const chunks = bodyChunks(response)
       try {
-        return await sink({ size: Number.isSafeInteger(length) && length >= 0 ? length : undefined, chunks })
+        return await sink({ size: decodedSize(response), chunks })
       } catch (error) {
         if (!(error instanceof BodyCutError)) throw error
         if (attempt >= BODY_ATTEMPTS) throw new ServiceUnreachableError(response.url || url, error.cause)
@@ -59,16 +57,24 @@ export class GatewayContentSource implements ContentSource {
     }
   }
 
-  /** The download's response, redirects followed here, each hop checked like the first; its body unread. */
-  private async download(id: string, url: string, fetch: (href: string, init: RequestInit) => Promise<Response>): Promise<Response> {
-    // No Authorization header: download URLs are signed, and the token must not go to another host.
-    let target = this.downloadUrl(id, url)
+  /**
+   * The download's response, redirects followed here, each hop judged by the download policy like the
+   * first (the gateway never sends the token with a download); its body unread.
+   */
+  private async download(id: string, url: string, stream: boolean): Promise<Response> {
+    let target = downloadUrl(id, url)
     for (let hop = 0; ; hop++) {
-      const response = await fetch(target.href, { redirect: 'manual' })
+      let response: Response
+      try {
+        response = await this.gateway.fetchFile(target, { stream })
+      } catch (error) {
+        if (error instanceof DownloadRefusedError) throw new Error(`refusing to download file ${id} from ${error.host}: ${error.reason}`)
+        throw error
+      }
       const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null
       if (location !== null && hop < MAX_REDIRECTS) {
         await response.body?.cancel()
-        target = this.downloadUrl(id, new URL(location, target).href)
+        target = downloadUrl(id, new URL(location, target).href)
         continue
       }
       if (!response.ok) {
@@ -78,29 +84,25 @@ export class GatewayContentSource implements ContentSource {
       return response
     }
   }
+}
 
-  /**
-   * A download URL the service gave, accepted only on the service's own origin or its declared file
-   * host: a service (or anything rewriting its answers) must not make Quire fetch from another local
-   * port or host.
-   */
-  private downloadUrl(id: string, raw: string): URL {
-    let url: URL
-    try {
-      url = new URL(raw)
-    } catch {
-      throw new Error(`file ${id} has no download URL`)
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`file ${id} has no download URL`)
-    if (url.username !== '' || url.password !== '' || !this.origins.includes(url.origin)) {
-      throw new Error(`refusing to download file ${id} from ${url.origin}: files are fetched only from ${this.origins.join(' or ')}`)
-    }
-    return url
+function downloadUrl(id: string, raw: string): URL {
+  try {
+    return new URL(raw)
+  } catch {
+    throw new Error(`file ${id} has no download URL`)
   }
+}
 
-  private get origins(): string[] {
-    return downloadOrigins(this.gateway.client.endpoint, this.fileHosts)
-  }
+/**
+ * The size of the bytes the body will yield, when announced: Content-Length counts the bytes on the
+ * wire, which for a compressed answer (decoded by fetch) are not the file's.
+ */
+function decodedSize(response: Response): number | undefined {
+  const encoding = response.headers.get('content-encoding')
+  if (encoding !== null && encoding.trim().toLowerCase() !== 'identity') return undefined
+  const length = Number(response.headers.get('content-length') ?? Number.NaN)
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
 }
 
 const MAX_REDIRECTS = 5
@@ -140,18 +142,3 @@ async function* bodyChunks(response: Response): AsyncGenerator<Uint8Array, void,
     reader.releaseLock()
   }
 }
-
-/** Hosted services serve file bytes from their file host, not the API's origin. */
-const DECLARED_FILE_HOSTS: Record<string, string[]> = {
-  'https://api.gitbook.com': ['https://files.gitbook.com'],
-}
-
-/** Origins file bytes may be downloaded from: the API's own, its declared file hosts, and any given. */
-export function downloadOrigins(endpoint: string, extra: readonly string[] = []): string[] {
-  const url = new URL(endpoint)
-  // A local service is one server whichever loopback name reaches it: the same port, never another.
-  const aliases = LOOPBACK.includes(url.hostname) ? LOOPBACK.map((host) => `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}`) : []
-  return [...new Set([url.origin, ...aliases, ...(DECLARED_FILE_HOSTS[url.origin] ?? []), ...extra.map((o) => new URL(o).origin)])]
-}
-
-const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]']
