@@ -3,6 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ApiGateway } from '../../src/main/engine/gateway/api-gateway'
+import { GitImportRefusedError, importGitTree } from '../../src/main/engine/import/git-import'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { commitDeclaredBlob } from '../support/big-repository'
 import { serveGitOverHttp } from '../support/git-http'
@@ -126,5 +128,25 @@ describe('Git import with the limits lowered (gitTreeLimits), so that small repo
     } finally {
       await served.close()
     }
+  })
+
+  it("the Git import request's answer lost (a timeout, as a request that outlasted the client's 30 s): the client reads the outcome from git/info", async () => {
+    // The service acts on the request; its answer never reaches the client.
+    const answerLost: typeof fetch = async (input, init) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+      if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || !url.endsWith('/git/import')) return fetch(input, init)
+      await (await fetch(input, init)).arrayBuffer()
+      throw new DOMException('The operation was aborted due to timeout', 'TimeoutError')
+    }
+    const gateway = new ApiGateway({ endpoint: t.service.origin, token: t.service.token, fetch: answerLost })
+    const big = commitTree(path.join(tempDir('quire-lost-big-'), 'repo'), docs().set('.gitbook/assets/diagram.png', Buffer.alloc(6000, 1)))
+    const refused = importGitTree(gateway, { spaceId: await newSpace('Lost big'), folder: big })
+    await expect(refused).rejects.toThrow(GitImportRefusedError)
+    await expect(refused).rejects.toThrow(/^the Git import failed: the tree holds \d+ bytes .* over the 4096-byte \(4\.0 KiB\) limit of this service's Git import$/)
+
+    const small = commitTree(path.join(tempDir('quire-lost-small-'), 'repo'), docs())
+    const spaceId = await newSpace('Lost small')
+    const imported = await importGitTree(gateway, { spaceId, folder: small })
+    expect(imported).toMatchObject({ status: 'imported', revisionId: (await t.api.call('getSpaceById', { params: { spaceId } })).body.revision })
   })
 })
