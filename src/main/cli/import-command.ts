@@ -8,6 +8,8 @@ import type { ImportNote } from '../engine/import/import-notes'
 import { gitImport } from '../engine/import/git-import-strategy'
 import { contentApiImport, unsentLocalWork, type ImportContext, type ImportOutcome, type ImportStrategy } from '../engine/import/import-runner'
 import { ImportInputError, readSourceTree, type SourceTree } from '../engine/import/source-tree'
+import { deleteIfUnused } from '../engine/import/unused-space'
+import { redactedMessage } from '../engine/gateway/secrets'
 import { WorkspaceSession } from '../engine/session/workspace-session'
 import { SyncEngine } from '../engine/sync/sync-engine'
 import type { CliIo } from './io'
@@ -28,7 +30,10 @@ URL entries, files left out, pages that will not come back byte for byte), each 
 
 A tree that is a git repository (committed, nothing pending) going into a space that holds nothing yet
 (a new one) is imported by the service's own Git import instead, when the service offers it: groups,
-URL entries and separators come through, and the space's content is the import (nothing to review).`
+URL entries and separators come through, and the space's content is the import (nothing to review).
+A tree the service refuses (too big for its Git import, say) goes through the content API instead, the
+service's reason in the report. A space made with --org/--title that nothing reached when the import
+fails is deleted.`
 
 /** Where the service's Git import strategy goes, before the content API's (the first that applies runs). */
 export const importStrategies: ImportStrategy[] = [gitImport, contentApiImport]
@@ -86,91 +91,140 @@ export async function importCommand(args: string[], io: CliIo, strategies: reado
     }
     const { account, gateway } = signed
     gatewayUsed = gateway
-    const space = await targetSpace(ctx, account, gateway, tree, values)
-    if (typeof space === 'string') {
-      io.err(`quire import: ${space}`)
+    const target = await targetSpace(ctx, account, gateway, tree, values)
+    if (typeof target === 'string') {
+      io.err(`quire import: ${target}`)
       return 2
     }
+    const { space, createdKey } = target
     select(ctx, account, space.id)
-
-    const printEvent = printSessionEvents(io, ctx.cache, ctx.outbox)
-    const session = new WorkspaceSession({
-      cache: ctx.cache,
-      outbox: ctx.outbox,
-      comments: ctx.comments,
-      account,
-      gateway,
-      workspace: () => ctx.workspace,
-      watch: false,
-      onProgress: createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns }),
-      onEvent: (event) => (event.type === 'push' ? undefined : printEvent(event)),
-      lease: { lease: ctx.lease, kind: 'import' },
-    })
-    io.out(`importing ${tree.root} into ${space.title} (${space.id}); workspace: ${ctx.workspace}`)
-    const pass = await session.pass()
-    if (session.signedOutReason) {
-      io.err(`quire import: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}`)
-      return 1
-    }
-    const mirrored = pass?.spaces.find((s) => s.spaceId === space.id)
-    const folder = ctx.folderOf(ctx.cache.space(space.id) ?? space)
-    if (!mirrored || mirrored.state !== 'synced' || !folder) {
-      io.err(`quire import: the space could not be mirrored first (${mirrored ? `${mirrored.state}${mirrored.message ? `: ${mirrored.message}` : ''}` : 'no pass ran'}); nothing was copied`)
-      return 1
-    }
-
-    // An import stopped (or finished) whose change request is still open goes on: the folder's unsent
-    // work is its own. Any other unsent work in the folder refuses the import.
     const recordKey = `import:${space.id}`
-    const started = await liveImport(ctx, gateway, space.id, recordKey)
-    if (started && started.source !== tree.root) {
-      io.err(`quire import: an import of ${started.source} into this space is not merged yet (its change request is open); finish it before importing another tree`)
-      return 1
-    }
-    if (!started) {
-      const unsent = await unsentLocalWork(folder, ctx.cache, ctx.outbox, space.id)
-      if (unsent.length > 0) {
-        const shown = unsent.slice(0, 8).map((u) => `  ${u}`)
-        if (unsent.length > 8) shown.push(`  … and ${unsent.length - 8} more`)
-        io.err(`quire import: ${folder} holds work not sent to the service yet; send it (quire watch --once) or move it away first, so nothing of it is lost or mixed into the import:\n${shown.join('\n')}`)
-        return 1
+    // A space this command made (now or in a run before) that nothing of the import reached is deleted
+    // when the import fails, rather than left empty; one the writer named (--space) never is.
+    const discardUnused = async (): Promise<string | undefined> => {
+      if (!createdKey) return undefined
+      const { deleted, said } = await deleteIfUnused({ gateway, cache: ctx.cache, outbox: ctx.outbox, accountId: account.id, spaceId: space.id }, `${space.title} (${space.id})`)
+      if (deleted) {
+        // The same command run again makes a new space rather than looking for this one.
+        ctx.cache.setSetting(createdKey, '')
+        ctx.cache.setSetting(recordKey, '')
       }
-      ctx.cache.setSetting(recordKey, JSON.stringify({ source: tree.root, startedAt: new Date().toISOString() } satisfies ImportRecord))
+      return said
     }
-
-    const importContext: ImportContext = { tree, space, folder, session, cache: ctx.cache, outbox: ctx.outbox, gateway, progress: importProgress(io, printEvent, space.id) }
-    let strategy: ImportStrategy | undefined
-    for (const candidate of strategies) {
-      if (!(await candidate.applies(importContext))) continue
-      strategy = candidate
-      break
-    }
-    if (!strategy) throw new Error('no import strategy applies')
-    const outcome = await strategy.run(importContext)
-    await session.stop()
-    // Kept with its change request: the same command run again finds its own work, not a writer's edits.
-    // Finished with nothing to send (the space held the tree already): nothing of it is left to find.
-    if (outcome.changeRequest) ctx.cache.setSetting(recordKey, JSON.stringify({ ...(started ?? { source: tree.root, startedAt: new Date().toISOString() }), changeRequestId: outcome.changeRequest.id } satisfies ImportRecord))
-    else if (outcome.complete) ctx.cache.setSetting(recordKey, '')
-    if (values.json) io.out(JSON.stringify({ space: { id: space.id, title: space.title }, folder, ...outcome }, null, 2))
-    else for (const line of reportLines(outcome)) io.out(line)
-    if (!outcome.complete && session.signedOutReason) {
-      io.err(`quire import: not finished: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}, then run the same command again to go on`)
+    try {
+      return await importIntoSpace({ io, ctx, tree, account, gateway, space, recordKey, strategies, json: values.json === true, discardUnused })
+    } catch (error) {
+      if (error instanceof GitBookAPIError && error.code === 401) throw error
+      const said = await discardUnused().catch(() => undefined)
+      if (said === undefined) throw error
+      io.err(`quire import: ${redactedMessage(error)}`)
+      io.err(`quire import: ${said}`)
       return 1
     }
-    if (!outcome.complete) {
-      io.err(`quire import: not finished: ${outcome.waiting}; run the same command again to go on (nothing is copied twice, the outbox keeps what waits)`)
-      return 1
-    }
-    return 0
   } finally {
     await gatewayUsed?.idle()
     ctx.close()
   }
 }
 
+interface ImportRun {
+  io: CliIo
+  ctx: SyncUpContext
+  tree: SourceTree
+  account: AccountRow
+  gateway: ApiGateway
+  space: SpaceRow
+  /** The cache setting that remembers this space's import while its change request is open. */
+  recordKey: string
+  strategies: readonly ImportStrategy[]
+  json: boolean
+  /** Deletes the space when this command created it and nothing reached it; what was done, if anything. */
+  discardUnused(): Promise<string | undefined>
+}
+
+/** Mirrors the space, checks its folder holds no unsent work, runs the first strategy that applies and reports. */
+async function importIntoSpace({ io, ctx, tree, account, gateway, space, recordKey, strategies, json, discardUnused }: ImportRun): Promise<number> {
+  const printEvent = printSessionEvents(io, ctx.cache, ctx.outbox)
+  const session = new WorkspaceSession({
+    cache: ctx.cache,
+    outbox: ctx.outbox,
+    comments: ctx.comments,
+    account,
+    gateway,
+    workspace: () => ctx.workspace,
+    watch: false,
+    onProgress: createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns }),
+    onEvent: (event) => (event.type === 'push' ? undefined : printEvent(event)),
+    lease: { lease: ctx.lease, kind: 'import' },
+  })
+  io.out(`importing ${tree.root} into ${space.title} (${space.id}); workspace: ${ctx.workspace}`)
+  const pass = await session.pass()
+  if (session.signedOutReason) {
+    io.err(`quire import: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}`)
+    return 1
+  }
+  const mirrored = pass?.spaces.find((s) => s.spaceId === space.id)
+  const folder = ctx.folderOf(ctx.cache.space(space.id) ?? space)
+  if (!mirrored || mirrored.state !== 'synced' || !folder) {
+    io.err(`quire import: the space could not be mirrored first (${mirrored ? `${mirrored.state}${mirrored.message ? `: ${mirrored.message}` : ''}` : 'no pass ran'}); nothing was copied`)
+    const said = await discardUnused()
+    if (said) io.err(`quire import: ${said}`)
+    return 1
+  }
+
+  // An import stopped (or finished) whose change request is still open goes on: the folder's unsent
+  // work is its own. Any other unsent work in the folder refuses the import.
+  const started = await liveImport(ctx, gateway, space.id, recordKey)
+  if (started && started.source !== tree.root) {
+    io.err(`quire import: an import of ${started.source} into this space is not merged yet (its change request is open); finish it before importing another tree`)
+    return 1
+  }
+  if (!started) {
+    const unsent = await unsentLocalWork(folder, ctx.cache, ctx.outbox, space.id)
+    if (unsent.length > 0) {
+      const shown = unsent.slice(0, 8).map((u) => `  ${u}`)
+      if (unsent.length > 8) shown.push(`  … and ${unsent.length - 8} more`)
+      io.err(`quire import: ${folder} holds work not sent to the service yet; send it (quire watch --once) or move it away first, so nothing of it is lost or mixed into the import:\n${shown.join('\n')}`)
+      return 1
+    }
+    ctx.cache.setSetting(recordKey, JSON.stringify({ source: tree.root, startedAt: new Date().toISOString() } satisfies ImportRecord))
+  }
+
+  const importContext: ImportContext = { tree, space, folder, session, cache: ctx.cache, outbox: ctx.outbox, gateway, progress: importProgress(io, printEvent, space.id) }
+  let strategy: ImportStrategy | undefined
+  for (const candidate of strategies) {
+    if (!(await candidate.applies(importContext))) continue
+    strategy = candidate
+    break
+  }
+  if (!strategy) throw new Error('no import strategy applies')
+  const outcome = await strategy.run(importContext)
+  await session.stop()
+  // Kept with its change request: the same command run again finds its own work, not a writer's edits.
+  // Finished with nothing to send (the space held the tree already): nothing of it is left to find.
+  if (outcome.changeRequest) ctx.cache.setSetting(recordKey, JSON.stringify({ ...(started ?? { source: tree.root, startedAt: new Date().toISOString() }), changeRequestId: outcome.changeRequest.id } satisfies ImportRecord))
+  else if (outcome.complete) ctx.cache.setSetting(recordKey, '')
+  if (json) io.out(JSON.stringify({ space: { id: space.id, title: space.title }, folder, ...outcome }, null, 2))
+  else for (const line of reportLines(outcome)) io.out(line)
+  if (!outcome.complete && session.signedOutReason) {
+    io.err(`quire import: not finished: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}, then run the same command again to go on`)
+    return 1
+  }
+  if (!outcome.complete) {
+    io.err(`quire import: not finished: ${outcome.waiting}; run the same command again to go on (nothing is copied twice, the outbox keeps what waits)`)
+    return 1
+  }
+  return 0
+}
+
 /** The space to import into: `--space`, or the one this tree's import created in `--org` (made now when none). */
-async function targetSpace(ctx: SyncUpContext, account: AccountRow, gateway: ApiGateway, tree: SourceTree, values: { space?: string; org?: string; title?: string }): Promise<SpaceRow | string> {
+async function targetSpace(
+  ctx: SyncUpContext,
+  account: AccountRow,
+  gateway: ApiGateway,
+  tree: SourceTree,
+  values: { space?: string; org?: string; title?: string },
+): Promise<{ space: SpaceRow; createdKey?: string } | string> {
   const engine = new SyncEngine({ cache: ctx.cache, account, gateway, workspace: ctx.workspace })
   // Remembered before anything is copied, so a run after a kill finds the space it made rather than making another.
   const createdKey = values.org ? `import-created:${values.org}:${values.title}:${tree.root}` : undefined
@@ -190,7 +244,7 @@ async function targetSpace(ctx: SyncUpContext, account: AccountRow, gateway: Api
     if (error instanceof Error && /^no space /.test(error.message)) return `${error.message}; quire spaces lists the ids`
     throw error
   }
-  return ctx.cache.space(id)!
+  return { space: ctx.cache.space(id)!, ...(createdKey ? { createdKey } : {}) }
 }
 
 /** An import into a space, kept in the cache's settings while its change request is open. */

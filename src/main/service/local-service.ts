@@ -1,6 +1,8 @@
 import path from 'node:path'
 import envPaths from 'env-paths'
 import { allRoutes } from './api'
+import { setGitTreeLimits } from './api/git-sync'
+import type { TreeLimits } from './git/git-repository'
 import { HttpService } from './http/server'
 import { specRegistry } from './spec/openapi-spec'
 import { openServiceDatabase } from './store/database'
@@ -20,6 +22,8 @@ export interface LocalServiceOptions {
   onlyToken?: boolean
   demo?: boolean
   rateLimitPerMinute?: number
+  /** The largest tree Git import reads (default 1 GiB and 100,000 files); tests lower it to stand for a big repository. */
+  gitTreeLimits?: Partial<TreeLimits>
   validateResponses?: boolean
   clock?: () => Date
   log?: (line: string) => void
@@ -60,6 +64,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     seedDemo(store, owner.id)
   }
 
+  if (options.gitTreeLimits) setGitTreeLimits(store, options.gitTreeLimits)
   const http = new HttpService({
     store,
     routes: allRoutes,

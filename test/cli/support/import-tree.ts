@@ -5,6 +5,7 @@ import { afterAll, beforeAll } from 'vitest'
 import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
 import { corpusTree, writeTree } from '../../support/gitsync-corpus'
 import { startTestService, type TestService } from '../../support/service'
+import type { LocalServiceOptions } from '../../../src/main/service/local-service'
 import { loginTo } from './cli-home'
 
 export { quire } from './cli-home'
@@ -34,10 +35,10 @@ export function makeTree(name: string, dir: string): { assets: number } {
  * The local service and a test folder for a file of import tests: an organization "Acme" to import into,
  * and Quire homes signed in to the service (each with its own cache and tokens, QUIRE_HOME set to it).
  */
-export function importFixture(prefix: string) {
+export function importFixture(prefix: string, serviceOptions: LocalServiceOptions = {}) {
   const fixture = {} as { t: TestService; base: string; orgId: string; signedInHome(name: string): Promise<string> }
   beforeAll(async () => {
-    fixture.t = await startTestService()
+    fixture.t = await startTestService(serviceOptions)
     fixture.base = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
     process.env.QUIRE_TOKEN_STORE = 'file'
     fixture.orgId = fixture.t.service.store.repo(OrganizationsRepository).create({ title: 'Acme', owner: fixture.t.service.ownerId }).id

@@ -1,5 +1,6 @@
+import { GitBookAPIError } from '@gitbook/api'
 import { gitBlobOid, serializePageMarkdown } from '../../content'
-import { importGitTree, localRepository } from './git-import'
+import { GitImportRefusedError, importGitTree, localRepository, type GitImportResult } from './git-import'
 import type { ImportNote } from './import-notes'
 import { contentApiImport, type ImportContext, type ImportOutcome, type ImportStrategy } from './import-runner'
 
@@ -10,7 +11,9 @@ import { contentApiImport, type ImportContext, type ImportOutcome, type ImportSt
  * so it is used only for a space that holds nothing yet (a new space: at most one empty page, no
  * files); a space with content gets the content API's change request. Git import reads commits: a
  * repository with changes not committed goes through the content API too (which copies the files as
- * they are), and so does a service without the operation. Each fallback says why in the report.
+ * they are), and so does a service without the operation, and a tree the service refuses or fails to
+ * import (over its size limits, say): nothing of the Git import reached the space then. Each fallback
+ * says why in the report, the service's reason as it gave it.
  */
 export const gitImport: ImportStrategy = {
   name: 'Git import',
@@ -30,7 +33,14 @@ export const gitImport: ImportStrategy = {
       return fallBack(ctx, `the repository has changes not committed (${shown}); the service's Git import reads commits, so the files were sent as they are through the content API`)
     }
     ctx.progress.phase('asking the service to import the repository (Git import)')
-    const imported = await importGitTree(ctx.gateway, { spaceId: ctx.space.id, folder: ctx.tree.folder })
+    let imported: GitImportResult
+    try {
+      imported = await importGitTree(ctx.gateway, { spaceId: ctx.space.id, folder: ctx.tree.folder })
+    } catch (error) {
+      if (!(error instanceof GitImportRefusedError)) throw error
+      ctx.progress.phase(`${error.message}: importing through the content API instead`)
+      return fallBack(ctx, `${error.message}; the tree went through the content API instead`, error.message)
+    }
     if (imported === 'unsupported') return fallBack(ctx, 'the service has no Git import; the tree went through the content API')
     ctx.progress.phase('syncing the imported space into its folder')
     await ctx.session.pass()
@@ -48,7 +58,15 @@ function holdsNothing(ctx: ImportContext): boolean {
   return only === undefined || only.gitOid === gitBlobOid(serializePageMarkdown({ title: only.title, metadata: {}, body: '' }))
 }
 
-async function fallBack(ctx: ImportContext, reason: string): Promise<ImportOutcome> {
-  const outcome = await contentApiImport.run(ctx)
+/** The content API's import, `reason` noted first; `why` is what made the Git import give way, said if the content API fails too. */
+async function fallBack(ctx: ImportContext, reason: string, why = reason): Promise<ImportOutcome> {
+  let outcome: ImportOutcome
+  try {
+    outcome = await contentApiImport.run(ctx)
+  } catch (error) {
+    // Why neither way took the tree, both reasons said; a refused token stays itself (quire says sign in again).
+    if (error instanceof GitBookAPIError && error.code === 401) throw error
+    throw new Error(`${why}; the content API could not take the tree either: ${error instanceof Error ? error.message : String(error)}`)
+  }
   return { ...outcome, notes: [{ kind: 'push', path: '', reason }, ...outcome.notes] }
 }

@@ -3,7 +3,7 @@
  * which keeps what the content API cannot create: groups, link entries, separators, link titles. The
  * service reads the repository at a ref by URL, so this works where the service can reach the folder
  * (the local service, on this machine); a service without the operation answers 404 or 501, and the
- * caller falls back to the content API.
+ * caller falls back to the content API, as it does when the service refuses the tree (GitImportRefusedError).
  *
  * Git import reads commits: files changed but not committed are not imported. They are returned in
  * `uncommitted` so the caller can refuse or say so (a local edit must never be silently left behind).
@@ -13,7 +13,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { GitBookAPIError, type GitSyncState } from '@gitbook/api'
-import type { ApiGateway } from '../gateway/api-gateway'
+import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 
 const run = promisify(execFile)
 
@@ -43,6 +43,16 @@ export interface GitImported {
 }
 
 export type GitImportResult = GitImported | 'unsupported'
+
+/**
+ * The service refused the Git import (a 4xx with its reason: a tree over its limits, a URL it will not
+ * read) or the import ended failed: nothing of it reached the space, so the tree may go another way.
+ * The message carries the service's reason as it gave it.
+ */
+export class GitImportRefusedError extends Error {}
+
+/** Statuses of a refusal of the request itself, not of the token (401) nor of a running operation (409). */
+const REFUSALS = new Set([400, 403, 413, 422])
 
 /** What the local service adds to the spec's `GitSyncState.operation`: its id and the revision it made. */
 type Operation = NonNullable<GitSyncState['operation']> & { id?: string; revision?: string; commit?: string; notes?: string[]; stage?: string }
@@ -111,14 +121,17 @@ export async function importGitTree(gateway: ApiGateway, options: GitImportOptio
       await gateway.client.spaces.getSpaceById(options.spaceId)
       return 'unsupported'
     }
+    if (error instanceof GitBookAPIError && REFUSALS.has(error.code)) throw new GitImportRefusedError(`the service refused the Git import (HTTP ${error.code}): ${error.errorMessage}`)
     if (error instanceof GitBookAPIError) throw new Error(`the service refused the Git import (HTTP ${error.code}): ${error.errorMessage}`)
-    throw error
+    // No answer (the service reads the repository before it answers, which can outlast the request's
+    // timeout): whether it started is for its Git Sync state to say; if it did, it is waited for.
+    if (!(error instanceof ServiceUnreachableError) || error.notSent || !(await startedSince(gateway, options.spaceId, before))) throw error
   }
   const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000)
   for (let wait = options.pollMs ?? 50; ; wait = Math.min(wait * 2, 1000)) {
     const operation = await readOperation(gateway, options.spaceId)
     if (operation && !sameOperation(operation, before) && operation.direction === 'import' && operation.state !== 'running') {
-      if (operation.state !== 'success') throw new Error(`the Git import ${operation.state === 'timeout' ? 'timed out' : 'failed'}: ${operation.error ?? 'no reason given'}`)
+      if (operation.state !== 'success') throw new GitImportRefusedError(`the Git import ${operation.state === 'timeout' ? 'timed out' : 'failed'}: ${operation.error ?? 'no reason given'}`)
       const revisionId = operation.revision ?? (options.standalone ? undefined : (await gateway.client.spaces.getSpaceById(options.spaceId)).data.revision)
       if (!revisionId) throw new Error('the Git import ended but the service did not say which revision it made')
       return { status: 'imported', revisionId, ...(operation.commit ? { commit: operation.commit } : {}), notes: operation.notes ?? [], uncommitted: repo.uncommitted }
@@ -126,4 +139,10 @@ export async function importGitTree(gateway: ApiGateway, options: GitImportOptio
     if (Date.now() > deadline) throw new Error(`the Git import did not end within ${Math.round((options.timeoutMs ?? 600_000) / 1000)} s`)
     await sleep(wait)
   }
+}
+
+/** Whether an import began in the space after `before` (the request that asked for it got no answer). */
+async function startedSince(gateway: ApiGateway, spaceId: string, before: Operation | undefined): Promise<boolean> {
+  const operation = await readOperation(gateway, spaceId).catch(() => undefined)
+  return operation !== undefined && !sameOperation(operation, before) && operation.direction === 'import'
 }

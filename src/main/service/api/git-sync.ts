@@ -6,7 +6,9 @@
  * operation until it ends. What a caller got wrong (a URL this service will not reach, a ref git refuses,
  * a repository or ref that is not there, a tree with no SUMMARY.md or a bad `.gitbook.yaml`) is found
  * before the 204 and answered 400 with the reason; only storing the revision (import) and committing and
- * pushing (export) happen after it.
+ * pushing (export) happen after it. A tree over the service's limits (1 GiB, 100,000 files by default)
+ * is refused with a 400 that gives its size and the limit: from git's object sizes before anything is
+ * fetched when the repository is a file:// one, within a moment whatever its size.
  */
 import {
   ContentError,
@@ -26,7 +28,7 @@ import {
 import { treePath } from '../../content/gitsync/config'
 import { includePath, includeSlug } from '../../content/gitsync/include-file'
 import { renderTagsYaml, TAGS_FILE } from '../../content/gitsync/tags-yaml'
-import { checkSource, displayUrl, GitInputError, ScratchRepository, type GitSource } from '../git/git-repository'
+import { checkSource, DEFAULT_TREE_LIMITS, displayUrl, GitInputError, ScratchRepository, sizeInPlace, type GitSource, type TreeLimits } from '../git/git-repository'
 import { gitSyncStateJson, readGitSync, updateOperation, writeGitSync, type GitSyncOperationRecord } from '../git/git-sync-state'
 import { noContent, ok, type RequestContext, type Route } from '../http/context'
 import { atLeast } from '../access/roles'
@@ -55,6 +57,15 @@ function runningIn(store: ServiceStore): Set<string> {
   if (!spaces) running.set(store, (spaces = new Set()))
   return spaces
 }
+
+/** The tree limits of each service (LocalServiceOptions.gitImportLimits); the defaults where none were set. */
+const treeLimits = new WeakMap<ServiceStore, TreeLimits>()
+
+export function setGitTreeLimits(store: ServiceStore, limits: Partial<TreeLimits>): void {
+  treeLimits.set(store, { ...DEFAULT_TREE_LIMITS, ...limits })
+}
+
+const limitsOf = (store: ServiceStore): TreeLimits => treeLimits.get(store) ?? DEFAULT_TREE_LIMITS
 
 /** Checks the body, records the operation as running and returns what the handler needs. */
 function beginOperation(ctx: RequestContext, direction: 'import' | 'export') {
@@ -90,6 +101,15 @@ function failed(ctx: RequestContext, spaceId: string, operationId: string, error
 
 async function importGitRepository(ctx: RequestContext) {
   const { space, body, source, folder, operation, release } = beginOperation(ctx, 'import')
+  const limits = limitsOf(ctx.store)
+  // A tree over the limits is refused from its object sizes before any of it is fetched (a file://
+  // repository); one read another way is measured once fetched, before its files are read.
+  try {
+    await sizeInPlace(source, folder, limits)
+  } catch (error) {
+    release()
+    throw failed(ctx, space.id, operation.id, error)
+  }
   const scratch = await ScratchRepository.create().catch((error: unknown) => {
     release()
     throw failed(ctx, space.id, operation.id, error)
@@ -98,7 +118,7 @@ async function importGitRepository(ctx: RequestContext) {
   try {
     const commit = await scratch.fetch(source)
     updateOperation(ctx.store, space.id, operation.id, { stage: 'config_check', commit })
-    const files = await scratch.readTree(commit, folder)
+    const files = await scratch.readTree(commit, folder, limits)
     const config = parseGitSyncConfig(files.get(GITBOOK_CONFIG_FILE)?.toString('utf8'))
     const docs = config.root === '' ? files : new Map([...files].filter(([p]) => p.startsWith(`${config.root}/`)).map(([p, b]) => [p.slice(config.root.length + 1), b]))
     updateOperation(ctx.store, space.id, operation.id, { stage: 'content_process' })
@@ -194,7 +214,7 @@ async function exportToGitRepository(ctx: RequestContext) {
     if (!space.revisionId) throw notFound(`Space ${space.id} has no content to export`)
     const parent = await scratch.fetchIfPresent(source)
     updateOperation(ctx.store, space.id, operation.id, { stage: 'config_check' })
-    const existing = parent ? await scratch.readTree(parent, folder) : new Map<string, Buffer>()
+    const existing = parent ? await scratch.readTree(parent, folder, limitsOf(ctx.store)) : new Map<string, Buffer>()
     const config = parseGitSyncConfig(existing.get(GITBOOK_CONFIG_FILE)?.toString('utf8'))
     const docsFolder = [folder, config.root].filter(Boolean).join('/')
     const inDocs = (p: string) => (config.root === '' ? p : p.startsWith(`${config.root}/`) ? p.slice(config.root.length + 1) : undefined)

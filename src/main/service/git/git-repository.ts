@@ -11,6 +11,7 @@ import { execFile, spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
 const run = promisify(execFile)
@@ -18,11 +19,17 @@ const run = promisify(execFile)
 /** What a caller did wrong (a URL, a ref, a repository that is not there): answered as a 4xx. */
 export class GitInputError extends Error {}
 
-/** A repository's file tree is read whole; past these the import is refused rather than exhausting memory. */
-export const MAX_TREE_BYTES = 1024 * 1024 * 1024
-export const MAX_TREE_FILES = 100_000
+/** A repository's file tree is read whole; past these limits the import is refused rather than exhausting memory. */
+export interface TreeLimits {
+  /** The sum of the tree's file sizes (as git stores them, uncompressed). */
+  maxBytes: number
+  maxFiles: number
+}
+export const DEFAULT_TREE_LIMITS: TreeLimits = { maxBytes: 1024 * 1024 * 1024, maxFiles: 100_000 }
 const GIT_TIMEOUT_MS = 5 * 60_000
 const OUTPUT_LIMIT = 64 * 1024 * 1024
+/** Reading a tree's sizes takes a moment; past this something is wrong, and the fetch is left to say what. */
+const SIZE_TIMEOUT_MS = 60_000
 
 export interface GitSource {
   url: string
@@ -68,19 +75,24 @@ export function checkSource(source: GitSource): GitSource {
   return { url: source.url, ref }
 }
 
+const gitEnv = (home: string) => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: os.devNull,
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: 'true',
+  GIT_PROTOCOL_FROM_USER: '0',
+  // A repository read in place (sizeInPlace) may hold replace refs: its objects are read as they are.
+  GIT_NO_REPLACE_OBJECTS: '1',
+  LC_ALL: 'C',
+})
+const SAFETY = ['-c', 'protocol.allow=never', '-c', 'protocol.file.allow=always', '-c', 'protocol.http.allow=always', '-c', 'protocol.https.allow=always', '-c', 'http.followRedirects=false', '-c', 'core.hooksPath=/dev/null']
+
 /** git in `repo`, isolated from the user's configuration; stdout as a Buffer. */
 async function git(repo: string, args: string[], input?: Buffer): Promise<Buffer> {
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: repo,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: os.devNull,
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_ASKPASS: 'true',
-    GIT_PROTOCOL_FROM_USER: '0',
-    LC_ALL: 'C',
-  }
-  const safety = ['-c', 'protocol.allow=never', '-c', 'protocol.file.allow=always', '-c', 'protocol.http.allow=always', '-c', 'protocol.https.allow=always', '-c', 'http.followRedirects=false', '-c', 'core.hooksPath=/dev/null']
+  const env = gitEnv(repo)
+  const safety = SAFETY
   if (input === undefined) {
     const { stdout } = await run('git', [...safety, '-C', repo, ...args], { env, encoding: 'buffer', maxBuffer: OUTPUT_LIMIT, timeout: GIT_TIMEOUT_MS })
     return stdout
@@ -103,6 +115,86 @@ function gitReason(error: unknown): string {
   const stderr = (error as { stderr?: Buffer | string }).stderr?.toString() ?? (error instanceof Error ? error.message : String(error))
   const line = stderr.split('\n').find((l) => /fatal|error/i.test(l)) ?? stderr.split('\n')[0] ?? ''
   return line.replace(/\/\/[^/@\s]*@/g, '//').replace(/^fatal: /, '').trim()
+}
+
+export interface TreeSize {
+  files: number
+  bytes: number
+}
+
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GiB`
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`
+  return `${(bytes / 1024).toFixed(1)} KiB`
+}
+
+/** Refuses a tree over `limits`, saying how big it is and what the limit is (the client shows it as it is). */
+export function refuseOverLimits(size: TreeSize, limits: TreeLimits): void {
+  if (size.files > limits.maxFiles) throw new GitInputError(`the tree has ${size.files} files, over the ${limits.maxFiles} files this service's Git import reads`)
+  if (size.bytes > limits.maxBytes) {
+    throw new GitInputError(`the tree holds ${size.bytes} bytes (${sizeText(size.bytes)}) in ${size.files} files, over the ${limits.maxBytes}-byte (${sizeText(limits.maxBytes)}) limit of this service's Git import`)
+  }
+}
+
+/** The file count and size of a `git ls-tree -r -l -z` listing, read as it streams; the files of `folder` only. */
+function countListing(child: ReturnType<typeof spawn>, folder: string, limits: TreeLimits): Promise<TreeSize | undefined> {
+  return new Promise((resolve) => {
+    const size: TreeSize = { files: 0, bytes: 0 }
+    let rest = ''
+    const count = (record: string) => {
+      const match = /^(\d+) (\w+) [0-9a-f]+ +(\d+|-)\t(.*)$/s.exec(record)
+      // Symbolic links and submodules are not files of the tree (readTree skips them too).
+      if (!match || match[2] !== 'blob' || match[1] === '120000') return
+      if (folder && !match[4].startsWith(`${folder}/`)) return
+      size.files++
+      size.bytes += Number(match[3])
+    }
+    child.stdout!.setEncoding('utf8')
+    child.stdout!.on('data', (chunk: string) => {
+      const records = (rest + chunk).split('\0')
+      rest = records.pop() ?? ''
+      records.forEach(count)
+      // Counting on would only make the number larger: the tree is refused either way.
+      if (size.files > limits.maxFiles) child.kill()
+    })
+    child.on('error', () => resolve(undefined))
+    child.on('close', (code) => resolve(size.files > limits.maxFiles ? size : code === 0 ? size : undefined))
+  })
+}
+
+/**
+ * The size of `folder` of `source.ref`, read where a file:// repository lies, from git's object headers
+ * (`ls-tree -l` reads the tree objects and each blob's size, never a blob's bytes). A tree over the
+ * limits is refused in a moment rather than after fetching all of it: a 2.5 GB repository was copied
+ * whole, past the client's request timeout, before its size was looked at (issue 26). Undefined when
+ * the repository cannot be read there (not file://, nothing at the path, no such ref, a repository git
+ * will not open): the fetch then says why, and the tree is measured after it as before.
+ */
+export async function sizeInPlace(source: GitSource, folder: string, limits: TreeLimits): Promise<TreeSize | undefined> {
+  if (!source.url.startsWith('file:')) return undefined
+  let top: string
+  try {
+    top = fileURLToPath(source.url)
+  } catch {
+    return undefined
+  }
+  // As git's upload-pack opens a file:// repository: a working tree's .git, or the folder itself (bare); never a folder above.
+  const gitDir = await fs.stat(path.join(top, '.git')).then(
+    () => path.join(top, '.git'),
+    () => top,
+  )
+  const base = [...SAFETY, '--git-dir', gitDir]
+  const env = gitEnv(gitDir)
+  let commit: string
+  try {
+    commit = (await run('git', [...base, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${source.ref}^{commit}`], { env, encoding: 'utf8', timeout: SIZE_TIMEOUT_MS })).stdout.trim()
+  } catch {
+    return undefined
+  }
+  const child = spawn('git', [...base, 'ls-tree', '-r', '-l', '-z', '--full-tree', commit, ...(folder ? ['--', folder] : [])], { env, timeout: SIZE_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'] })
+  const size = await countListing(child, folder, limits)
+  if (size) refuseOverLimits(size, limits)
+  return size
 }
 
 /** A scratch bare repository, removed by `dispose`. */
@@ -145,7 +237,7 @@ export class ScratchRepository {
    * Every file of `commit` under `folder` ('' for all), by path relative to it. Symbolic links and
    * submodules are not files of the tree and are skipped.
    */
-  async readTree(commit: string, folder: string): Promise<Map<string, Buffer>> {
+  async readTree(commit: string, folder: string, limits: TreeLimits = DEFAULT_TREE_LIMITS): Promise<Map<string, Buffer>> {
     const listing = await git(this.dir, ['ls-tree', '-r', '-z', '--full-tree', commit, ...(folder ? ['--', folder] : [])])
     const entries: Array<{ oid: string; path: string }> = []
     for (const record of listing.toString('utf8').split('\0')) {
@@ -155,12 +247,12 @@ export class ScratchRepository {
       if (folder && !match[4].startsWith(`${folder}/`)) continue
       entries.push({ oid: match[3], path: rel })
     }
-    if (entries.length > MAX_TREE_FILES) throw new GitInputError(`the tree has ${entries.length} files, over the ${MAX_TREE_FILES} this service imports`)
+    refuseOverLimits({ files: entries.length, bytes: 0 }, limits)
     const files = new Map<string, Buffer>()
     if (entries.length === 0) return files
     const sizes = await git(this.dir, ['cat-file', '--batch-check=%(objectsize)'], Buffer.from(entries.map((e) => `${e.oid}\n`).join('')))
     const total = sizes.toString().split('\n').filter(Boolean).reduce((sum, n) => sum + Number(n), 0)
-    if (total > MAX_TREE_BYTES) throw new GitInputError(`the tree holds ${total} bytes, over the ${MAX_TREE_BYTES} this service imports`)
+    refuseOverLimits({ files: entries.length, bytes: total }, limits)
     const batch = await this.catBlobs(entries.map((e) => e.oid))
     entries.forEach((entry, i) => files.set(entry.path, batch[i]))
     return files
