@@ -7,6 +7,7 @@ import { executePlan, type ExecutionResult, type SpaceFiles } from '../../src/ma
 import type { EntryKind, JournalEntry, SyncAction } from '../../src/main/engine/sync/plan-types'
 import { syncSpace } from '../../src/main/engine/sync/space-sync'
 import { TEMP_MARK } from '../../src/main/engine/workspace/atomic-write'
+import { holdPath } from '../../src/main/engine/workspace/temp-names'
 import { SpaceFolder, type SpaceFolderOptions } from '../../src/main/engine/workspace/space-folder'
 import { editSpaceDirectly } from '../support/content-fixtures'
 import { removeWorkstation, seededWorkstation, serviceForFile } from './sync-up/support/hooks'
@@ -252,6 +253,130 @@ describe('a save that reaches the file inside the last window (between the final
   })
 })
 
+describe('an editor save by rename (a new file renamed over the name) inside the last window', () => {
+  const EDITED = BASE.replace('base', 'edited')
+  /** The folder, with the editor's rename-save made after the final lstat, right before the step, once. */
+  const renameInWindow = () => {
+    let saved = false
+    return new SpaceFolder(dir, {
+      inWindow: (_operation, relative) => {
+        if (saved) return
+        saved = true
+        fs.writeFileSync(file(`${relative}.swp`), EDITED)
+        fs.renameSync(file(`${relative}.swp`), file(relative))
+      },
+    })
+  }
+
+  it('a download does not replace it: the save stays at its name, the step is skipped, the journal left alone', async () => {
+    write('guide/page.md', BASE)
+    const { result, journal } = await run([{ ...download('guide/page.md', gitBlobOid(BASE)), journaledOid: 'old-oid' } as SyncAction], renameInWindow())
+    expect(read('guide/page.md')).toBe(EDITED)
+    expect(result.skipped.map((s) => s.reason)).toEqual(['guide/page.md changed locally'])
+    expect(journal.size).toBe(0)
+    expect(tempFiles()).toEqual([])
+    expect(fs.readdirSync(file('guide'))).toEqual(['page.md'])
+  })
+
+  it('a deletion does not remove it', async () => {
+    write('guide/page.md', BASE)
+    const { result, journal } = await run([{ type: 'delete', id: 'p1', kind: 'page', path: 'guide/page.md', baseHash: gitBlobOid(BASE), journaledOid: 'old-oid' }], renameInWindow())
+    expect(read('guide/page.md')).toBe(EDITED)
+    expect(result.skipped.map((s) => s.reason)).toEqual(['guide/page.md changed locally'])
+    expect(journal.size).toBe(0)
+    expect(tempFiles()).toEqual([])
+  })
+})
+
+describe('an editor save by rename that lands after the step, made from the text the step replaced', () => {
+  /** After the step (the executor's onStep), the editor renames `text` over the page, once. */
+  const renameAfterStep = (relative: string, text: string) => {
+    let saved = false
+    return () => {
+      if (saved) return
+      saved = true
+      fs.writeFileSync(file(`${relative}.swp`), text)
+      fs.renameSync(file(`${relative}.swp`), file(relative))
+    }
+  }
+
+  it('undoes a download: the save stays, the journal records the old entry again (a local edit of the old text)', async () => {
+    write('page.md', BASE)
+    const { result, journal } = await run([{ ...download('page.md', gitBlobOid(BASE)), journaledOid: 'old-oid' } as SyncAction], new SpaceFolder(dir), renameAfterStep('page.md', BASE + SAVED))
+    expect(read('page.md')).toBe(BASE + SAVED)
+    expect(journal.get('p1')).toEqual({ id: 'p1', kind: 'page', path: 'page.md', oid: 'old-oid', baseHash: gitBlobOid(BASE) })
+    expect(result.done).toBe(0)
+    expect(result.skipped.map((s) => s.reason)).toEqual(['page.md changed locally'])
+    expect(tempFiles()).toEqual([])
+  })
+
+  it('undoes a deletion the same way', async () => {
+    write('page.md', BASE)
+    const { result, journal } = await run([{ type: 'delete', id: 'p1', kind: 'page', path: 'page.md', baseHash: gitBlobOid(BASE), journaledOid: 'old-oid' }], new SpaceFolder(dir), renameAfterStep('page.md', BASE + SAVED))
+    expect(read('page.md')).toBe(BASE + SAVED)
+    expect(journal.get('p1')).toEqual({ id: 'p1', kind: 'page', path: 'page.md', oid: 'old-oid', baseHash: gitBlobOid(BASE) })
+    expect(result.skipped.map((s) => s.reason)).toEqual(['page.md changed locally'])
+  })
+
+  it('a save of the very bytes the step wrote (an editor that reloaded them) leaves the step standing', async () => {
+    write('page.md', BASE)
+    const { result, journal } = await run([{ ...download('page.md', gitBlobOid(BASE)), journaledOid: 'old-oid' } as SyncAction], new SpaceFolder(dir), renameAfterStep('page.md', REMOTE))
+    expect(read('page.md')).toBe(REMOTE)
+    expect(result.done).toBe(1)
+    expect(journal.get('p1')).toMatchObject({ oid: gitBlobOid(REMOTE), baseHash: gitBlobOid(REMOTE) })
+  })
+
+  it('a file a later step of the same pass puts at the name is no save: a page deleted and another downloaded to its name', async () => {
+    write('page.md', BASE)
+    const { result, journal } = await run(
+      [
+        { type: 'delete', id: 'p1', kind: 'page', path: 'page.md', baseHash: gitBlobOid(BASE), journaledOid: 'old-oid' },
+        { ...download('page.md', undefined), id: 'p2' },
+      ],
+      new SpaceFolder(dir),
+    )
+    expect(read('page.md')).toBe(REMOTE)
+    expect(result).toMatchObject({ done: 2, skipped: [] })
+    expect(journal.get('p1')).toBe(null)
+    expect(journal.get('p2')).toMatchObject({ path: 'page.md', oid: gitBlobOid(REMOTE) })
+  })
+})
+
+describe('what a killed step left moved aside is settled by the next pass', () => {
+  /** A hold as a step leaves it: the file at `relative` renamed aside, named for the inode it checked. */
+  const holdOf = (relative: string, checkedIno: bigint) => holdPath(file(relative), checkedIno)!
+
+  it('nothing at the name (killed between the move aside and the link): the held file goes back, the page is not lost', async () => {
+    write('guide/page.md', BASE)
+    const ino = fs.statSync(file('guide/page.md'), { bigint: true }).ino
+    fs.renameSync(file('guide/page.md'), holdOf('guide/page.md', ino))
+    await new SpaceFolder(dir).removeStaleTempFiles()
+    expect(read('guide/page.md')).toBe(BASE)
+    expect(tempFiles()).toEqual([])
+  })
+
+  it('the name holds the new file (killed before the hold was removed): the checked file is dropped', async () => {
+    write('page.md', BASE)
+    const ino = fs.statSync(file('page.md'), { bigint: true }).ino
+    fs.renameSync(file('page.md'), holdOf('page.md', ino))
+    write('page.md', REMOTE)
+    await new SpaceFolder(dir).removeStaleTempFiles()
+    expect(fs.readdirSync(dir)).toEqual(['page.md'])
+    expect(read('page.md')).toBe(REMOTE)
+  })
+
+  it('a writer save held and the name taken since: the save goes to a conflicted copy', async () => {
+    write('page.md', BASE + SAVED)
+    // Not the inode the step checked: a save renamed over the name just before the step moved it aside.
+    fs.renameSync(file('page.md'), holdOf('page.md', 1n))
+    write('page.md', REMOTE)
+    await new SpaceFolder(dir, { now: () => new Date(2026, 0, 31, 9, 36, 12) }).removeStaleTempFiles()
+    expect(fs.readdirSync(dir).sort()).toEqual(['page (conflicted copy 2026-01-31 093612).md', 'page.md'])
+    expect(read('page (conflicted copy 2026-01-31 093612).md')).toBe(BASE + SAVED)
+    expect(read('page.md')).toBe(REMOTE)
+  })
+})
+
 describe('a save begun before the step and written after it (the writer opened the file, then paused)', () => {
   /**
    * The writer opens the file inside the last window (before the rename or unlink) and writes only once
@@ -298,7 +423,7 @@ describe('a save begun before the step and written after it (the writer opened t
     expect(result.skipped.map((s) => s.reason)).toEqual(['guide/page.md changed locally'])
   })
 
-  it('when the name holds a newer save by then, the late bytes go to a conflicted copy and the newer save stays', async () => {
+  it('when the name holds a newer save by then, the late bytes go to a conflicted copy, the newer save stays, and the step is undone', async () => {
     write('page.md', BASE)
     const writer = openedBefore()
     const newer = '# Page\n\nSaved again, by an editor, after the pass wrote the page.\n'
@@ -311,8 +436,9 @@ describe('a save begun before the step and written after it (the writer opened t
     const copies = fs.readdirSync(dir).filter((n) => n.startsWith('page (conflicted copy '))
     expect(copies).toHaveLength(1)
     expect(read(copies[0])).toBe(BASE + SAVED)
-    // The step stands (the file is a local edit over the remote version it wrote).
-    expect(journal.get('p1')).toMatchObject({ oid: gitBlobOid(REMOTE), baseHash: gitBlobOid(REMOTE) })
+    // The newer save was renamed over what the step wrote, by a writer who had the old text: it is their
+    // edit of that text, so the journal records the old entry again (sync up merges it with the remote).
+    expect(journal.get('p1')).toEqual({ id: 'p1', kind: 'page', path: 'page.md', oid: 'old-oid', baseHash: gitBlobOid(BASE) })
     expect(result.skipped.map((s) => s.reason)).toEqual(['page.md changed locally (kept in a conflicted copy)'])
   })
 
@@ -376,6 +502,48 @@ describe('a page the writer saved during a pass goes the conflict way, nothing l
     )
     expect(copies.length > 0 || carried.includes(saved), `copies ${copies.join(', ')}; change requests carry ${JSON.stringify(carried)}`).toBe(true)
     // The remote edit stays on main.
+    const mainFaq = (await t.api.call('getPageById', { params: { spaceId, pageId: faq }, query: { format: 'markdown' } })).body.markdown as string
+    expect(mainFaq).toBe(remoteText)
+  })
+
+  it('a save renamed over the page right after the pass wrote it, from the old text: the push merges it with the remote edit, neither losing it nor undoing that edit', async () => {
+    const spaceId = ws.seeded.spaceId
+    const faq = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    const remoteText = '# FAQ\n\nQuestions, answered on the service.\n'
+    editSpaceDirectly(t.service, spaceId, [{ operation: 'update_page', page: faq, document: { markdown: remoteText } }])
+
+    const added = 'A paragraph the writer added to the text they had open.'
+    let saves = 0
+    const outcome = await syncSpace(ws.cache.space(spaceId)!, ws.folder, {
+      cache: ws.cache,
+      gateway: ws.gateway,
+      refreshLinks: false,
+      // Right after the pass wrote the page, the editor saves its buffer (the old text) by rename.
+      onStep: ({ action }) => {
+        if (action.type !== 'download' || action.path !== 'faq.md' || saves++ > 0) return
+        fs.writeFileSync(ws.file('.faq.md.swp'), `${SEED_PAGES.faq}\n${added}\n`)
+        fs.renameSync(ws.file('.faq.md.swp'), ws.file('faq.md'))
+      },
+    })
+    expect(saves).toBe(1)
+    expect(ws.read('faq.md')).toBe(`${SEED_PAGES.faq}\n${added}\n`)
+    expect(outcome.issues).toEqual([expect.objectContaining({ kind: 'local-edit', path: 'faq.md' })])
+
+    const push = await ws.push()
+    expect(push.failures).toEqual([])
+    const copies = fs.readdirSync(ws.folder).filter((n) => n.startsWith('faq (conflicted copy '))
+    const crs = await openChangeRequests(t.api, spaceId)
+    const carried = await Promise.all(
+      crs.map(
+        async (cr) =>
+          (await t.api.call('getPageInChangeRequestById', { params: { spaceId, changeRequestId: cr.id, pageId: faq }, query: { format: 'markdown' } })).body.markdown as string,
+      ),
+    )
+    const onDisk = [ws.read('faq.md'), ...copies.map((c) => fs.readFileSync(ws.file(c), 'utf8'))]
+    // The paragraph is kept, and what goes to the change request keeps the remote edit.
+    expect(onDisk.some((text) => text.includes(added)) || carried.some((text) => text.includes(added)), JSON.stringify({ onDisk, carried })).toBe(true)
+    for (const text of carried) expect(text).toContain('Questions, answered on the service.')
+    expect(carried.some((text) => text.includes(added)) || copies.length > 0, JSON.stringify({ copies, carried })).toBe(true)
     const mainFaq = (await t.api.call('getPageById', { params: { spaceId, pageId: faq }, query: { format: 'markdown' } })).body.markdown as string
     expect(mainFaq).toBe(remoteText)
   })

@@ -7,11 +7,11 @@ import type { Rng } from './rng'
 import type { TestService } from './service'
 
 /**
- * The pieces of the writer-saves-during-a-pass race (issue 9, finding 3) that every front end's race
- * test shares: a space of many pages all changed remotely, and a writer that appends one unique line to
- * each page file while Quire (another process) syncs it down: right while Quire writes that very file
- * (its temp file is there) when it can, as an editor paused between its open and its write, otherwise
- * at a random moment. test/cli/sync-race.test.ts runs
+ * The pieces of the writer-saves-during-a-pass race (issue 9, finding 3; issue 25, item 4) that every
+ * front end's race test shares: a space of many pages all changed remotely, and a writer that saves one
+ * unique line to each page file while Quire (another process) syncs it down: right while Quire writes
+ * that very file (its temp file is there) when it can, otherwise at a random moment. It appends in place
+ * (an editor paused between its open and its write) or saves by rename (SaveStyle). test/cli/sync-race.test.ts runs
  * it against `quire sync --once`, test/headless/serve-sync-race.test.ts against `quire serve`.
  */
 
@@ -63,28 +63,40 @@ export function changeEveryPage(t: TestService, spaceId: string, pageIds: readon
 }
 
 /**
- * The writer of one round: appends a line to a page file at most once. `run` loops while `going()`
- * says so and a page is left: every page whose temp file is there gets its line as a paused save (opened
- * now, written a turn later; counted in `whileWritten`), and now and then (1 turn in 100, when
- * `randomly()` allows) a random page gets one at once; between polls a turn of the event loop. A save
- * written at once rarely lands between Quire's look at the file and its rename (with the put-back of
- * late saves disabled, serve-sync-race lost a line in 2 of 12 runs); a paused one often does (4 of 6).
+ * How the writer saves: 'append' opens the page file and appends its line (in place); 'rename' saves as
+ * most editors do, the page's text and its line written to a new file renamed over the page file.
+ */
+export type SaveStyle = 'append' | 'rename'
+
+/**
+ * The writer of one round: saves a line to a page file at most once. `run` loops while `going()` says
+ * so and a page is left: every page whose temp file is there gets its line as a paused save (counted in
+ * `whileWritten`), and now and then (1 turn in 100, when `randomly()` allows) a random page gets one at
+ * once; between polls a turn of the event loop. A save written at once rarely lands between Quire's look
+ * at the file and its rename (with the put-back of late saves disabled, serve-sync-race lost a line in 2
+ * of 12 runs); a paused one often does (4 of 6). An append is paused between its open and its write; a
+ * rename-save reads the page and writes its new file at once, and renames it over the page at once or a
+ * turn later (at random), so it lands before, inside or after Quire's own replacement of that page.
  */
 export class RaceWriter {
   readonly appended: Appended[] = []
   /** Saves made while Quire's temp file for that very page was there. */
   whileWritten = 0
+  /** Rename-saves renamed over the page after Quire's temp file for it was gone (Quire's version in place, or about to be). */
+  overQuire = 0
   private readonly pending: Set<string>
+  private saves = 0
 
   constructor(
     readonly root: string,
     private readonly round: number,
     private readonly r: Rng,
+    readonly style: SaveStyle = 'append',
   ) {
     this.pending = new Set(pageFiles(root))
   }
 
-  /** Pages not appended to yet. */
+  /** Pages not saved to yet. */
   get left(): number {
     return this.pending.size
   }
@@ -113,23 +125,89 @@ export class RaceWriter {
     }
   }
 
-  private saved(file: string, write: (line: string) => void): void {
-    const line = `appended in round ${this.round} to ${file}\n`
-    write(line)
+  /** Saves the file's text and its line by rename, at once. */
+  renameSave(file: string): void {
+    this.saved(file, (line) => this.renameOver(file, this.editorFile(file, line)))
+  }
+
+  /**
+   * Rename-saves of files Quire is writing (`temps`: its temp file for each): each new file written now
+   * from the page's text, renamed over the page now or after a turn of the event loop (at random).
+   */
+  async renameSavePaused(temps: ReadonlyMap<string, string>): Promise<void> {
+    const later: Array<() => void> = []
+    for (const [file, temp] of temps) {
+      const line = this.lineOf(file)
+      const saving = this.editorFile(file, line)
+      const save = () => {
+        if (!fs.existsSync(path.join(this.root, temp))) this.overQuire++
+        this.renameOver(file, saving)
+        this.record(file, line)
+      }
+      if (this.r.chance(0.5)) save()
+      else later.push(save)
+    }
+    if (later.length === 0) return
+    await turn()
+    for (const save of later) save()
+  }
+
+  /** The editor's new file for `file`: the page's text as it is now and `line`. */
+  private editorFile(file: string, line: string): string {
+    const saving = path.join(this.root, `.${file}.${this.saves++}.swp`)
+    fs.writeFileSync(saving, this.textOf(file) + line)
+    return saving
+  }
+
+  private renameOver(file: string, saving: string): void {
+    fs.renameSync(saving, path.join(this.root, file))
+  }
+
+  /**
+   * The page's text. Quire moves a file aside for microseconds while it replaces it: a read in that
+   * moment finds nothing and is tried again (an editor reloading the file would do the same).
+   */
+  private textOf(file: string): string {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return fs.readFileSync(path.join(this.root, file), 'utf8')
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 10_000) throw error
+      }
+    }
+  }
+
+  private lineOf(file: string): string {
+    return `${this.style === 'rename' ? 'saved' : 'appended'} in round ${this.round} to ${file}\n`
+  }
+
+  private record(file: string, line: string): void {
     this.appended.push({ root: this.root, file, line })
     this.pending.delete(file)
+  }
+
+  private saved(file: string, write: (line: string) => void): void {
+    const line = this.lineOf(file)
+    write(line)
+    this.record(file, line)
   }
 
   async run(going: () => boolean, randomly: () => boolean = () => true): Promise<void> {
     while (going() && this.pending.size > 0) {
       // Files Quire is writing right now (their temp files are there): saved in the middle of those writes.
-      const writing = fs.readdirSync(this.root).filter((name) => name.startsWith(TEMP_MARK) && this.pending.has(targetOf(name))).map(targetOf)
-      for (const file of writing) this.pending.delete(file)
-      this.whileWritten += writing.length
-      if (randomly() && this.r.chance(0.01) && this.pending.size > 0) this.append(this.r.pick([...this.pending]))
+      const temps = new Map<string, string>()
+      for (const name of fs.readdirSync(this.root)) if (name.startsWith(TEMP_MARK) && this.pending.has(targetOf(name))) temps.set(targetOf(name), name)
+      for (const file of temps.keys()) this.pending.delete(file)
+      this.whileWritten += temps.size
+      if (randomly() && this.r.chance(0.01) && this.pending.size > 0) {
+        const file = this.r.pick([...this.pending])
+        if (this.style === 'rename') this.renameSave(file)
+        else this.append(file)
+      }
       // The paused saves' turn is the loop's turn: the service in this process answers Quire meanwhile.
-      if (writing.length > 0) await this.appendPaused(writing)
-      else await turn()
+      if (temps.size === 0) await turn()
+      else if (this.style === 'rename') await this.renameSavePaused(temps)
+      else await this.appendPaused([...temps.keys()])
     }
   }
 }

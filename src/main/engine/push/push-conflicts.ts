@@ -101,7 +101,8 @@ async function replaceGuarded(o: SpacePusherOptions, relative: string, text: str
   const stamp = stampOf(nowOf(o))
   const copyPath = (target: string) => conflictCopyPath(target, stamp)
   try {
-    await replaceIfUnchanged(temp, full, fromHash, relative, { copyPath, inWindow: o.rewriteHooks?.inWindow, keep: (file) => replaced.keep(relative, file, copyPath) })
+    const placedHash = gitBlobOid(text)
+    await replaceIfUnchanged(temp, full, fromHash, relative, { copyPath, inWindow: o.rewriteHooks?.inWindow, keep: (file) => replaced.keep(relative, file, copyPath, placedHash) })
   } catch (error) {
     if (error instanceof LocalFileChanged) return false
     throw error

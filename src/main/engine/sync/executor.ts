@@ -180,9 +180,11 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
 
   /**
    * A save that reached a file after its step replaced or removed it undoes the step: its bytes are
-   * back at the name (SpaceFiles.lateSaves), so the journal records again what it had for that file,
-   * and the page is a local edit, as when the save lands before the step. Bytes that went into a
-   * conflicted copy leave the step in place.
+   * back at the name (SpaceFiles.lateSaves), or a save renamed over the name after the step is there,
+   * made from the text the step replaced. So the journal records again what it had for that file, and
+   * the page is a local edit of that text, as when the save lands before the step: sync up merges it
+   * with the remote change (three ways) rather than sending it over the remote change. Bytes that went
+   * into a conflicted copy, the name holding what the step left, leave the step in place.
    */
   const undoOvertakenSteps = async () => {
     if (!files.lateSaves) return
@@ -199,7 +201,7 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid, baseHash }))
       }
       result.done--
-      result.skipped.push({ action, reason: `${save.relative} changed locally${save.went === 'copy' ? ' (kept in a conflicted copy)' : ''}` })
+      result.skipped.push({ action, reason: `${save.relative} changed locally${save.went === 'copy' || save.copied ? ' (kept in a conflicted copy)' : ''}` })
     }
   }
 

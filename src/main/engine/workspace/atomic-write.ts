@@ -1,12 +1,13 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { constants, fstatSync, linkSync, lstatSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
+import { NO_HARD_LINKS, putTemp, removeHeld, swapIn } from './name-hold'
 import type { ByteStream } from './space-files'
+import { tempPath } from './temp-names'
 
-/** Temp files Quire leaves only if killed mid-write; the watcher ignores them and a pass removes them. */
-export const TEMP_MARK = '.quire-tmp-'
+export { TEMP_MARK } from './temp-names'
 
 /** 0 where the platform has no such flag (Windows): there `lstat` checks stand alone. */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0
@@ -112,7 +113,7 @@ export async function writeTempStream(dir: string, name: string, body: ByteStrea
  * through the thread pool, per file of a mirror.
  */
 async function writeTemp(dir: string, name: string, fill: (handle: fs.FileHandle) => Promise<void>, dsync = false): Promise<string> {
-  const temp = path.join(dir, `${TEMP_MARK}${randomUUID().replace(/-/g, '').slice(0, 12)}-${name.slice(0, 64)}`)
+  const temp = tempPath(dir, name)
   const handle = await fs.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW | (dsync ? O_DSYNC : 0), 0o644)
   try {
     await fill(handle)
@@ -132,22 +133,32 @@ async function writeTemp(dir: string, name: string, fill: (handle: fs.FileHandle
  * (the temp file is written and synced before anything is checked), then proves the target is what the
  * plan expected: its content hashes to `expect` (exact) and, in the same synchronous turn as the final
  * step, an lstat shows the very inode, size, mtime and ctime (nanoseconds) the hash was read from
- * (cheap, and it catches a save during or after the read). The final step is one syscall right after
- * that lstat, with no await between them. The file it replaces or removes stays open meanwhile: if its
- * size or mtime moved after all (a save that reached that inode inside the window), the writer's bytes
- * are read back from it and put back in place (or beside it as a conflicted copy when the writer has
- * saved yet again), and the step reports the file as changed locally.
+ * (cheap, and it catches a save during or after the read). The final step follows that lstat with no
+ * await between them, and goes through a hold (name-hold.ts): the file is renamed aside, proven to be
+ * the checked inode, and only then is the new file linked at the name, which refuses a name taken again.
+ * So an editor's save by rename (a new file renamed over the name) that lands after the lstat is moved
+ * aside with the name, never unlinked, and goes back; one that lands while the name is free stays. The
+ * file it replaces or removes stays open meanwhile: if its size or mtime moved after all (a save that
+ * reached that inode inside the window), the writer's bytes are read back from it and put back in place
+ * (or beside it as a conflicted copy when the writer has saved yet again), and the step reports the file
+ * as changed locally.
  *
  * A write through a handle the writer opened before the step and wrote after the fstat that follows it
  * (an append is an open, then a write: a busy machine may pause the writer between the two) reaches the
  * replaced file after the step: a caller that passes `keep` gets that file, still open, and looks at it
  * again once the writer has had time to finish (replaced-files.ts); one that does not, loses such a write.
+ * That look also catches a save renamed over the name after the step (the name holds neither what the
+ * step left nor the file it checked): the writer's edit of the text they had, so the step is undone.
  *
- * What remains: an editor-style save (a new file renamed over the name) that lands between the lstat
- * and the step's own syscall is replaced, the way any two programs renaming one name race; so is a
- * write into a replaced file after the caller's last look at it.
- * Filesystems with coarse timestamps (FAT: 2 s) let a same-size in-place save within one tick of the
- * previous one pass the stat comparison. Creating a file that must not exist has no window at all:
+ * What remains: a write into a replaced file after the caller's last look at it (a writer paused longer
+ * than the watch); a rename-save made from the old text that lands after that look counts as an edit of
+ * the new text (it undoes the remote change in what sync up sends; nothing of the writer's is lost).
+ * For the microseconds between the hold's rename and the link, nothing is at the name: a reader or an
+ * editor that opens the name without creating it (vim's backup rename) fails once there. Filesystems
+ * without hard links and names over 200 bytes go without a hold: there a rename-save that lands between
+ * the lstat and the step's own rename or unlink is replaced, the way any two programs renaming one name
+ * race. Filesystems with coarse timestamps (FAT: 2 s) let a same-size in-place save within one tick of
+ * the previous one pass the stat comparison. Creating a file that must not exist has no window at all:
  * `link` fails when the name is taken.
  */
 
@@ -191,9 +202,10 @@ export async function replaceIfUnchanged(temp: string, target: string, expect: s
       return
     }
     let placed: BigIntStats | undefined
-    const overtaken = await whenUnchanged(target, expect, label, guard, () => {
-      renameSync(temp, target)
-      placed = lstatSync(target, { bigint: true, throwIfNoEntry: false })
+    const overtaken = await whenUnchanged(target, expect, label, guard, (checked) => {
+      const step = swapIn(temp, target, checked, guard.copyPath)
+      if (step === 'changed' || step === 'disappeared') throw new LocalFileChanged(label, step)
+      placed = step
       return placed
     })
     if (overtaken) await putBack(target, overtaken, placed, label, guard)
@@ -205,7 +217,10 @@ export async function replaceIfUnchanged(temp: string, target: string, expect: s
 
 /** Removes `target` only if it still hashes to `expect`. */
 export async function removeIfUnchanged(target: string, expect: string, label: string, guard: GuardOptions): Promise<void> {
-  const overtaken = await whenUnchanged(target, expect, label, guard, () => unlinkSync(target))
+  const overtaken = await whenUnchanged(target, expect, label, guard, (checked) => {
+    const refused = removeHeld(target, checked, guard.copyPath)
+    if (refused) throw new LocalFileChanged(label, refused)
+  })
   if (overtaken) await putBack(target, overtaken, undefined, label, guard)
 }
 
@@ -221,11 +236,12 @@ export async function renameIfUnchanged(from: string, to: string, expect: string
 }
 
 /**
- * Runs `step` (one syscall; it returns what it left at `target`) once `target` is proven to hold
- * `expect`, read again while the file moves under the read. Returns the replaced file's bytes when a
- * save reached it inside the window; otherwise hands the replaced file to `guard.keep` when `replaces`.
+ * Runs `step` (no await; it is given the checked file's stat and returns what it left at `target`) once
+ * `target` is proven to hold `expect`, read again while the file moves under the read. Returns the
+ * replaced file's bytes when a save reached it inside the window; otherwise hands the replaced file to
+ * `guard.keep` when `replaces`.
  */
-async function whenUnchanged(target: string, expect: string, label: string, guard: GuardOptions, step: () => BigIntStats | undefined | void, replaces = true): Promise<Uint8Array | undefined> {
+async function whenUnchanged(target: string, expect: string, label: string, guard: GuardOptions, step: (checked: BigIntStats) => BigIntStats | undefined | void, replaces = true): Promise<Uint8Array | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const seen = await openExpected(target, expect, label)
     let kept = false
@@ -238,7 +254,7 @@ async function whenUnchanged(target: string, expect: string, label: string, guar
       if (now === undefined) throw new LocalFileChanged(label, 'disappeared')
       if (!sameFile(seen.stat, now)) continue
       guard.inWindow?.()
-      const placed = step()
+      const placed = step(now)
       if (!HOLD_OPEN) return undefined
       // The rename or unlink changes the old inode's ctime, not its size or mtime: only a write does.
       const after = fstatSync(seen.handle.fd, { bigint: true })
@@ -271,10 +287,12 @@ async function putBack(target: string, bytes: Uint8Array, placed: BigIntStats | 
  */
 export async function placeBack(target: string, bytes: Uint8Array, placed: BigIntStats | undefined, copyPath: (target: string) => string): Promise<'in place' | 'copy'> {
   const temp = await writeTempFile(path.dirname(target), path.basename(target), bytes)
-  const now = lstatSync(target, { bigint: true, throwIfNoEntry: false })
-  const ours = placed === undefined ? now === undefined : now !== undefined && sameFile(placed, now)
-  renameSync(temp, ours ? target : copyPath(target))
-  return ours ? 'in place' : 'copy'
+  try {
+    return putTemp(temp, target, placed, copyPath)
+  } catch (error) {
+    await fs.rm(temp, { force: true })
+    throw error
+  }
 }
 
 /** Opens `target` without following a link and proves it hashes to `expect`; the handle stays open. */
@@ -315,9 +333,6 @@ export async function readAll(handle: fs.FileHandle): Promise<Uint8Array> {
 function sameFile(a: BigIntStats, b: BigIntStats): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs
 }
-
-/** Filesystems without hard links (FAT, some network shares) answer these to `link`. */
-const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EINVAL'])
 
 /** Puts `temp` at `target` only if nothing is there: `link` refuses an existing name atomically. */
 async function createExclusive(temp: string, target: string, label: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { TEMP_MARK } from './atomic-write'
+import { TEMP_MARK } from './temp-names'
 import { FolderNameRegistry, safeSegment } from './safe-names'
 
 /**

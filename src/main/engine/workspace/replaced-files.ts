@@ -1,5 +1,7 @@
+import type { BigIntStats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { gitBlobOid } from '../../content'
 import { placeBack, readAll, type ReplacedFile } from './atomic-write'
 
 /** A save that reached a file after a step replaced or removed it, and where the writer's bytes went. */
@@ -7,10 +9,13 @@ export interface LateSave {
   /** The file's path relative to the space folder. */
   relative: string
   /**
-   * 'in place': back at its name, which still held what the step left (the step is undone on disk);
+   * 'in place': back at its name, which still held what the step left (the step is undone on disk), or
+   * already there: a save renamed over the name after the step, made from the text the step replaced;
    * 'copy': beside it in a conflicted copy, since the name holds something newer.
    */
   went: 'in place' | 'copy'
+  /** 'in place' by a save renamed over the name, while bytes written into the replaced file went to a conflicted copy. */
+  copied?: true
 }
 
 interface Held extends ReplacedFile {
@@ -19,6 +24,10 @@ interface Held extends ReplacedFile {
   copyPath: (target: string) => string
   /** When the step took it away (ms, monotonic). */
   since: number
+  /** The hash of the bytes the step left at the name (undefined: it removed the file). */
+  placedHash: string | undefined
+  /** A later step of the same pass put something else at the name: what is there is no writer's save. */
+  superseded: boolean
 }
 
 /** How long a replaced file is watched at least: a writer paused between its open and its write. */
@@ -50,14 +59,22 @@ export class ReplacedFiles {
 
   constructor(private readonly watchMs = lateSaveMs()) {}
 
-  /** Takes a replaced file (GuardOptions.keep); the oldest is looked at now when too many are open. */
-  keep(relative: string, replaced: ReplacedFile, copyPath: (target: string) => string): void {
-    this.held.push({ ...replaced, relative, copyPath, since: performance.now() })
+  /**
+   * Takes a replaced file (GuardOptions.keep); the oldest is looked at now when too many are open.
+   * `placedHash`: the hash of what the step left at the name (undefined for a removal).
+   */
+  keep(relative: string, replaced: ReplacedFile, copyPath: (target: string) => string, placedHash?: string): void {
+    this.held.push({ ...replaced, relative, copyPath, since: performance.now(), placedHash, superseded: false })
     if (this.held.length > MAX_HELD) {
       const oldest = this.held.shift()!
       // Its outcome is reported by `settle`, a failure too (caught here: nothing awaits it until then).
       this.pending.push(this.lookAt(oldest).then(() => undefined, (error: unknown) => ({ error })))
     }
+  }
+
+  /** A step is about to put a file at `relative`: a file found there later is Quire's, not a late save. */
+  supersede(relative: string): void {
+    for (const file of this.held) if (file.relative === relative) file.superseded = true
   }
 
   /**
@@ -82,18 +99,42 @@ export class ReplacedFiles {
     return found
   }
 
-  /** Whether a write reached `file` after the step; if so its bytes go back (placeBack). Closes it. */
+  /**
+   * Whether a save reached `file` after the step, written into it (its bytes go back: placeBack) or
+   * renamed over the name (`savedOver`: it stays where it is). Closes it.
+   */
   private async lookAt(file: Held): Promise<void> {
     try {
       const now = await file.handle.stat({ bigint: true })
-      if (now.size === file.after.size && now.mtimeNs === file.after.mtimeNs) return
+      const written = now.size !== file.after.size || now.mtimeNs !== file.after.mtimeNs
+      const over = await this.savedOver(file, now)
+      if (!written) {
+        if (over) this.found.push({ relative: file.relative, went: 'in place' })
+        return
+      }
       const bytes = await readAll(file.handle)
       // A removal may have taken the folder too (emptied, so pruned): the bytes need it back.
       await fs.mkdir(path.dirname(file.target), { recursive: true })
       const went = await placeBack(file.target, bytes, file.placed, file.copyPath)
-      this.found.push({ relative: file.relative, went })
+      // Both: the late bytes are in a copy, and the name holds the writer's save from the old text.
+      this.found.push(over ? { relative: file.relative, went: 'in place', ...(went === 'copy' ? { copied: true as const } : {}) } : { relative: file.relative, went })
     } finally {
       await file.handle.close().catch(() => {})
     }
+  }
+
+  /**
+   * Whether the name holds a writer's save renamed over it after the step: a file that is neither the
+   * one the step left (`placed`) nor the one it replaced (`held`), whose bytes are not what the step
+   * wrote. Such a save was made from the text the writer had, the replaced one: it is their edit of that.
+   */
+  private async savedOver(file: Held, held: BigIntStats): Promise<boolean> {
+    if (file.superseded) return false
+    const at = await fs.lstat(file.target, { bigint: true }).catch(() => undefined)
+    if (!at?.isFile()) return false
+    const isAt = (stat: BigIntStats) => stat.dev === at.dev && stat.ino === at.ino
+    if ((file.placed && isAt(file.placed)) || isAt(held)) return false
+    if (file.placedHash === undefined || at.size !== file.placed?.size) return true
+    return gitBlobOid(await fs.readFile(file.target)) !== file.placedHash
   }
 }

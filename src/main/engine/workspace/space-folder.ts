@@ -4,7 +4,8 @@ import path from 'node:path'
 import { gitBlobOid } from '../../content'
 import type { ByteStream, LocalState, SpaceFiles } from './space-files'
 import { conflictCopyPath } from './space-files'
-import { LocalFileChanged, removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, TEMP_MARK, writeTempFile, writeTempStream, type GuardOptions, type ReplacedFile } from './atomic-write'
+import { LocalFileChanged, removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, writeTempFile, writeTempStream, type GuardOptions, type ReplacedFile } from './atomic-write'
+import { sweepLeftovers } from './name-hold'
 import { ReplacedFiles, type LateSave } from './replaced-files'
 import { confinedPath, PathEscapeError } from './safe-names'
 import { isSettled, statSignature, type StatMemo } from './stat-first'
@@ -104,7 +105,8 @@ export class SpaceFolder implements SpaceFiles {
   async write(relative: string, data: Uint8Array, expect: string | undefined, asRemote = false): Promise<void> {
     const full = await this.realEntry(relative, 'write', true, expect === undefined)
     const temp = await writeTempFile(path.dirname(full), path.basename(full), data)
-    await this.commit(temp, full, relative, expect, asRemote)
+    // Only a replacement is watched for a late save, which is told from these bytes by their hash.
+    await this.commit(temp, full, relative, expect, asRemote, expect === undefined ? undefined : gitBlobOid(data))
   }
 
   /**
@@ -115,14 +117,17 @@ export class SpaceFolder implements SpaceFiles {
     const full = await this.realEntry(relative, 'write', true, expect === undefined)
     const { temp, hash } = await writeTempStream(path.dirname(full), path.basename(full), body)
     // Bytes proven to be the oid's are the remote version (see `write`'s `asRemote`).
-    await this.commit(temp, full, relative, expect, oid !== undefined, () => {
+    await this.commit(temp, full, relative, expect, oid !== undefined, hash, () => {
       if (oid !== undefined && hash !== oid) throw new Error(`the service sent content for ${relative} that does not match its oid`)
     })
     return hash
   }
 
-  /** Puts a written temp file in place of `full` unless the file changed from `expect`; the temp goes when a check refuses. */
-  private async commit(temp: string, full: string, relative: string, expect: string | undefined, asRemote: boolean, check?: () => void): Promise<void> {
+  /**
+   * Puts a written temp file (its bytes hashing to `hash`) in place of `full` unless the file changed
+   * from `expect`; the temp goes when a check refuses.
+   */
+  private async commit(temp: string, full: string, relative: string, expect: string | undefined, asRemote: boolean, hash: string | undefined, check?: () => void): Promise<void> {
     try {
       check?.()
       await this.options.beforeCommit?.('write', relative)
@@ -130,8 +135,9 @@ export class SpaceFolder implements SpaceFiles {
       await fs.rm(temp, { force: true })
       throw error
     }
+    this.replaced.supersede(relative)
     try {
-      await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative), asRemote)
+      await replaceIfUnchanged(temp, full, expect, relative, this.guard('write', relative, hash), asRemote)
     } catch (error) {
       // Onto nothing, the name is looked at only when the link refused it (realEntry skipped the lstat).
       if (expect === undefined && error instanceof LocalFileChanged && lstatSync(full, { throwIfNoEntry: false })?.isSymbolicLink()) throw this.linkAtName(relative, 'write')
@@ -172,6 +178,7 @@ export class SpaceFolder implements SpaceFiles {
     const source = await this.realEntry(from, 'move', false)
     const target = await this.realEntry(to, 'move', true)
     await this.options.beforeCommit?.('move', from)
+    this.replaced.supersede(to)
     try {
       await renameIfUnchanged(source, target, expect, { from, to }, this.guard('move', from))
     } catch (error) {
@@ -190,14 +197,14 @@ export class SpaceFolder implements SpaceFiles {
     await this.prune(path.dirname(full))
   }
 
-  private guard(operation: Operation, relative: string): GuardOptions {
+  /** `placedHash`: the hash of the bytes a write puts at `relative` (ReplacedFiles.keep). */
+  private guard(operation: Operation, relative: string, placedHash?: string): GuardOptions {
     const { afterCheck, inWindow } = this.options
-    // Beside the file, named like sync up's conflicted copies, which Quire never takes for a page.
-    const copyPath = (target: string) => path.join(path.dirname(target), path.basename(conflictCopyPath(relative, stampOf(this.options.now?.() ?? new Date()))))
+    const copyPath = this.copyPathFor(relative)
     return {
       copyPath,
       // A move replaces nothing (renameIfUnchanged never hands a file over).
-      keep: (replaced: ReplacedFile) => this.replaced.keep(relative, replaced, copyPath),
+      keep: (replaced: ReplacedFile) => this.replaced.keep(relative, replaced, copyPath, placedHash),
       ...(afterCheck ? { checked: () => afterCheck(operation, relative) } : {}),
       ...(inWindow ? { inWindow: () => inWindow(operation, relative) } : {}),
     }
@@ -251,6 +258,11 @@ export class SpaceFolder implements SpaceFiles {
     const entry = path.join(real, path.basename(full))
     if (!ontoNothing && lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink()) throw this.linkAtName(relative, operation)
     return entry
+  }
+
+  /** Beside the file at `relative`, named like sync up's conflicted copies, which Quire never takes for a page. */
+  private copyPathFor(relative: string): (target: string) => string {
+    return (target) => path.join(path.dirname(target), path.basename(conflictCopyPath(relative, stampOf(this.options.now?.() ?? new Date()))))
   }
 
   private linkAtName(relative: string, operation: Operation): WorkspaceBoundaryError {
@@ -350,27 +362,12 @@ export class SpaceFolder implements SpaceFiles {
     return state
   }
 
-  /** Removes temp files a killed write left behind (they never replaced anything). */
-  async removeStaleTempFiles(): Promise<number> {
-    let removed = 0
-    const walk = async (dir: string): Promise<void> => {
-      let entries: import('node:fs').Dirent[]
-      try {
-        entries = await fs.readdir(dir, { withFileTypes: true })
-      } catch {
-        return
-      }
-      for (const entry of entries) {
-        const full = path.join(dir, entry.name)
-        if (entry.isDirectory()) await walk(full)
-        else if (entry.isFile() && entry.name.startsWith(TEMP_MARK)) {
-          await fs.rm(full, { force: true })
-          removed++
-        }
-      }
-    }
-    await walk(this.root)
-    return removed
+  /**
+   * Removes temp files a killed write left behind (they never replaced anything); a file a killed step
+   * had moved aside goes back to its name, or to a conflicted copy (sweepLeftovers).
+   */
+  removeStaleTempFiles(): Promise<number> {
+    return sweepLeftovers(this.root, (target) => this.copyPathFor(path.relative(this.root, target).split(path.sep).join('/'))(target))
   }
 
   /** Removes folders a move or delete left empty, up to (not including) the space folder; `dir` is a real path. */
