@@ -230,6 +230,28 @@ export interface ReviewerCandidate {
   role: string
 }
 
+/** One merge rule of the space (or its organization) as it stands for a change request now. */
+export interface MergeRuleState {
+  /** What the rule asks, in words ("An approving review from Rae Reviewer"). */
+  asks: string
+  met: boolean
+  /** Why it is not met ("it needs an approving review from Rae Reviewer"). */
+  reason?: string
+}
+
+/** Whether the signed-in user may merge a change request now, and why not. */
+export interface MergeCheck {
+  /** False when the space (or its organization) sets no merge rules: it merges without review. */
+  ruled: boolean
+  rules: MergeRuleState[]
+  /** The user is allowed to bypass the rules. */
+  bypass: boolean
+  /** Why a merge is refused now; empty when it may be merged. */
+  blockers: string[]
+  /** What a merge would skip though no rule stops it: a draft, a review asked and not given, changes asked for. */
+  cautions: string[]
+}
+
 /** A change request that waits for the signed-in user's review. */
 export interface ForReviewItem {
   spaceId: string
@@ -239,7 +261,10 @@ export interface ForReviewItem {
   number: number
   subject: string
   status: string
+  /** Who wrote the change request. */
   author: string
+  /** Who asked the user for this review (the author, or someone else: a maintainer, say). */
+  requestedBy?: string
   updatedAt: string
   url: string
   /** The user's own earlier review, now outdated by an edit; absent when they never reviewed it. */
@@ -286,6 +311,8 @@ export interface QuireApi {
   mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
   changeRequestPdf(input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }>
   changeRequestChanges(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestChanges>
+  /** The merge rules in force for the change request and whether each is met (online only). */
+  changeRequestMergeCheck(input: { spaceId: string; changeRequestId: string }): Promise<MergeCheck>
 
   /** What waits for the user's review, across organizations (as last read, with asOf, when offline). */
   listForReview(): Promise<ForReviewList>
@@ -354,6 +381,7 @@ export const QUIRE_CHANNELS = [
   'mergeChangeRequest',
   'changeRequestPdf',
   'changeRequestChanges',
+  'changeRequestMergeCheck',
   'listForReview',
   'listReviewers',
   'listReviewerCandidates',

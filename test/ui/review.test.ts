@@ -48,6 +48,16 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
   }
 
   const nav = (p: Person, name: RegExp) => openSection(p.page, name)
+
+  /** A change request by `token`'s user with one edit, submitted (open). */
+  async function openedChangeRequest(spaceId: string, token: string, subject: string): Promise<{ id: string; number: number }> {
+    const api = t.api.as(token)
+    const cr = (await api.call('createChangeRequest', { params: { spaceId }, body: { subject } })).body as { id: string; number: number }
+    const faq = ((await t.api.call('getCurrentRevision', { params: { spaceId } })).body.pages as Array<{ id: string; slug: string }>).find((p) => p.slug === 'faq')!
+    await api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: cr.id }, body: { changes: [{ operation: 'update_page', page: faq.id, document: { markdown: '# FAQ\n\nA glossary of terms.\n' } }] } })
+    await api.call('updateChangeRequestById', { params: { spaceId, changeRequestId: cr.id }, body: { status: 'open' } })
+    return cr
+  }
   const card = (p: Person) => p.page.locator(`li[data-cr-id="${crId}"]`)
 
   beforeAll(async () => {
@@ -77,9 +87,27 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
     await expect.poll(async () => (await openChangeRequests(t.api, seeded.spaceId)).length, { timeout: 30_000 }).toBe(1)
     crId = (await openChangeRequests(t.api, seeded.spaceId))[0].id
 
+    // The space's rules: the reviewer must approve, and every review must approve.
+    await t.api.call('updateSpaceById', {
+      params: { spaceId: seeded.spaceId },
+      body: { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [reviewerId] }, { rule: 'require_all_reviews_approved' }] } },
+    })
     await nav(writer, /^Change requests/)
     await writer.page.getByRole('button', { name: 'Refresh' }).click()
     await card(writer).waitFor({ timeout: 30_000 })
+    // A draft is not up for review: the rules are shown, and the merge is stopped with the reasons.
+    await card(writer).getByRole('group', { name: /^Merge rules of #\d+ in Docs$/ }).getByText('Submitted for review').waitFor({ timeout: 20_000 })
+    await card(writer).getByRole('button', { name: 'Merge…' }).click()
+    const stopped = card(writer).getByRole('group', { name: /^Confirm merging #\d+ in Docs$/ })
+    await stopped.getByText(/cannot be merged yet: it is a draft: submit it for review first; it needs an approving review from Rae Reviewer\./).waitFor({ timeout: 20_000 })
+    expect(await stopped.getByRole('button', { name: /^Merge #\d+$/ }).isDisabled()).toBe(true)
+    await screenshotsAtSizes(writer.page, 'review-00-draft-merge-stopped')
+    expect(await axeViolations(writer.page)).toEqual([])
+    // The backend refuses it too (and the service behind it).
+    await expect(writer.backend.mergeChangeRequest({ spaceId: seeded.spaceId, changeRequestId: crId })).rejects.toThrow(/cannot be merged: it is a draft/)
+    await stopped.getByRole('button', { name: 'Close' }).click()
+    // Merge… loaded the changes: read them again now that the edit has surely gone up.
+    await card(writer).getByRole('button', { name: 'Hide changes' }).click()
     await card(writer).getByRole('button', { name: 'Show changes' }).click()
     await card(writer).getByText('Run the new installer.').first().waitFor({ timeout: 20_000 })
     await card(writer).getByLabel('Description (optional)').fill('Explains the new installer.')
@@ -116,6 +144,7 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
     await writer.page.getByRole('button', { name: 'Refresh' }).click()
     await card(writer).getByText('Changes requested', { exact: true }).waitFor({ timeout: 20_000 })
     await card(writer).getByText('Say which version the installer needs.').waitFor({ timeout: 20_000 })
+    await card(writer).getByRole('group', { name: /^Merge rules of/ }).getByText(/every review must approve, and Rae Reviewer asked for changes/).waitFor({ timeout: 20_000 })
     await screenshotsAtSizes(writer.page, 'review-03-writer-sees-verdict')
     expect(await axeViolations(writer.page)).toEqual([])
 
@@ -129,13 +158,11 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
   }, 120_000)
 
   it('the rule refuses the merge, saying why; the reviewer approves; the merge goes through', async () => {
-    await t.api.call('updateSpaceById', { params: { spaceId: seeded.spaceId }, body: { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [reviewerId] }] } } })
     await card(writer).getByRole('button', { name: 'Merge…' }).click()
-    await card(writer).getByRole('button', { name: /^Merge #\d+$/ }).click()
-    const refusal = writer.page.getByRole('alert')
-    await refusal.waitFor({ timeout: 20_000 })
-    expect(await refusal.textContent()).toMatch(/^Merging change request #\d+: .*approving review from Rae Reviewer$/)
+    const refusal = card(writer).getByRole('group', { name: /^Confirm merging/ })
+    await refusal.getByText(/cannot be merged yet: it needs an approving review from Rae Reviewer\./).waitFor({ timeout: 20_000 })
     expect(await refusal.textContent()).not.toMatch(/HTTP/)
+    expect(await refusal.getByRole('button', { name: /^Merge #\d+$/ }).isDisabled()).toBe(true)
     await screenshotsAtSizes(writer.page, 'review-04-merge-refused')
     expect(await axeViolations(writer.page)).toEqual([])
 
@@ -147,11 +174,69 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
 
     await writer.page.getByRole('button', { name: 'Refresh' }).click()
     await card(writer).getByText('Approved', { exact: true }).waitFor({ timeout: 20_000 })
+    await card(writer).getByRole('button', { name: 'Close' }).click()
     await card(writer).getByRole('button', { name: 'Merge…' }).click()
+    await card(writer).getByRole('group', { name: /^Merge rules for/ }).getByText('An approving review from Rae Reviewer').waitFor({ timeout: 20_000 })
     await card(writer).getByRole('button', { name: /^Merge #\d+$/ }).click()
     await writer.page.getByText(/Merged #\d+\./).waitFor({ timeout: 30_000 })
     expect((await t.api.call('getChangeRequestById', { params: { spaceId: seeded.spaceId, changeRequestId: crId } })).body.status).toBe('merged')
     await screenshotsAtSizes(writer.page, 'review-05-merged')
     expect(await axeViolations(writer.page)).toEqual([])
+    await t.api.call('updateSpaceById', { params: { spaceId: seeded.spaceId }, body: { mergeRules: { type: 'none' } } })
   }, 120_000)
+
+  it('For review names who asked; two spaces’ change requests with the same number are told apart; a merge warns of the review not given and clears For review', async () => {
+    // Grace writes a change request; the owner (the writer's app) asks Rae to review it.
+    const grace = t.service.createUser({ displayName: 'Grace Writer', email: 'grace@example.com' })
+    t.service.store.repo(OrganizationsRepository).setMember(seeded.orgId, grace.id, null)
+    grant(t.service, seeded.spaceId, grace.id, 'edit')
+    const graceCr = await openedChangeRequest(seeded.spaceId, grace.token, 'Grace’s glossary')
+    await t.api.call('requestReviewersForChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: graceCr.id }, body: { users: [reviewerId] } })
+
+    // A second space whose live change request has the same number.
+    const handbook = (await t.api.call('createSpace', { params: { organizationId: seeded.orgId }, body: { title: 'Handbook' } })).body as { id: string }
+    grant(t.service, handbook.id, reviewerId, 'review')
+    let twin: { id: string; number: number } | undefined
+    while (!twin || twin.number < graceCr.number) twin = (await t.api.call('createChangeRequest', { params: { spaceId: handbook.id }, body: { subject: 'Handbook edits' } })).body as { id: string; number: number }
+    expect(twin.number).toBe(graceCr.number)
+    await t.api.call('updateChangeRequestById', { params: { spaceId: handbook.id, changeRequestId: twin.id }, body: { status: 'open' } })
+    await reviewer.backend.listSpaces()
+    await reviewer.backend.setSelection({ kind: 'space', id: handbook.id, selected: true })
+
+    await nav(reviewer, /^For review/)
+    await reviewer.page.getByRole('button', { name: 'Refresh' }).click()
+    const waiting = reviewer.page.locator(`li[data-cr-id="${graceCr.id}"]`)
+    await waiting.getByText('Quire Owner asks for your review.').waitFor({ timeout: 30_000 })
+    await waiting.getByText(/by Grace Writer/).waitFor()
+    await screenshotsAtSizes(reviewer.page, 'review-06-for-review-asked-by')
+    expect(await axeViolations(reviewer.page)).toEqual([])
+
+    await nav(reviewer, /^Change requests/)
+    const docsCard = reviewer.page.locator(`li[data-cr-id="${graceCr.id}"]`)
+    const handbookCard = reviewer.page.locator(`li[data-cr-id="${twin.id}"]`)
+    await docsCard.getByRole('heading', { name: new RegExp(`Docs #${graceCr.number} `) }).waitFor({ timeout: 30_000 })
+    await handbookCard.getByRole('heading', { name: new RegExp(`Handbook #${twin.number} `) }).waitFor({ timeout: 30_000 })
+    await handbookCard.getByRole('region', { name: `Review of #${twin.number} in Handbook` }).waitFor({ timeout: 20_000 })
+    await screenshotsAtSizes(reviewer.page, 'review-07-same-number-two-spaces')
+    expect(await axeViolations(reviewer.page)).toEqual([])
+
+    // The owner merges Grace's change request without waiting for Rae: the confirmation says so.
+    await nav(writer, /^Change requests/)
+    await writer.page.getByRole('button', { name: 'Refresh' }).click()
+    const graceCard = writer.page.locator(`li[data-cr-id="${graceCr.id}"]`)
+    await graceCard.getByRole('button', { name: 'Merge…' }).click()
+    const confirm = graceCard.getByRole('group', { name: /^Confirm merging/ })
+    await confirm.getByText('Rae Reviewer was asked to review it and has not reviewed this version.').waitFor({ timeout: 20_000 })
+    await confirm.getByText('No merge rules in this space: it may be merged without review.').waitFor()
+    await screenshotsAtSizes(writer.page, 'review-08-merge-caution')
+    expect(await axeViolations(writer.page)).toEqual([])
+    await confirm.getByRole('button', { name: /^Merge #\d+$/ }).click()
+    await writer.page.getByText(/Merged #\d+\./).waitFor({ timeout: 30_000 })
+
+    // Rae's app, once it syncs, no longer lists it for review.
+    await nav(reviewer, /^For review/)
+    await reviewer.page.getByRole('button', { name: 'Sync now' }).click()
+    await reviewer.page.getByText('Nothing waits for your review.').waitFor({ timeout: 30_000 })
+    await expect.poll(async () => (await reviewer.backend.getStatus()).forReview, { timeout: 20_000 }).toBe(0)
+  }, 180_000)
 })

@@ -235,6 +235,7 @@ export class QuireBackend implements QuireBridge {
 
   readonly updateChangeRequest = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestUpdate> => this.require().review.updateFromMain(input.spaceId, input.changeRequestId)
   readonly changeRequestChanges = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestChanges> => this.require().review.changes(input.spaceId, input.changeRequestId)
+  readonly changeRequestMergeCheck: QuireApi['changeRequestMergeCheck'] = async (i) => this.require().review.mergeCheck(i.spaceId, i.changeRequestId)
   readonly changeRequestPdf = async (input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }> => ({ url: await this.require().review.pdfUrl(input.spaceId, input.changeRequestId) })
 
   /* The review workflow (ReviewFlow): reads, and actions through the outbox that answer `waiting` offline */
@@ -259,7 +260,13 @@ export class QuireBackend implements QuireBridge {
     return this.status.snapshot()
   }
 
-  readonly mergeChangeRequest = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary> => this.require().review.merge(input.spaceId, input.changeRequestId)
+  async mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary> {
+    const live = this.require()
+    const merged = await live.review.merge(input.spaceId, input.changeRequestId)
+    // A merged change request waits for nobody's review: the count (tray, For review) follows at once.
+    if (!merged.waiting) void live.flow.listForReview().catch(() => undefined)
+    return merged
+  }
 
   /* Pages and comments */
 

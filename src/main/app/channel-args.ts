@@ -140,6 +140,7 @@ const CHANNEL_CHECKS: { [C in QuireChannel]: ArgChecks<ChannelArgs[C]> } = {
   mergeChangeRequest: [spaceCr],
   changeRequestPdf: [spaceCr],
   changeRequestChanges: [spaceCr],
+  changeRequestMergeCheck: [spaceCr],
   listForReview: [],
   listReviewers: [spaceCr],
   listReviewerCandidates: [object({ spaceId: req(id) })],

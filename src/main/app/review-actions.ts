@@ -1,9 +1,10 @@
 import type { ChangeRequest, Space } from '@gitbook/api'
-import type { ActivityEntry, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread } from '../../shared/contract'
+import type { ActivityEntry, ChangeRequestChanges, MergeCheck, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread } from '../../shared/contract'
 import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository'
 import type { CommentsRepository } from '../engine/comments/comments-repository'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import type { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { mergeCheck } from '../engine/session/merge-check'
 import { isUpdateConflict } from '../engine/session/session-outcomes'
 import { ActionRefusedError, type ActionOutcome, type WorkspaceSession } from '../engine/session/workspace-session'
 import { changeRequestChanges } from './change-request-diff'
@@ -72,6 +73,15 @@ export class ReviewActions {
     return changeRequestChanges(this.session.gateway, spaceId, changeRequestId)
   }
 
+  /** The merge rules in force for the change request, each met or not, and what a merge would skip. */
+  async mergeCheck(spaceId: string, changeRequestId: string): Promise<MergeCheck> {
+    try {
+      return await mergeCheck(this.session.gateway, this.session.account.userId, spaceId, changeRequestId)
+    } catch (error) {
+      throw fromApiError(error, 'Reading the merge rules')
+    }
+  }
+
   pdfUrl(spaceId: string, changeRequestId: string): Promise<string> {
     return this.changeRequests.pdfUrl(spaceId, changeRequestId)
   }
@@ -114,6 +124,14 @@ export class ReviewActions {
     }
     // Offline the service decides when the merge goes out; online a merge the caller may not make is refused here.
     if (before && !before.canMerge) throw new AppError('forbidden', `Change request #${before.number} cannot be merged by you (status ${before.status}).`)
+    if (before) {
+      // The rules are judged before anything is queued: a refused merge must not wait in the outbox.
+      const check = await this.mergeCheck(spaceId, changeRequestId).catch((error: unknown) => {
+        if (isOffline(error)) return undefined // gone since: the merge waits, and the service judges it when it goes out
+        throw error
+      })
+      if (check && check.blockers.length > 0) throw new AppError('forbidden', `Change request #${before.number} cannot be merged: ${check.blockers.join('; ')}.`)
+    }
     const outcome = await this.act(() => this.session.merge(spaceId, changeRequestId), `Merging change request #${before?.number ?? changeRequestId}`)
     const answer = outcome.op.result as { result?: string } | undefined
     if (outcome.sent && answer?.result === 'conflicts') {

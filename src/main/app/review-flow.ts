@@ -64,7 +64,7 @@ export class ReviewFlow {
         this.deps.news({
           kind: 'review-requested',
           key: `review-requested:${item.id}:${item.updatedAt}`,
-          title: `${item.author} asks for your review`,
+          title: `${item.requestedBy ?? item.author} asks for your review`,
           body: `#${item.number} ${item.subject || '(no subject)'} in ${item.spaceTitle}`,
           spaceId: item.spaceId,
           changeRequestId: item.id,

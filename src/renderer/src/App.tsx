@@ -172,7 +172,7 @@ export function App() {
           </div>
         ) : null}
         {screen === 'spaces' && <SpacesScreen status={status} onWayOut={wayOut} />}
-        {screen === 'for-review' && <ForReviewScreen passes={passes} />}
+        {screen === 'for-review' && <ForReviewScreen passes={passes} count={status?.forReview} />}
         {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} offlineAsOf={offlineAsOf} />}
         {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} />}
         {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}
