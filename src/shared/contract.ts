@@ -167,6 +167,30 @@ export interface CommentThread {
   repeat?: ActionRepeat
 }
 
+/** A review given on a change request: an event of its discussion, not a comment thread. */
+export interface ReviewEvent {
+  id: string
+  reviewer: string
+  verdict: ReviewVerdict
+  at: string
+  /** Given on an older revision: the change request was edited since. */
+  outdated: boolean
+  comment?: string
+}
+
+/** What a reviewer reads at a change request: its description, its comment threads, its reviews. */
+export interface ChangeRequestDiscussion {
+  /** Markdown ('' when it has none). */
+  description: string
+  /** The signed-in user wrote the change request: they may edit its description. */
+  canEditDescription: boolean
+  /** Comment threads with their replies (a review's own comment is with its review instead). */
+  threads: CommentThread[]
+  reviews: ReviewEvent[]
+  /** Set when the service could not be reached: the discussion as last read at this time (no reviews). */
+  asOf?: string
+}
+
 /** An action asked again is the same operation (its key is what it is): it was already queued, or already sent. */
 export type ActionRepeat = 'queued' | 'sent'
 
@@ -311,6 +335,10 @@ export interface QuireApi {
   mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
   changeRequestPdf(input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }>
   changeRequestChanges(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestChanges>
+  /** The description, comment threads and reviews of a change request (as last read, with asOf, offline). */
+  changeRequestDiscussion(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestDiscussion>
+  /** The author's new description (markdown), through the outbox. */
+  editChangeRequestDescription(input: { spaceId: string; changeRequestId: string; description: string }): Promise<ChangeRequestSummary>
   /** The merge rules in force for the change request and whether each is met (online only). */
   changeRequestMergeCheck(input: { spaceId: string; changeRequestId: string }): Promise<MergeCheck>
 
@@ -332,8 +360,11 @@ export interface QuireApi {
   listPages(input: { spaceId: string }): Promise<PageSummary[]>
   listComments(input: { spaceId: string; pageId?: string }): Promise<CommentThread[]>
   postComment(input: { spaceId: string; pageId: string; markdown: string }): Promise<CommentThread>
-  replyToComment(input: { spaceId: string; commentId: string; markdown: string }): Promise<CommentThread>
-  resolveComment(input: { spaceId: string; commentId: string }): Promise<CommentThread>
+  /** A thread of the space, or of a change request when `changeRequestId` is given. */
+  replyToComment(input: { spaceId: string; commentId: string; markdown: string; changeRequestId?: string }): Promise<CommentThread>
+  resolveComment(input: { spaceId: string; commentId: string; changeRequestId?: string }): Promise<CommentThread>
+  /** Opens a resolved thread of a change request again. */
+  reopenComment(input: { spaceId: string; changeRequestId: string; commentId: string }): Promise<CommentThread>
 
   listBrokenLinks(): Promise<BrokenLink[]>
   openLocalFile(input: { file: string; line?: number }): Promise<void>
@@ -382,6 +413,8 @@ export const QUIRE_CHANNELS = [
   'changeRequestPdf',
   'changeRequestChanges',
   'changeRequestMergeCheck',
+  'changeRequestDiscussion',
+  'editChangeRequestDescription',
   'listForReview',
   'listReviewers',
   'listReviewerCandidates',
@@ -397,6 +430,7 @@ export const QUIRE_CHANNELS = [
   'postComment',
   'replyToComment',
   'resolveComment',
+  'reopenComment',
   'listBrokenLinks',
   'openLocalFile',
   'openExternal',

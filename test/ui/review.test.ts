@@ -32,6 +32,7 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
   let dir: string
   let seeded: SeededSpace
   let reviewerId: string
+  let raeToken: string
   let browser: Awaited<ReturnType<typeof launchBrowser>>
   let writer: Person
   let reviewer: Person
@@ -64,6 +65,7 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
     seeded = await seedSpace(t)
     const rae = t.service.createUser({ displayName: 'Rae Reviewer', email: 'rae@example.com' })
     reviewerId = rae.id
+    raeToken = rae.token
     t.service.store.repo(OrganizationsRepository).setMember(seeded.orgId, rae.id, null)
     grant(t.service, seeded.spaceId, rae.id, 'review')
     dir = tempDir('quire-ui-review-')
@@ -143,7 +145,8 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
   it('the writer sees the verdict; an edit makes it outdated and the same change request stays open', async () => {
     await writer.page.getByRole('button', { name: 'Refresh' }).click()
     await card(writer).getByText('Changes requested', { exact: true }).waitFor({ timeout: 20_000 })
-    await card(writer).getByText('Say which version the installer needs.').waitFor({ timeout: 20_000 })
+    // In the reviewer's entry and as the review's event in the discussion.
+    await card(writer).getByText('Say which version the installer needs.').first().waitFor({ timeout: 20_000 })
     await card(writer).getByRole('group', { name: /^Merge rules of/ }).getByText(/every review must approve, and Rae Reviewer asked for changes/).waitFor({ timeout: 20_000 })
     await screenshotsAtSizes(writer.page, 'review-03-writer-sees-verdict')
     expect(await axeViolations(writer.page)).toEqual([])
@@ -238,5 +241,62 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
     await reviewer.page.getByRole('button', { name: 'Sync now' }).click()
     await reviewer.page.getByText('Nothing waits for your review.').waitFor({ timeout: 30_000 })
     await expect.poll(async () => (await reviewer.backend.getStatus()).forReview, { timeout: 20_000 }).toBe(0)
+  }, 180_000)
+
+  it('the change request is a reviewer’s desk: the description rendered and edited by its author, reviews as events, threads read, replied to, resolved and reopened', async () => {
+    // A new edit of the writer's: their next change request.
+    fs.writeFileSync(path.join(writer.folder(), 'guide', 'install.md'), '# Install\n\nRun the installer, version 3.\n')
+    await expect.poll(async () => (await openChangeRequests(t.api, seeded.spaceId)).filter((c) => c.createdBy.id === t.service.ownerId).length, { timeout: 30_000 }).toBe(1)
+    const cr = (await openChangeRequests(t.api, seeded.spaceId)).find((c) => c.createdBy.id === t.service.ownerId)!
+    const ids = { spaceId: seeded.spaceId, changeRequestId: cr.id }
+
+    await nav(writer, /^Change requests/)
+    await writer.page.getByRole('button', { name: 'Refresh' }).click()
+    const mine = writer.page.locator(`li[data-cr-id="${cr.id}"]`)
+    const desk = mine.getByRole('region', { name: `Discussion of #${cr.number} in Docs` })
+    await desk.getByText('No description.').waitFor({ timeout: 30_000 })
+    await desk.getByRole('button', { name: 'Edit description' }).click()
+    await desk.getByLabel('Description (markdown)').fill('Moves the guide to **version 3**.')
+    await desk.getByRole('button', { name: 'Save description' }).click()
+    await desk.locator('strong', { hasText: 'version 3' }).waitFor({ timeout: 20_000 })
+    await expect.poll(async () => JSON.stringify((await t.api.call('getChangeRequestById', { params: ids })).body.description ?? {}), { timeout: 20_000 }).toContain('version 3')
+
+    // Rae is asked, comments on the change request, and asks for changes with a comment of the review.
+    const rae = t.api.as(raeToken)
+    await t.api.call('requestReviewersForChangeRequest', { params: ids, body: { users: [reviewerId] } })
+    const posted = (await rae.call('postCommentInChangeRequest', { params: ids, body: { body: { markdown: 'Is version 3 out yet?' } } })).body as { id: string }
+    expect((await rae.call('submitChangeRequestReview', { params: ids, body: { status: 'changes-requested', comment: { markdown: 'Name the release date.' } } })).status).toBe(201)
+
+    await writer.page.getByRole('button', { name: 'Refresh' }).click()
+    const reviews = desk.getByRole('list', { name: 'Reviews' })
+    await reviews.getByText(/Rae Reviewer\s+asked for changes/).waitFor({ timeout: 30_000 })
+    await reviews.getByText('Name the release date.').waitFor()
+    // The review's comment is the review's: one thread, one open comment.
+    await desk.getByRole('heading', { name: 'Comments (1 open)' }).waitFor({ timeout: 20_000 })
+    const thread = desk.locator(`li[data-thread-id="${posted.id}"]`)
+    await thread.getByText('Is version 3 out yet?').waitFor()
+    await mine.getByRole('button', { name: 'Show changes' }).click()
+    await mine.getByText(/page changed · 1 open comment$/).waitFor({ timeout: 20_000 })
+
+    await thread.getByLabel('Reply to Rae Reviewer').fill('Yes, since **May**.')
+    await thread.getByRole('button', { name: 'Reply' }).click()
+    await thread.getByRole('list', { name: 'Replies to Rae Reviewer' }).locator('strong', { hasText: 'May' }).waitFor({ timeout: 20_000 })
+    const replies = (await t.api.call('listCommentRepliesInChangeRequest', { params: { ...ids, commentId: posted.id }, query: { format: 'markdown' } })).body.items as Array<{ body: { markdown: string } }>
+    expect(replies.map((r) => r.body.markdown)).toEqual(['Yes, since **May**.'])
+    await screenshotsAtSizes(writer.page, 'review-09-discussion')
+    expect(await axeViolations(writer.page)).toEqual([])
+
+    const status = async () => (await t.api.call('getCommentInChangeRequest', { params: { ...ids, commentId: posted.id } })).body.status
+    await thread.getByRole('button', { name: 'Resolve' }).click()
+    await thread.getByText('Resolved', { exact: true }).waitFor({ timeout: 20_000 })
+    expect(await status()).toBe('resolved')
+    await desk.getByRole('heading', { name: 'Comments (0 open)' }).waitFor()
+    await thread.getByRole('button', { name: 'Reopen' }).click()
+    await thread.getByRole('button', { name: 'Resolve' }).waitFor({ timeout: 20_000 })
+    expect(await status()).toBe('open')
+    // Resolving again after the reopen is a new operation, sent again (not taken for a repeat).
+    await thread.getByRole('button', { name: 'Resolve' }).click()
+    await thread.getByRole('button', { name: 'Reopen' }).waitFor({ timeout: 20_000 })
+    expect(await status()).toBe('resolved')
   }, 180_000)
 })

@@ -1,5 +1,5 @@
 import type { ChangeRequest, Space } from '@gitbook/api'
-import type { ActivityEntry, ChangeRequestChanges, MergeCheck, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread } from '../../shared/contract'
+import type { ActivityEntry, ChangeRequestChanges, ChangeRequestDiscussion, MergeCheck, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread } from '../../shared/contract'
 import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository'
 import type { CommentsRepository } from '../engine/comments/comments-repository'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
@@ -8,6 +8,7 @@ import { mergeCheck } from '../engine/session/merge-check'
 import { isUpdateConflict } from '../engine/session/session-outcomes'
 import { ActionRefusedError, type ActionOutcome, type WorkspaceSession } from '../engine/session/workspace-session'
 import { changeRequestChanges } from './change-request-diff'
+import { ChangeRequestDiscussions } from './change-request-discussion'
 import { ChangeRequests, statusesOf, summary } from './change-requests'
 import { Comments } from './comments'
 import { AppError, fromApiError } from './errors'
@@ -21,6 +22,7 @@ import { AppError, fromApiError } from './errors'
 export class ReviewActions {
   private readonly changeRequests: ChangeRequests
   private readonly comments: Comments
+  private readonly discussions: ChangeRequestDiscussions
 
   constructor(
     private readonly session: WorkspaceSession,
@@ -32,6 +34,17 @@ export class ReviewActions {
   ) {
     this.changeRequests = new ChangeRequests(session.gateway, session.account.userId, outbox)
     this.comments = new Comments(session.gateway, pageTitle, mirror)
+    this.discussions = new ChangeRequestDiscussions(session.gateway, session.account.userId, mirror, outbox)
+  }
+
+  /** The description, threads and reviews of a change request; offline, as last read. */
+  async discussion(spaceId: string, changeRequestId: string): Promise<ChangeRequestDiscussion> {
+    try {
+      return await this.discussions.read(spaceId, changeRequestId)
+    } catch (error) {
+      if (!isOffline(error)) throw fromApiError(error, 'Reading the discussion of the change request')
+      return this.discussions.fromMirror(spaceId, changeRequestId, this.cache.space(spaceId)?.lastSyncAt ?? new Date().toISOString())
+    }
   }
 
   /* Change requests */
@@ -182,17 +195,25 @@ export class ReviewActions {
     return thread
   }
 
-  async reply(spaceId: string, commentId: string, markdown: string): Promise<CommentThread> {
-    const outcome = await this.act(() => this.session.reply(spaceId, { commentId, text: markdown }), 'Replying to the comment')
-    const thread = await this.threadAfter(spaceId, commentId, outcome)
+  async reply(spaceId: string, commentId: string, markdown: string, changeRequestId?: string): Promise<CommentThread> {
+    const outcome = await this.act(() => this.session.reply(spaceId, { commentId, text: markdown, ...(changeRequestId ? { changeRequestId } : {}) }), 'Replying to the comment')
+    const thread = await this.threadAfter(spaceId, commentId, outcome, changeRequestId)
     this.logThread(spaceId, thread, `Replied to ${thread.author}'s comment${thread.pageTitle ? ` on ${thread.pageTitle}` : ''}`)
     return thread
   }
 
-  async resolve(spaceId: string, commentId: string): Promise<CommentThread> {
-    const outcome = await this.act(() => this.session.resolve(spaceId, { commentId }), 'Resolving the comment')
-    const thread = await this.threadAfter(spaceId, commentId, outcome)
+  async resolve(spaceId: string, commentId: string, changeRequestId?: string): Promise<CommentThread> {
+    const outcome = await this.act(() => this.session.resolve(spaceId, { commentId, ...(changeRequestId ? { changeRequestId } : {}) }), 'Resolving the comment')
+    const thread = await this.threadAfter(spaceId, commentId, outcome, changeRequestId)
     this.logThread(spaceId, thread, `Resolved ${thread.author}'s comment${thread.pageTitle ? ` on ${thread.pageTitle}` : ''}`)
+    return thread
+  }
+
+  /** Opens a resolved thread of a change request again (a review op: it names the change request). */
+  async reopen(spaceId: string, changeRequestId: string, commentId: string, reopen: () => Promise<ActionOutcome>): Promise<CommentThread> {
+    const outcome = await this.act(reopen, 'Reopening the comment')
+    const thread = await this.threadAfter(spaceId, commentId, outcome, changeRequestId)
+    this.logThread(spaceId, thread, `Reopened ${thread.author}'s comment`)
     return thread
   }
 
@@ -201,9 +222,16 @@ export class ReviewActions {
     this.log(thread.waiting ? 'warning' : 'info', `${done}${again}${thread.waiting ? ` (waits to be sent: ${thread.waiting})` : ''}`, spaceId)
   }
 
-  private async threadAfter(spaceId: string, commentId: string, outcome: ActionOutcome): Promise<CommentThread> {
-    if (outcome.sent) return withRepeat(await this.thread(spaceId, commentId), outcome)
-    const known = (await this.comments.fromMirror(spaceId)).find((t) => t.id === commentId)
+  private async threadAfter(spaceId: string, commentId: string, outcome: ActionOutcome, changeRequestId?: string): Promise<CommentThread> {
+    if (outcome.sent) {
+      if (!changeRequestId) return withRepeat(await this.thread(spaceId, commentId), outcome)
+      try {
+        return withRepeat(await this.discussions.thread(spaceId, changeRequestId, commentId), outcome)
+      } catch (error) {
+        throw fromApiError(error, 'Reading the comment')
+      }
+    }
+    const known = changeRequestId ? this.discussions.mirrored(commentId) : (await this.comments.fromMirror(spaceId)).find((t) => t.id === commentId)
     if (!known) throw new AppError('offline', `The comment is not known here yet; your answer waits to be sent (${outcome.waiting ?? 'offline'}).`)
     return withRepeat({ ...known, waiting: outcome.waiting ?? 'waiting to be sent' }, outcome)
   }

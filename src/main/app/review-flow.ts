@@ -1,4 +1,4 @@
-import type { ActivityEntry, ChangeRequestSummary, ForReviewList, ReviewerCandidate, ReviewerEntry, ReviewNews, ReviewVerdict } from '../../shared/contract'
+import type { ActivityEntry, ChangeRequestSummary, CommentThread, ForReviewList, ReviewerCandidate, ReviewerEntry, ReviewNews, ReviewVerdict } from '../../shared/contract'
 import type { CacheRepository } from '../engine/cache/cache-repository'
 import { paginate } from '../engine/gateway/api-gateway'
 import type { OutboxRepository } from '../engine/outbox/outbox-repository'
@@ -129,6 +129,15 @@ export class ReviewFlow {
     // The list of what waits for the user just lost this one (once sent): the tray count follows.
     if (!summary.waiting) void this.listForReview().catch(() => undefined)
     return summary
+  }
+
+  async describe(spaceId: string, changeRequestId: string, description: string): Promise<ChangeRequestSummary> {
+    const outcome = await this.deps.actions.act(() => this.reviews.describe(spaceId, changeRequestId, description), 'Editing the description')
+    return this.done(spaceId, changeRequestId, outcome, (cr) => `Edited the description of #${cr.number}`)
+  }
+
+  reopenComment(spaceId: string, changeRequestId: string, commentId: string): Promise<CommentThread> {
+    return this.deps.actions.reopen(spaceId, changeRequestId, commentId, () => this.reviews.reopenComment(spaceId, changeRequestId, commentId))
   }
 
   async archive(spaceId: string, changeRequestId: string): Promise<ChangeRequestSummary> {

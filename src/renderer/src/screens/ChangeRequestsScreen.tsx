@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import type { ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, MergeCheck } from '../../../shared/contract'
 import { useBridge } from '../bridge'
+import { Discussion } from '../components/Discussion'
 import { MergeRules } from '../components/MergeRules'
 import { ActionFeedback, AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
 import { ReviewPanel } from '../components/ReviewPanel'
@@ -37,7 +38,7 @@ export function Changes({ changes }: { changes: ChangeRequestChanges }) {
 }
 
 /** Actions whose outcome shows in their card, beside their buttons: opening the PDF or the change request's web page. */
-const CARD_FEEDBACK = /^(pdf|open):/
+const CARD_FEEDBACK = /^(pdf|open|describe|reply-[^:]*|resolve-[^:]*|reopen-[^:]*):/
 
 interface CardProps {
   cr: ChangeRequestSummary
@@ -178,6 +179,7 @@ function ChangeRequestCard(props: CardProps) {
         </div>
       ) : null}
       {changes ? <Changes changes={changes} /> : null}
+      <Discussion cr={cr} busy={busy} act={act} refreshKey={props.refreshKey} />
       {live && !cr.asOf ? <ReviewPanel cr={cr} busy={busy} act={act} onChanged={onChanged} refreshKey={props.refreshKey} /> : null}
     </li>
   )

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { ChangeRequestChanges, ForReviewItem } from '../../../shared/contract'
 import { useBridge } from '../bridge'
 import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
+import { Discussion } from '../components/Discussion'
 import { ReviewPanel } from '../components/ReviewPanel'
 import { RelativeTime } from '../components/Time'
 import { useAction, useLoad, type Action } from '../hooks'
@@ -43,6 +44,7 @@ function ForReviewCard({ item, busy, act, onChanged }: { item: ForReviewItem; bu
         </button>
       </div>
       {changes ? <Changes changes={changes} /> : null}
+      <Discussion cr={{ id: item.id, spaceId: item.spaceId, spaceTitle: item.spaceTitle, number: item.number, status: item.status, updatedAt: item.updatedAt }} busy={busy} act={act} />
       <ReviewPanel cr={{ id: item.id, spaceId: item.spaceId, spaceTitle: item.spaceTitle, number: item.number, status: item.status, mine: false }} busy={busy} act={act} onChanged={onChanged} />
     </li>
   )
