@@ -42,7 +42,7 @@ export interface SpaceNode {
   syncTotal?: number
   /** Why the space is offline, in error or signed out, in plain words (no state prefix). */
   reason?: string
-  /** Local changes waiting to be sent. */
+  /** Changes waiting to be sent (edits, comments, reviews): while pending, and while offline or paused. */
   pending?: number
   /** Files to look at while the state is `conflict`. */
   conflictFiles?: string[]
@@ -385,6 +385,11 @@ export type QuireEvent =
   | { type: 'session'; session: SessionInfo }
   /** Someone asked for the user's review, or a review arrived on the user's change request. */
   | { type: 'review'; news: ReviewNews }
+  /**
+   * Browser only (the `quire serve` bridge makes it): the tab lost its server (`connected: false`), or
+   * has it again. While lost, nothing the tab shows is current.
+   */
+  | { type: 'connection'; connected: boolean; reason?: string }
   /** Desktop only: the tray ("Broken links: N") or a clicked notification asks the window to show a screen. */
   | { type: 'show'; screen: AppScreen }
 

@@ -219,7 +219,8 @@ export class ReviewActions {
 
   private logThread(spaceId: string, thread: CommentThread, done: string) {
     const again = thread.repeat === 'sent' ? ' (already sent before: nothing sent again)' : thread.repeat === 'queued' ? ' (already queued: the same one, not a second)' : ''
-    this.log(thread.waiting ? 'warning' : 'info', `${done}${again}${thread.waiting ? ` (waits to be sent: ${thread.waiting})` : ''}`, spaceId)
+    // Queued is not sent: the entry says which it is, and the delivery is logged when the queue empties.
+    this.log(thread.waiting ? 'warning' : 'info', `${thread.waiting ? 'Queued: ' : ''}${done}${again}${thread.waiting ? ` (not sent yet: ${thread.waiting})` : ''}`, spaceId)
   }
 
   private async threadAfter(spaceId: string, commentId: string, outcome: ActionOutcome, changeRequestId?: string): Promise<CommentThread> {

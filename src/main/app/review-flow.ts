@@ -147,7 +147,7 @@ export class ReviewFlow {
 
   private async done(spaceId: string, changeRequestId: string, outcome: ActionOutcome, said: (cr: ChangeRequestSummary) => string): Promise<ChangeRequestSummary> {
     const summary = await this.deps.actions.summary(spaceId, changeRequestId, outcome)
-    if (summary.waiting) this.deps.log('warning', `${said(summary)}: waits to be sent (${summary.waiting})`, spaceId)
+    if (summary.waiting) this.deps.log('warning', `Queued: ${said(summary)}: not sent yet (${summary.waiting})`, spaceId)
     else this.deps.log('info', said(summary), spaceId)
     return summary
   }
