@@ -42,7 +42,7 @@ export interface SpaceNode {
   syncTotal?: number
   /** Why the space is offline, in error or signed out, in plain words (no state prefix). */
   reason?: string
-  /** Local changes waiting to be sent. */
+  /** Changes waiting to be sent (edits, comments, reviews): while pending, and while offline or paused. */
   pending?: number
   /** Files to look at while the state is `conflict`. */
   conflictFiles?: string[]
@@ -167,6 +167,30 @@ export interface CommentThread {
   repeat?: ActionRepeat
 }
 
+/** A review given on a change request: an event of its discussion, not a comment thread. */
+export interface ReviewEvent {
+  id: string
+  reviewer: string
+  verdict: ReviewVerdict
+  at: string
+  /** Given on an older revision: the change request was edited since. */
+  outdated: boolean
+  comment?: string
+}
+
+/** What a reviewer reads at a change request: its description, its comment threads, its reviews. */
+export interface ChangeRequestDiscussion {
+  /** Markdown ('' when it has none). */
+  description: string
+  /** The signed-in user wrote the change request: they may edit its description. */
+  canEditDescription: boolean
+  /** Comment threads with their replies (a review's own comment is with its review instead). */
+  threads: CommentThread[]
+  reviews: ReviewEvent[]
+  /** Set when the service could not be reached: the discussion as last read at this time (no reviews). */
+  asOf?: string
+}
+
 /** An action asked again is the same operation (its key is what it is): it was already queued, or already sent. */
 export type ActionRepeat = 'queued' | 'sent'
 
@@ -230,6 +254,28 @@ export interface ReviewerCandidate {
   role: string
 }
 
+/** One merge rule of the space (or its organization) as it stands for a change request now. */
+export interface MergeRuleState {
+  /** What the rule asks, in words ("An approving review from Rae Reviewer"). */
+  asks: string
+  met: boolean
+  /** Why it is not met ("it needs an approving review from Rae Reviewer"). */
+  reason?: string
+}
+
+/** Whether the signed-in user may merge a change request now, and why not. */
+export interface MergeCheck {
+  /** False when the space (or its organization) sets no merge rules: it merges without review. */
+  ruled: boolean
+  rules: MergeRuleState[]
+  /** The user is allowed to bypass the rules. */
+  bypass: boolean
+  /** Why a merge is refused now; empty when it may be merged. */
+  blockers: string[]
+  /** What a merge would skip though no rule stops it: a draft, a review asked and not given, changes asked for. */
+  cautions: string[]
+}
+
 /** A change request that waits for the signed-in user's review. */
 export interface ForReviewItem {
   spaceId: string
@@ -239,7 +285,10 @@ export interface ForReviewItem {
   number: number
   subject: string
   status: string
+  /** Who wrote the change request. */
   author: string
+  /** Who asked the user for this review (the author, or someone else: a maintainer, say). */
+  requestedBy?: string
   updatedAt: string
   url: string
   /** The user's own earlier review, now outdated by an edit; absent when they never reviewed it. */
@@ -286,6 +335,12 @@ export interface QuireApi {
   mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary>
   changeRequestPdf(input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }>
   changeRequestChanges(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestChanges>
+  /** The description, comment threads and reviews of a change request (as last read, with asOf, offline). */
+  changeRequestDiscussion(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestDiscussion>
+  /** The author's new description (markdown), through the outbox. */
+  editChangeRequestDescription(input: { spaceId: string; changeRequestId: string; description: string }): Promise<ChangeRequestSummary>
+  /** The merge rules in force for the change request and whether each is met (online only). */
+  changeRequestMergeCheck(input: { spaceId: string; changeRequestId: string }): Promise<MergeCheck>
 
   /** What waits for the user's review, across organizations (as last read, with asOf, when offline). */
   listForReview(): Promise<ForReviewList>
@@ -305,8 +360,11 @@ export interface QuireApi {
   listPages(input: { spaceId: string }): Promise<PageSummary[]>
   listComments(input: { spaceId: string; pageId?: string }): Promise<CommentThread[]>
   postComment(input: { spaceId: string; pageId: string; markdown: string }): Promise<CommentThread>
-  replyToComment(input: { spaceId: string; commentId: string; markdown: string }): Promise<CommentThread>
-  resolveComment(input: { spaceId: string; commentId: string }): Promise<CommentThread>
+  /** A thread of the space, or of a change request when `changeRequestId` is given. */
+  replyToComment(input: { spaceId: string; commentId: string; markdown: string; changeRequestId?: string }): Promise<CommentThread>
+  resolveComment(input: { spaceId: string; commentId: string; changeRequestId?: string }): Promise<CommentThread>
+  /** Opens a resolved thread of a change request again. */
+  reopenComment(input: { spaceId: string; changeRequestId: string; commentId: string }): Promise<CommentThread>
 
   listBrokenLinks(): Promise<BrokenLink[]>
   openLocalFile(input: { file: string; line?: number }): Promise<void>
@@ -327,6 +385,11 @@ export type QuireEvent =
   | { type: 'session'; session: SessionInfo }
   /** Someone asked for the user's review, or a review arrived on the user's change request. */
   | { type: 'review'; news: ReviewNews }
+  /**
+   * Browser only (the `quire serve` bridge makes it): the tab lost its server (`connected: false`), or
+   * has it again. While lost, nothing the tab shows is current.
+   */
+  | { type: 'connection'; connected: boolean; reason?: string }
   /** Desktop only: the tray ("Broken links: N") or a clicked notification asks the window to show a screen. */
   | { type: 'show'; screen: AppScreen }
 
@@ -354,6 +417,9 @@ export const QUIRE_CHANNELS = [
   'mergeChangeRequest',
   'changeRequestPdf',
   'changeRequestChanges',
+  'changeRequestMergeCheck',
+  'changeRequestDiscussion',
+  'editChangeRequestDescription',
   'listForReview',
   'listReviewers',
   'listReviewerCandidates',
@@ -369,6 +435,7 @@ export const QUIRE_CHANNELS = [
   'postComment',
   'replyToComment',
   'resolveComment',
+  'reopenComment',
   'listBrokenLinks',
   'openLocalFile',
   'openExternal',

@@ -6,7 +6,8 @@
 export type SpaceSyncState =
   /** The service refused the saved token: nothing syncs until the writer signs in again. */
   | { kind: 'signed-out'; reason: string }
-  | { kind: 'offline'; reason: string }
+  /** `queued`: operations written while offline, sent once the service is back (absent when none). */
+  | { kind: 'offline'; reason: string; queued?: number }
   /** A pass or push is running (or due: a space never synced yet); counts when known. */
   | { kind: 'syncing'; done: number; total: number }
   /** Local edits (outbox operations) wait to be sent. */
@@ -14,7 +15,8 @@ export type SpaceSyncState =
   /** Files the writer has to look at: conflicted copies, kept local edits, blocked paths. */
   | { kind: 'conflict'; files: string[] }
   | { kind: 'error'; reason: string }
-  | { kind: 'paused' }
+  /** `queued`: operations waiting for the resume (absent when none). */
+  | { kind: 'paused'; queued?: number }
   | { kind: 'synced' }
 
 export type SpaceStateKind = SpaceSyncState['kind']
@@ -71,10 +73,11 @@ export function deriveSpaceState(f: SpaceFacts): SpaceSyncState {
     const first = f.refused[0]
     return { kind: 'error', reason: `the service refused a change${first.files.length > 0 ? ` of ${first.files.join(', ')}` : ''}: ${first.error}` }
   }
-  if (f.folder === 'offline' || f.pushStopped?.reason === 'offline') return { kind: 'offline', reason: f.pushStopped?.message ?? f.lastError ?? 'the service cannot be reached' }
+  const queued = f.pendingEdits > 0 ? { queued: f.pendingEdits } : {}
+  if (f.folder === 'offline' || f.pushStopped?.reason === 'offline') return { kind: 'offline', reason: f.pushStopped?.message ?? f.lastError ?? 'the service cannot be reached', ...queued }
   // An error with no issues is a pass that threw.
   if (f.folder === 'error' && (issues.length > 0 || f.issues.length === 0)) return { kind: 'error', reason: f.lastError ?? 'the last pass failed' }
-  if (f.paused) return { kind: 'paused' }
+  if (f.paused) return { kind: 'paused', ...queued }
   if (f.pendingEdits > 0) return { kind: 'pending', edits: f.pendingEdits }
   if (f.folder === 'idle' || f.folder === 'syncing') return { kind: 'syncing', done: 0, total: 0 }
   return { kind: 'synced' }
@@ -92,13 +95,18 @@ export function sameState(a: SpaceSyncState | undefined, b: SpaceSyncState | und
   return JSON.stringify(a) === JSON.stringify(b)
 }
 
+/** "3 changes queued": local edits, comments, reviews written to the outbox and not sent yet. */
+export function queuedWords(count: number): string {
+  return `${count} change${count === 1 ? '' : 's'} queued`
+}
+
 /** One line for a person: the CLI's status, the tray's tooltip, the renderer's badge title. */
 export function describeState(state: SpaceSyncState): string {
   switch (state.kind) {
     case 'signed-out':
       return `signed out: ${state.reason}; sign in again`
     case 'offline':
-      return `offline: ${state.reason}`
+      return `offline: ${state.reason}${state.queued ? `; ${queuedWords(state.queued)}` : ''}`
     case 'syncing':
       return state.total > 0 ? `syncing (${state.done} of ${state.total})` : 'syncing'
     case 'pending':
@@ -108,7 +116,7 @@ export function describeState(state: SpaceSyncState): string {
     case 'error':
       return `error: ${state.reason}`
     case 'paused':
-      return 'paused'
+      return state.queued ? `paused; ${queuedWords(state.queued)}` : 'paused'
     case 'synced':
       return 'in sync'
   }

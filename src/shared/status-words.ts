@@ -1,5 +1,5 @@
 import type { SpaceNode, StatusSnapshot } from './contract'
-import type { SpaceStateKind } from './space-state'
+import { queuedWords, type SpaceStateKind } from './space-state'
 
 /**
  * The session's state in plain words, each with its way out: what the window's header, each space's
@@ -55,6 +55,11 @@ export function ago(iso: string | undefined, now: Date): string | undefined {
   return plural(Math.round(hours / 24), 'day') + ' ago'
 }
 
+/** ", 3 changes queued" after a state's words, when work waits in the outbox. */
+const queuedTail = (count: number | undefined) => (count ? `, ${queuedWords(count)}` : '')
+/** Queued work of every space (a space in sync has none). */
+const queuedIn = (spaces: readonly SpaceNode[]) => spaces.reduce((n, s) => n + (s.pending ?? 0), 0)
+
 const lastSynced = (iso: string | undefined, now: Date) => {
   const when = ago(iso, now)
   return when ? `last synced ${when}` : 'not synced yet'
@@ -66,7 +71,7 @@ export function spaceWords(space: SpaceNode, now: Date): StateWords {
     case 'signed-out':
       return { kind: 'signed-out', headline: 'Signed out', detail: space.reason ?? 'the service refused the saved sign-in', wayOut: 'sign-in' }
     case 'offline':
-      return { kind: 'offline', headline: `Offline, ${lastSynced(space.lastSyncAt, now)}`, detail: space.reason, wayOut: 'retry' }
+      return { kind: 'offline', headline: `Offline, ${lastSynced(space.lastSyncAt, now)}${queuedTail(space.pending)}`, detail: space.reason, wayOut: 'retry' }
     case 'syncing':
       return { kind: 'syncing', headline: space.syncTotal ? `Syncing ${space.syncDone ?? 0} of ${space.syncTotal}` : 'Syncing' }
     case 'pending':
@@ -76,7 +81,7 @@ export function spaceWords(space: SpaceNode, now: Date): StateWords {
     case 'error':
       return { kind: 'error', headline: 'Error', detail: space.reason ?? space.lastError, wayOut: 'retry' }
     case 'paused':
-      return space.synced ? { kind: 'paused', headline: 'Paused', wayOut: 'resume' } : { kind: 'paused', headline: 'Not synced' }
+      return space.synced ? { kind: 'paused', headline: `Paused${queuedTail(space.pending)}`, wayOut: 'resume' } : { kind: 'paused', headline: 'Not synced' }
     case 'synced':
       return { kind: 'synced', headline: 'In sync', detail: lastSynced(space.lastSyncAt, now) }
   }
@@ -101,7 +106,7 @@ export function overallWords(status: StatusSnapshot, now: Date, signedOutReason?
       return { kind: 'conflict', headline: `${plural(Math.max(1, files.length), 'conflict')}: ${files.slice(0, 3).join(', ')}${files.length > 3 ? '…' : ''}`, detail: 'your version is kept in a conflicted copy beside each file', wayOut: 'show-conflicts' }
     }
     case 'offline':
-      return { kind: 'offline', headline: `Offline, ${lastSynced(newest, now)}`, detail: some('offline')[0]?.reason, wayOut: 'retry' }
+      return { kind: 'offline', headline: `Offline, ${lastSynced(newest, now)}${queuedTail(queuedIn(selected))}`, detail: some('offline')[0]?.reason, wayOut: 'retry' }
     case 'syncing': {
       const running = some('syncing')
       const done = running.reduce((n, s) => n + (s.syncDone ?? 0), 0)
@@ -113,7 +118,7 @@ export function overallWords(status: StatusSnapshot, now: Date, signedOutReason?
       return { kind: 'pending', headline: `${plural(Math.max(1, edits), 'edit')} waiting to be sent` }
     }
     case 'paused':
-      return { kind: 'paused', headline: 'Paused', detail: `nothing is sent or fetched until you resume; ${lastSynced(newest, now)}`, wayOut: 'resume' }
+      return { kind: 'paused', headline: `Paused${queuedTail(queuedIn(selected))}`, detail: `nothing is sent or fetched until you resume; ${lastSynced(newest, now)}`, wayOut: 'resume' }
     case 'synced':
       return { kind: 'synced', headline: 'In sync', detail: lastSynced(newest, now) }
   }

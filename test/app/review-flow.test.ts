@@ -108,7 +108,9 @@ describe('the review workflow through the app backend', () => {
     const offline = await reviewer.listForReview()
     expect(offline.asOf).toBeTruthy()
     expect(offline.items.map((i) => i.id)).toEqual([cr.id])
-    expect((await reviewer.listActivity()).at(-1)?.message).toMatch(/waits to be sent/)
+    expect((await reviewer.listActivity()).at(-1)?.message).toMatch(/^Queued: .*not sent yet/)
+    // The queued review is counted for its space while offline (header, tray, CLI read the same state).
+    expect((await reviewer.getStatus()).spaces.find((s) => s.id === spaceId)).toMatchObject({ state: 'offline', pending: 1 })
 
     await t.start()
     const reviewsOn = async () => (await t.api.call('getReviewsByChangeRequestId', { params: { spaceId, changeRequestId: cr.id } })).body.items as Array<{ status: string }>
@@ -116,6 +118,7 @@ describe('the review workflow through the app backend', () => {
     await cycle(reviewer)
     await cycle(reviewer) // a second cycle sends nothing more
     expect((await reviewsOn()).map((r) => r.status)).toEqual(['changes-requested'])
+    await until('the delivery in Activity', () => reviewer.listActivity(), (a) => a.some((e) => e.message === 'Delivered the changes queued for Docs: the service has them all'))
     expect((await reviewer.listForReview()).items).toEqual([])
     await until('the tray count to drop', () => reviewer.getStatus(), (s) => s.forReview === 0)
 

@@ -106,7 +106,7 @@ describe('quire cr submit, review, reviewers, archive, list --review', () => {
     await t.api.call('updateSpaceById', { params: { spaceId: seeded.spaceId }, body: { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [reviewer.id] }] } } })
     const early = await quire('writer', 'cr', 'merge', String(cr.number))
     expect(early.code).toBe(1)
-    expect(early.err).toMatch(/HTTP 400: .*approving review from Reviewer/)
+    expect(early.err).toBe(`quire cr merge: #${cr.number} cannot be merged: it needs an approving review from Reviewer`)
 
     // The writer edits again: the same change request, still open; the review is outdated and waits again.
     const again = await writerEdits('First answers. How do I install it?')
@@ -175,6 +175,47 @@ describe('quire cr submit, review, reviewers, archive, list --review', () => {
     expect((await getCr(cr.id)).status).toBe('archived')
     expect((await t.api.call('getReviewsByChangeRequestId', { params: { spaceId: seeded.spaceId, changeRequestId: cr.id } })).body.items).toEqual([])
     expect((await quire('writer', 'cr', 'archive', String(cr.number))).out).toBe(`archived #${cr.number}`) // archiving again changes nothing
+  })
+
+  it('merge rules: quire cr show lists them; a draft or a request for changes stops quire cr merge with the reason, nothing queued; without rules a draft merges with a note', async () => {
+    await t.api.call('updateSpaceById', { params: { spaceId: seeded.spaceId }, body: { mergeRules: { type: 'rules', rules: [{ rule: 'require_all_reviews_approved' }, { rule: 'require_at_least_one_review' }] } } })
+    const cr = await writerEdits('Answers under rules.')
+    expect(cr.status).toBe('draft')
+    const shown = await quire('writer', 'cr', 'show', String(cr.number))
+    expect(shown.code, shown.err).toBe(0)
+    expect(shown.out).toContain(
+      [
+        '  merge rules:',
+        '    NOT MET: Submitted for review (it is a draft: submit it for review first)',
+        '    met: Every review approves',
+        '    NOT MET: At least one review (the change request needs at least one review of its current content)',
+      ].join('\n'),
+    )
+    const draft = await quire('writer', 'cr', 'merge', String(cr.number))
+    expect(draft.code).toBe(1)
+    expect(draft.err).toBe(`quire cr merge: #${cr.number} cannot be merged: it is a draft: submit it for review first; the change request needs at least one review of its current content`)
+
+    expect((await quire('writer', 'cr', 'submit', String(cr.number), '--reviewer', reviewer.id)).code).toBe(0)
+    expect((await quire('reviewer', 'cr', 'review', String(cr.number), '--request-changes', '-m', 'Not yet.')).code).toBe(0)
+    const changes = await quire('writer', 'cr', 'merge', String(cr.number))
+    expect(changes.code).toBe(1)
+    expect(changes.err).toBe(`quire cr merge: #${cr.number} cannot be merged: every review must approve, and Reviewer asked for changes`)
+    // Refused before anything was queued: the next watch sends no merge.
+    expect((await quire('writer', 'watch', '--once')).code).toBe(0)
+    expect((await getCr(cr.id)).status).toBe('open')
+
+    expect((await quire('reviewer', 'cr', 'review', String(cr.number), '--approve')).code).toBe(0)
+    expect((await quire('writer', 'cr', 'show', String(cr.number))).out).toContain('  may be merged')
+    const merged = await quire('writer', 'cr', 'merge', String(cr.number))
+    expect(merged.code, merged.err).toBe(0)
+    expect((await getCr(cr.id)).status).toBe('merged')
+
+    await t.api.call('updateSpaceById', { params: { spaceId: seeded.spaceId }, body: { mergeRules: { type: 'none' } } })
+    const quick = await writerEdits('A quick fix without review.')
+    const free = await quire('writer', 'cr', 'merge', String(quick.number))
+    expect(free.code, free.err).toBe(0)
+    expect(free.err).toBe('note: It is a draft: it was not submitted for review.')
+    expect((await getCr(quick.id)).status).toBe('merged')
   })
 
   it('bad input is refused with the usage and writes nothing', async () => {

@@ -144,6 +144,25 @@ describe('merge rules with reviews', () => {
     expect((await merge(s, cr)).body.result).toBe('merge')
   })
 
+  it('a draft is not up for review: while a rule asks for reviews it is refused, saying so, even when approved', async () => {
+    const s = space()
+    await setSpaceRules(s, rules({ rule: 'require_at_least_one_approved_review' }))
+    const cr = (await t.api.as(writer.token).call('createChangeRequest', { params: { spaceId: s.spaceId }, body: { subject: 'Drafted' } })).body as { id: string }
+    await edit(s, cr, 'Drafted text.')
+    await review(s, cr, alice, 'approved')
+    const refused = await merge(s, cr)
+    expect(refused.status).toBe(400)
+    expect(refused.body.error.message).toContain('it is a draft: submit it for review first')
+    expect((await t.api.call('getChangeRequestById', { params: params(s, cr) })).body.status).toBe('draft')
+    await t.api.as(writer.token).call('updateChangeRequestById', { params: params(s, cr), body: { status: 'open' } })
+    expect((await merge(s, cr)).body.result).toBe('merge')
+    // Without review rules a draft merges as before.
+    await setSpaceRules(s, rules({ rule: 'require_change_request_subject' }))
+    const other = (await t.api.as(writer.token).call('createChangeRequest', { params: { spaceId: s.spaceId }, body: { subject: 'Quick fix' } })).body as { id: string }
+    await edit(s, other, 'A quick fix.')
+    expect((await merge(s, other)).body.result).toBe('merge')
+  })
+
   it('rules naming someone outside the organization are refused when set', async () => {
     const s = space()
     const outsider = t.service.createUser({ displayName: 'Outsider', email: 'outsider@example.com' })

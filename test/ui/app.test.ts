@@ -136,7 +136,7 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
 
     // Merge asks first, naming what it brings into main.
     await page.locator('li.cr', { hasText: 'Mine' }).getByRole('button', { name: 'Merge…' }).click()
-    const confirm = page.getByRole('group', { name: `Confirm merging #${number}` })
+    const confirm = page.getByRole('group', { name: new RegExp(`^Confirm merging #${number} in `) })
     await expect.poll(() => confirm.textContent(), { timeout: 20_000 }).toMatch(/changes to 1 page: Quick start/)
     await confirm.getByRole('button', { name: `Merge #${number}` }).click()
     await page.getByText(`Merged #${number}.`).waitFor()

@@ -235,6 +235,9 @@ export class QuireBackend implements QuireBridge {
 
   readonly updateChangeRequest = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestUpdate> => this.require().review.updateFromMain(input.spaceId, input.changeRequestId)
   readonly changeRequestChanges = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestChanges> => this.require().review.changes(input.spaceId, input.changeRequestId)
+  readonly changeRequestDiscussion: QuireApi['changeRequestDiscussion'] = async (i) => this.require().review.discussion(i.spaceId, i.changeRequestId)
+  readonly editChangeRequestDescription: QuireApi['editChangeRequestDescription'] = async (i) => this.require().flow.describe(i.spaceId, i.changeRequestId, i.description)
+  readonly changeRequestMergeCheck: QuireApi['changeRequestMergeCheck'] = async (i) => this.require().review.mergeCheck(i.spaceId, i.changeRequestId)
   readonly changeRequestPdf = async (input: { spaceId: string; changeRequestId: string }): Promise<{ url: string }> => ({ url: await this.require().review.pdfUrl(input.spaceId, input.changeRequestId) })
 
   /* The review workflow (ReviewFlow): reads, and actions through the outbox that answer `waiting` offline */
@@ -259,7 +262,13 @@ export class QuireBackend implements QuireBridge {
     return this.status.snapshot()
   }
 
-  readonly mergeChangeRequest = async (input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary> => this.require().review.merge(input.spaceId, input.changeRequestId)
+  async mergeChangeRequest(input: { spaceId: string; changeRequestId: string }): Promise<ChangeRequestSummary> {
+    const live = this.require()
+    const merged = await live.review.merge(input.spaceId, input.changeRequestId)
+    // A merged change request waits for nobody's review: the count (tray, For review) follows at once.
+    if (!merged.waiting) void live.flow.listForReview().catch(() => undefined)
+    return merged
+  }
 
   /* Pages and comments */
 
@@ -268,8 +277,9 @@ export class QuireBackend implements QuireBridge {
 
   // Actions go through the session's outbox (ReviewActions): offline they wait and go out once.
   readonly postComment = async (input: { spaceId: string; pageId: string; markdown: string }): Promise<CommentThread> => this.require().review.postComment(input.spaceId, input.pageId, input.markdown)
-  readonly replyToComment = async (input: { spaceId: string; commentId: string; markdown: string }): Promise<CommentThread> => this.require().review.reply(input.spaceId, input.commentId, input.markdown)
-  readonly resolveComment = async (input: { spaceId: string; commentId: string }): Promise<CommentThread> => this.require().review.resolve(input.spaceId, input.commentId)
+  readonly replyToComment: QuireApi['replyToComment'] = async (i) => this.require().review.reply(i.spaceId, i.commentId, i.markdown, i.changeRequestId)
+  readonly resolveComment: QuireApi['resolveComment'] = async (i) => this.require().review.resolve(i.spaceId, i.commentId, i.changeRequestId)
+  readonly reopenComment: QuireApi['reopenComment'] = async (i) => this.require().flow.reopenComment(i.spaceId, i.changeRequestId, i.commentId)
 
   /* Links and files */
 

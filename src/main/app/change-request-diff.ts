@@ -1,6 +1,6 @@
 import type { RevisionPage } from '@gitbook/api'
 import type { ChangeRequestChanges, ChangeRequestPageChange } from '../../shared/contract'
-import type { ApiGateway } from '../engine/gateway/api-gateway'
+import { paginate, type ApiGateway } from '../engine/gateway/api-gateway'
 import { fromApiError } from './errors'
 
 /** A change request touching more pages than this shows the first ones (the rest is in the browser). */
@@ -31,6 +31,14 @@ function documentPages(pages: readonly RevisionPage[]): Map<string, PageAt> {
 }
 
 const markdownOf = (page: unknown): string => (page && typeof page === 'object' && 'markdown' in page && typeof page.markdown === 'string' ? page.markdown : '')
+
+/** Open comment threads of the change request; a review's comment belongs to its review, not counted here. */
+async function openThreads(gateway: ApiGateway, spaceId: string, changeRequestId: string): Promise<number> {
+  let count = 0
+  const list = (page: string | undefined) => gateway.client.spaces.listCommentsInChangeRequest(spaceId, changeRequestId, { page, limit: 100, status: 'open' }).then((r) => r.data)
+  for await (const comment of paginate(list)) if (!(comment.target as { review?: string }).review) count++
+  return count
+}
 
 /**
  * What a change request changes, page by page: its revision against the revision of main it is based
@@ -64,7 +72,7 @@ export async function changeRequestChanges(gateway: ApiGateway, spaceId: string,
       }),
     )
     // Without oids (metadata off) every page looks edited: only the ones whose text differs are changes.
-    return { pages: pages.filter((p) => p.change !== 'edited' || p.before !== p.after), comments: cr.comments }
+    return { pages: pages.filter((p) => p.change !== 'edited' || p.before !== p.after), comments: await openThreads(gateway, spaceId, changeRequestId) }
   } catch (error) {
     throw fromApiError(error, 'Reading what the change request changes')
   }

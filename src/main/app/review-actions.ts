@@ -1,12 +1,14 @@
 import type { ChangeRequest, Space } from '@gitbook/api'
-import type { ActivityEntry, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread } from '../../shared/contract'
+import type { ActivityEntry, ChangeRequestChanges, ChangeRequestDiscussion, MergeCheck, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread } from '../../shared/contract'
 import type { CacheRepository, SpaceRow } from '../engine/cache/cache-repository'
 import type { CommentsRepository } from '../engine/comments/comments-repository'
 import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import type { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { mergeCheck } from '../engine/session/merge-check'
 import { isUpdateConflict } from '../engine/session/session-outcomes'
 import { ActionRefusedError, type ActionOutcome, type WorkspaceSession } from '../engine/session/workspace-session'
 import { changeRequestChanges } from './change-request-diff'
+import { ChangeRequestDiscussions } from './change-request-discussion'
 import { ChangeRequests, statusesOf, summary } from './change-requests'
 import { Comments } from './comments'
 import { AppError, fromApiError } from './errors'
@@ -20,6 +22,7 @@ import { AppError, fromApiError } from './errors'
 export class ReviewActions {
   private readonly changeRequests: ChangeRequests
   private readonly comments: Comments
+  private readonly discussions: ChangeRequestDiscussions
 
   constructor(
     private readonly session: WorkspaceSession,
@@ -31,6 +34,17 @@ export class ReviewActions {
   ) {
     this.changeRequests = new ChangeRequests(session.gateway, session.account.userId, outbox)
     this.comments = new Comments(session.gateway, pageTitle, mirror)
+    this.discussions = new ChangeRequestDiscussions(session.gateway, session.account.userId, mirror, outbox)
+  }
+
+  /** The description, threads and reviews of a change request; offline, as last read. */
+  async discussion(spaceId: string, changeRequestId: string): Promise<ChangeRequestDiscussion> {
+    try {
+      return await this.discussions.read(spaceId, changeRequestId)
+    } catch (error) {
+      if (!isOffline(error)) throw fromApiError(error, 'Reading the discussion of the change request')
+      return this.discussions.fromMirror(spaceId, changeRequestId, this.cache.space(spaceId)?.lastSyncAt ?? new Date().toISOString())
+    }
   }
 
   /* Change requests */
@@ -70,6 +84,15 @@ export class ReviewActions {
   /** What the change request changes, page by page (online only: the texts are not mirrored). */
   changes(spaceId: string, changeRequestId: string): Promise<ChangeRequestChanges> {
     return changeRequestChanges(this.session.gateway, spaceId, changeRequestId)
+  }
+
+  /** The merge rules in force for the change request, each met or not, and what a merge would skip. */
+  async mergeCheck(spaceId: string, changeRequestId: string): Promise<MergeCheck> {
+    try {
+      return await mergeCheck(this.session.gateway, this.session.account.userId, spaceId, changeRequestId)
+    } catch (error) {
+      throw fromApiError(error, 'Reading the merge rules')
+    }
   }
 
   pdfUrl(spaceId: string, changeRequestId: string): Promise<string> {
@@ -114,6 +137,14 @@ export class ReviewActions {
     }
     // Offline the service decides when the merge goes out; online a merge the caller may not make is refused here.
     if (before && !before.canMerge) throw new AppError('forbidden', `Change request #${before.number} cannot be merged by you (status ${before.status}).`)
+    if (before) {
+      // The rules are judged before anything is queued: a refused merge must not wait in the outbox.
+      const check = await this.mergeCheck(spaceId, changeRequestId).catch((error: unknown) => {
+        if (isOffline(error)) return undefined // gone since: the merge waits, and the service judges it when it goes out
+        throw error
+      })
+      if (check && check.blockers.length > 0) throw new AppError('forbidden', `Change request #${before.number} cannot be merged: ${check.blockers.join('; ')}.`)
+    }
     const outcome = await this.act(() => this.session.merge(spaceId, changeRequestId), `Merging change request #${before?.number ?? changeRequestId}`)
     const answer = outcome.op.result as { result?: string } | undefined
     if (outcome.sent && answer?.result === 'conflicts') {
@@ -164,28 +195,44 @@ export class ReviewActions {
     return thread
   }
 
-  async reply(spaceId: string, commentId: string, markdown: string): Promise<CommentThread> {
-    const outcome = await this.act(() => this.session.reply(spaceId, { commentId, text: markdown }), 'Replying to the comment')
-    const thread = await this.threadAfter(spaceId, commentId, outcome)
+  async reply(spaceId: string, commentId: string, markdown: string, changeRequestId?: string): Promise<CommentThread> {
+    const outcome = await this.act(() => this.session.reply(spaceId, { commentId, text: markdown, ...(changeRequestId ? { changeRequestId } : {}) }), 'Replying to the comment')
+    const thread = await this.threadAfter(spaceId, commentId, outcome, changeRequestId)
     this.logThread(spaceId, thread, `Replied to ${thread.author}'s comment${thread.pageTitle ? ` on ${thread.pageTitle}` : ''}`)
     return thread
   }
 
-  async resolve(spaceId: string, commentId: string): Promise<CommentThread> {
-    const outcome = await this.act(() => this.session.resolve(spaceId, { commentId }), 'Resolving the comment')
-    const thread = await this.threadAfter(spaceId, commentId, outcome)
+  async resolve(spaceId: string, commentId: string, changeRequestId?: string): Promise<CommentThread> {
+    const outcome = await this.act(() => this.session.resolve(spaceId, { commentId, ...(changeRequestId ? { changeRequestId } : {}) }), 'Resolving the comment')
+    const thread = await this.threadAfter(spaceId, commentId, outcome, changeRequestId)
     this.logThread(spaceId, thread, `Resolved ${thread.author}'s comment${thread.pageTitle ? ` on ${thread.pageTitle}` : ''}`)
+    return thread
+  }
+
+  /** Opens a resolved thread of a change request again (a review op: it names the change request). */
+  async reopen(spaceId: string, changeRequestId: string, commentId: string, reopen: () => Promise<ActionOutcome>): Promise<CommentThread> {
+    const outcome = await this.act(reopen, 'Reopening the comment')
+    const thread = await this.threadAfter(spaceId, commentId, outcome, changeRequestId)
+    this.logThread(spaceId, thread, `Reopened ${thread.author}'s comment`)
     return thread
   }
 
   private logThread(spaceId: string, thread: CommentThread, done: string) {
     const again = thread.repeat === 'sent' ? ' (already sent before: nothing sent again)' : thread.repeat === 'queued' ? ' (already queued: the same one, not a second)' : ''
-    this.log(thread.waiting ? 'warning' : 'info', `${done}${again}${thread.waiting ? ` (waits to be sent: ${thread.waiting})` : ''}`, spaceId)
+    // Queued is not sent: the entry says which it is, and the delivery is logged when the queue empties.
+    this.log(thread.waiting ? 'warning' : 'info', `${thread.waiting ? 'Queued: ' : ''}${done}${again}${thread.waiting ? ` (not sent yet: ${thread.waiting})` : ''}`, spaceId)
   }
 
-  private async threadAfter(spaceId: string, commentId: string, outcome: ActionOutcome): Promise<CommentThread> {
-    if (outcome.sent) return withRepeat(await this.thread(spaceId, commentId), outcome)
-    const known = (await this.comments.fromMirror(spaceId)).find((t) => t.id === commentId)
+  private async threadAfter(spaceId: string, commentId: string, outcome: ActionOutcome, changeRequestId?: string): Promise<CommentThread> {
+    if (outcome.sent) {
+      if (!changeRequestId) return withRepeat(await this.thread(spaceId, commentId), outcome)
+      try {
+        return withRepeat(await this.discussions.thread(spaceId, changeRequestId, commentId), outcome)
+      } catch (error) {
+        throw fromApiError(error, 'Reading the comment')
+      }
+    }
+    const known = changeRequestId ? this.discussions.mirrored(commentId) : (await this.comments.fromMirror(spaceId)).find((t) => t.id === commentId)
     if (!known) throw new AppError('offline', `The comment is not known here yet; your answer waits to be sent (${outcome.waiting ?? 'offline'}).`)
     return withRepeat({ ...known, waiting: outcome.waiting ?? 'waiting to be sent' }, outcome)
   }

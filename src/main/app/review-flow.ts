@@ -1,4 +1,4 @@
-import type { ActivityEntry, ChangeRequestSummary, ForReviewList, ReviewerCandidate, ReviewerEntry, ReviewNews, ReviewVerdict } from '../../shared/contract'
+import type { ActivityEntry, ChangeRequestSummary, CommentThread, ForReviewList, ReviewerCandidate, ReviewerEntry, ReviewNews, ReviewVerdict } from '../../shared/contract'
 import type { CacheRepository } from '../engine/cache/cache-repository'
 import { paginate } from '../engine/gateway/api-gateway'
 import type { OutboxRepository } from '../engine/outbox/outbox-repository'
@@ -64,7 +64,7 @@ export class ReviewFlow {
         this.deps.news({
           kind: 'review-requested',
           key: `review-requested:${item.id}:${item.updatedAt}`,
-          title: `${item.author} asks for your review`,
+          title: `${item.requestedBy ?? item.author} asks for your review`,
           body: `#${item.number} ${item.subject || '(no subject)'} in ${item.spaceTitle}`,
           spaceId: item.spaceId,
           changeRequestId: item.id,
@@ -131,6 +131,15 @@ export class ReviewFlow {
     return summary
   }
 
+  async describe(spaceId: string, changeRequestId: string, description: string): Promise<ChangeRequestSummary> {
+    const outcome = await this.deps.actions.act(() => this.reviews.describe(spaceId, changeRequestId, description), 'Editing the description')
+    return this.done(spaceId, changeRequestId, outcome, (cr) => `Edited the description of #${cr.number}`)
+  }
+
+  reopenComment(spaceId: string, changeRequestId: string, commentId: string): Promise<CommentThread> {
+    return this.deps.actions.reopen(spaceId, changeRequestId, commentId, () => this.reviews.reopenComment(spaceId, changeRequestId, commentId))
+  }
+
   async archive(spaceId: string, changeRequestId: string): Promise<ChangeRequestSummary> {
     const outcome = await this.deps.actions.act(() => this.reviews.archive(spaceId, changeRequestId), 'Archiving the change request')
     return this.done(spaceId, changeRequestId, outcome, (cr) => `Archived #${cr.number} "${cr.subject}"`)
@@ -138,7 +147,7 @@ export class ReviewFlow {
 
   private async done(spaceId: string, changeRequestId: string, outcome: ActionOutcome, said: (cr: ChangeRequestSummary) => string): Promise<ChangeRequestSummary> {
     const summary = await this.deps.actions.summary(spaceId, changeRequestId, outcome)
-    if (summary.waiting) this.deps.log('warning', `${said(summary)}: waits to be sent (${summary.waiting})`, spaceId)
+    if (summary.waiting) this.deps.log('warning', `Queued: ${said(summary)}: not sent yet (${summary.waiting})`, spaceId)
     else this.deps.log('info', said(summary), spaceId)
     return summary
   }

@@ -15,6 +15,8 @@ export function sessionActivity(cache: CacheRepository, log: Log): (event: Sessi
   const reported = new Set<string>()
   const conflicts = new Set<string>()
   let offline = false
+  /** Spaces with work queued while offline or paused: their next push that delivers it says so. */
+  const queued = new Set<string>()
   const title = (spaceId: string) => cache.space(spaceId)?.title ?? spaceId
 
   return (event) => {
@@ -24,6 +26,9 @@ export function sessionActivity(cache: CacheRepository, log: Log): (event: Sessi
         return
       case 'state':
         if (event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') log('error', `${title(event.spaceId)}: ${event.to.reason}; sign in again`, event.spaceId)
+        if ((event.to.kind === 'offline' || event.to.kind === 'paused') && event.to.queued) queued.add(event.spaceId)
+        // In sync means the outbox is empty: what waited has reached the service.
+        if (event.to.kind === 'synced' && queued.delete(event.spaceId)) log('info', `Delivered the changes queued for ${title(event.spaceId)}: the service has them all`, event.spaceId)
         return
       case 'pass': {
         const report = event.report
@@ -51,7 +56,11 @@ export function sessionActivity(cache: CacheRepository, log: Log): (event: Sessi
         const { spaceId, result } = event
         const name = title(spaceId)
         const cr = result.changeRequest?.number !== undefined ? `change request #${result.changeRequest.number}` : 'a change request'
-        if (result.planned > 0) log('info', `Sent ${result.planned} local change${result.planned === 1 ? '' : 's'} of ${name} to ${cr}`, spaceId)
+        const changes = (n: number) => `${n} local change${n === 1 ? '' : 's'}`
+        // Written to the outbox is not sent: while the service cannot be reached the changes are queued.
+        if (result.planned > 0 && result.stopped) log('warning', `Queued ${changes(result.planned)} of ${name}: not sent yet (${result.stopped.message})`, spaceId)
+        else if (result.planned > 0) log('info', `Sent ${changes(result.planned)} of ${name} to ${cr}`, spaceId)
+        if (result.stopped) queued.add(spaceId)
         for (const copy of result.conflicts) {
           if (conflicts.has(`${spaceId}\n${copy}`)) continue
           conflicts.add(`${spaceId}\n${copy}`)
@@ -64,7 +73,7 @@ export function sessionActivity(cache: CacheRepository, log: Log): (event: Sessi
           reported.add(key)
           log('warning', `${name}: ${report.message}`, spaceId)
         }
-        if (result.stopped) log('warning', `${name}: local changes wait to be sent (${result.stopped.message})`, spaceId)
+        if (result.stopped && result.planned === 0) log('warning', `${name}: queued changes wait to be sent (${result.stopped.message})`, spaceId)
         if (result.settled) log('info', `${name}: your change request was ${result.settled.status === 'merged' ? 'merged' : 'closed'}`, spaceId)
       }
     }

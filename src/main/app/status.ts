@@ -26,6 +26,7 @@ export function spaceNode(row: SpaceRow, derived: SpaceSyncState | undefined, ex
     ...(state?.kind === 'syncing' && state.total > 0 ? { progress: state.done / state.total, syncDone: state.done, syncTotal: state.total } : {}),
     ...(state && 'reason' in state ? { reason: state.reason } : {}),
     ...(state?.kind === 'pending' ? { pending: state.edits } : {}),
+    ...((state?.kind === 'offline' || state?.kind === 'paused') && state.queued ? { pending: state.queued } : {}),
     ...(state?.kind === 'conflict' ? { conflictFiles: state.files } : {}),
     ...(extra.folder ? { folder: extra.folder } : {}),
   }

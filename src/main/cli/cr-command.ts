@@ -3,6 +3,7 @@ import { ChangeRequestStatus, GitBookAPIError, type ChangeRequest } from '@gitbo
 import type { SpaceRow } from '../engine/cache/cache-repository'
 import { paginate, ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import type { ChangeRequestRow } from '../engine/outbox/outbox-repository'
+import { mergeCheck, type MergeCheck } from '../engine/session/merge-check'
 import { isAuthError, isUpdateConflict } from '../engine/session/session-outcomes'
 import { pullSpace } from '../engine/watch/pull'
 import type { CliIo } from './io'
@@ -61,7 +62,7 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
     }
     const target = resolve(ctx, positionals[0], values.space)
     const space = ctx.cache.space(target.spaceId)!
-    const { gateway } = await ctx.signedIn()
+    const { account, gateway } = await ctx.signedIn()
     const spaces = gateway.client.spaces
     switch (action) {
       case 'show': {
@@ -69,8 +70,9 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
         ctx.outbox.saveChangeRequest(space.id, cr)
         const changes = (await spaces.getChangeRequestChanges(space.id, cr.id, { limit: 1000 })).data
         const carried = ctx.outbox.session(space.id)?.changeRequestId === cr.id ? ctx.outbox.entries(space.id) : []
+        const merging = cr.status === 'open' || cr.status === 'draft' ? await mergeCheck(gateway, account.userId, space.id, cr.id) : undefined
         if (values.json) {
-          io.out(JSON.stringify({ changeRequest: cr, changes: changes.changes, files: carried }, null, 2))
+          io.out(JSON.stringify({ changeRequest: cr, changes: changes.changes, files: carried, ...(merging ? { mergeCheck: merging } : {}) }, null, 2))
           return 0
         }
         io.out(`#${cr.number} ${cr.subject || '(no subject)'}  [${cr.status}${cr.outdated ? ', outdated' : ''}]`)
@@ -79,6 +81,7 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
         io.out(`  ${cr.urls.app}`)
         for (const entry of carried) io.out(`  ${entry.state === 'deleted' ? 'deletes' : entry.kind === 'file' ? 'uploads' : 'carries'} ${entry.path}${entry.state === 'conflict' ? ' (your version; see the conflicted copy)' : ''}`)
         for (const change of changes.changes) io.out(`  ${describeChange(change)}`)
+        if (merging) for (const line of describeMergeCheck(merging)) io.out(`  ${line}`)
         return 0
       }
       case 'update': {
@@ -105,6 +108,16 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
         return 0
       }
       case 'merge': {
+        // The rules are judged first, so a merge they refuse never waits in the outbox; the service judges again.
+        const check = await mergeCheck(gateway, account.userId, space.id, target.id).catch((error: unknown) => {
+          if (error instanceof ServiceUnreachableError) return undefined
+          throw error
+        })
+        if (check && check.blockers.length > 0) {
+          io.err(`quire cr merge: #${target.number} cannot be merged: ${check.blockers.join('; ')}`)
+          return 1
+        }
+        for (const caution of check?.cautions ?? []) io.err(`note: ${caution}`)
         const pusher = await ctx.pusher(space)
         const answer = await pusher.merge(target.id)
         if (answer.result === 'pending') {
@@ -196,6 +209,14 @@ function resolve(ctx: SyncUpContext, ref: string, spaceId?: string): { spaceId: 
   }
   if (spaceId) return { spaceId, id: ref, number: Number(number ?? 0) }
   throw new Error(`no change request ${ref} seen yet: run quire cr list, or pass --space ID with its id`)
+}
+
+function describeMergeCheck(check: MergeCheck): string[] {
+  if (!check.ruled) return ['merge rules: none (it merges without review)', ...check.cautions.map((c) => `note: ${c}`)]
+  const lines = [`merge rules${check.bypass ? ' (you may bypass them)' : ''}:`]
+  for (const rule of check.rules) lines.push(`  ${rule.met ? 'met' : 'NOT MET'}: ${rule.asks}${rule.reason ? ` (${rule.reason})` : ''}`)
+  lines.push(check.blockers.length > 0 ? `cannot be merged: ${check.blockers.join('; ')}` : 'may be merged')
+  return [...lines, ...check.cautions.map((c) => `note: ${c}`)]
 }
 
 function describeChange(change: { type: string; page?: { title?: string; path?: string }; file?: { name?: string } }): string {

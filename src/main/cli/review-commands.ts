@@ -163,7 +163,7 @@ async function listWaiting(reviews: ReviewSession, io: CliIo, json: boolean): Pr
   }
   if (queue.asOf) io.err(`offline: waiting for your review as last read at ${queue.asOf}`)
   if (queue.items.length === 0) io.out('nothing waits for your review')
-  for (const item of queue.items) io.out(`#${String(item.number).padEnd(4)} ${item.spaceTitle}: ${item.subject || '(no subject)'}  by ${item.author}${again(item)}`)
+  for (const item of queue.items) io.out(`#${String(item.number).padEnd(4)} ${item.spaceTitle}: ${item.subject || '(no subject)'}  by ${item.author}${item.requestedBy && item.requestedBy !== item.author ? `, asked by ${item.requestedBy}` : ''}${again(item)}`)
   return 0
 }
 

@@ -34,3 +34,5 @@ export { mergeTrees, type MergeOptions, type MergeResult } from './revision/merg
 export type { BodyReader } from './revision/merge-page-versions'
 export { cloneTree, containsPage, findPage, flattenPages, indexPages, locatePage, walkPages, type PageForest, type PageLocation } from './revision/tree'
 export { mergePageBodies, mergePageFiles, type MergeSide, type PageMergeConflict, type PageMergeOptions, type PageMergeResult } from './merge/merge-page'
+
+export { judgeMergeRules, rulesInForce, type MergeFacts, type MergeRule, type MergeRuleCheck, type MergeRulesInForce, type MergeRulesVerdict } from './review/merge-rules'

@@ -5,6 +5,7 @@ import { QuireBackend } from '../app/backend'
 import type { CliIo } from '../cli/io'
 import { DEFAULT_RENDERER_OUT, ensureRendererBuild } from './renderer-build'
 import { startHeadlessServer } from './server'
+import { fileTabStore } from './sessions'
 
 export const serveUsage = `quire serve [--port N] [--data DIR] [--renderer DIR]
 
@@ -40,7 +41,8 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const backend = await QuireBackend.open({ dataDir: values.data ? path.resolve(values.data) : undefined, leaseKind: 'serve' })
   let server
   try {
-    server = await startHeadlessServer({ backend, rendererDir, port, log: (line) => io.err(line) })
+    const tabStore = fileTabStore(path.join(path.dirname(backend.dataPaths.cacheFile), 'serve-tabs.json'))
+    server = await startHeadlessServer({ backend, rendererDir, port, tabStore, log: (line) => io.err(line) })
   } catch (error) {
     await backend.close()
     throw error

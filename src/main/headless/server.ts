@@ -6,7 +6,7 @@ import { HEADLESS_SECRET_PARAM, HEADLESS_SESSION_PATH, HEADLESS_TOKEN_HEADER, HE
 import { ChannelArgsError, isQuireChannel, parseChannelArgs } from '../app/channel-args'
 import { AppError } from '../app/errors'
 import { redactSecrets } from '../engine/gateway/secrets'
-import { HeadlessSessions } from './sessions'
+import { HeadlessSessions, type TabStore } from './sessions'
 
 /**
  * `quire serve`: the renderer and the bridge over HTTP on 127.0.0.1.
@@ -31,6 +31,8 @@ export interface HeadlessServerOptions {
   secret?: string
   /** How long a secret link works (default 5 minutes). */
   secretTtlMs?: number
+  /** Keeps the tabs' token digests between runs (quire serve: in its data folder), so open tabs reconnect after a restart. */
+  tabStore?: TabStore
   log?: (line: string) => void
 }
 
@@ -118,7 +120,7 @@ function statusOfAppError(error: AppError): number {
 export async function startHeadlessServer(options: HeadlessServerOptions): Promise<HeadlessServer> {
   const { backend } = options
   const log = options.log ?? (() => undefined)
-  const sessions = new HeadlessSessions(options.secretTtlMs)
+  const sessions = new HeadlessSessions(options.secretTtlMs, Date.now, options.tabStore)
   const firstSecret = sessions.issueSecret(options.secret)
   const rendererDir = path.resolve(options.rendererDir)
   if (!fs.existsSync(path.join(rendererDir, 'index.html'))) throw new Error(`no renderer build in ${rendererDir} (index.html is missing)`)

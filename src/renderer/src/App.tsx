@@ -47,6 +47,8 @@ export function App() {
   const now = useNow()
   /** The latest review news (asked to review, a review arrived): the browser's toast; the desktop also notifies. */
   const [news, setNews] = useState<string>()
+  /** Set while the tab has lost its server (quire serve stopped): nothing shown is current then. */
+  const [notRunning, setNotRunning] = useState(false)
 
   useEffect(() => {
     const onStatus = (next: StatusSnapshot) => {
@@ -58,6 +60,14 @@ export function App() {
       if (event.type === 'status') onStatus(event.status)
       else if (event.type === 'session') setSession(event.session)
       else if (event.type === 'review') setNews(`${event.news.title}: ${event.news.body}`)
+      else if (event.type === 'connection') {
+        setNotRunning(!event.connected)
+        // Back: what changed meanwhile is read again.
+        if (event.connected) {
+          bridge.getSession().then(setSession, () => undefined)
+          bridge.getStatus().then(onStatus, () => undefined)
+        }
+      }
       // The tray or a clicked notification asks for a screen.
       else if (event.type === 'show') setScreen(event.screen)
     })
@@ -82,14 +92,27 @@ export function App() {
     else show('spaces')
   }
 
+  const gone = notRunning ? (
+    <p className="notice notice-error not-running" role="alert">
+      Quire is not running: this tab lost quire serve. Start it again; the tab reconnects by itself.
+    </p>
+  ) : null
   if (!session) {
     return (
       <main className="centered">
+        {gone}
         {loadError ? <ErrorNotice message={`Quire's engine cannot be reached: ${loadError}`} /> : <p role="status">Starting Quire…</p>}
       </main>
     )
   }
-  if (!session.signedIn) return <SignInScreen onSignedIn={setSession} />
+  if (!session.signedIn) {
+    return (
+      <>
+        {gone}
+        <SignInScreen onSignedIn={setSession} />
+      </>
+    )
+  }
   if (reauth) {
     const signedIn = (next: SessionInfo) => {
       setSession(next)
@@ -116,7 +139,11 @@ export function App() {
         </span>
         <div className="overall" aria-live="polite">
           <span className="sr-only">Overall state: </span>
-          {status ? (
+          {notRunning ? (
+            <span id="overall-state" className="badge state-error">
+              Quire is not running
+            </span>
+          ) : status ? (
             <StateLine words={overallWords(status, now, session.authError)} onWayOut={wayOut} busy={action.busy === 'retry' || action.busy === 'resume'} id="overall-state" />
           ) : (
             <span className="muted">Reading the state…</span>
@@ -161,6 +188,7 @@ export function App() {
         </p>
       </nav>
       <main className="content" ref={mainRef}>
+        {gone}
         <ErrorNotice message={action.error} />
         <DoneNotice message={action.done} />
         {news ? (
@@ -172,7 +200,7 @@ export function App() {
           </div>
         ) : null}
         {screen === 'spaces' && <SpacesScreen status={status} onWayOut={wayOut} />}
-        {screen === 'for-review' && <ForReviewScreen passes={passes} />}
+        {screen === 'for-review' && <ForReviewScreen passes={passes} count={status?.forReview} />}
         {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} offlineAsOf={offlineAsOf} />}
         {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} />}
         {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}

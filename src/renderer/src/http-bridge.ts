@@ -14,6 +14,10 @@ import {
  * every port of 127.0.0.1): the one-time secret in the address bar's fragment is traded for it once,
  * and the token lives in sessionStorage, which only this tab of this origin can read.
  */
+/** How soon a stream the server closed is opened again. */
+const RECONNECT_MS = 2_000
+export const NOT_RUNNING = 'Quire is not running: quire serve cannot be reached. Start it again; this tab reconnects by itself.'
+
 export function createHttpBridge(base = ''): QuireBridge {
   const session = tabToken(base)
   // Not left unhandled while nothing has asked yet; calls see the rejection themselves.
@@ -21,20 +25,32 @@ export function createHttpBridge(base = ''): QuireBridge {
 
   const call = async (channel: QuireChannel, args: unknown[]): Promise<unknown> => {
     const token = await session
-    const response = await fetch(`${base}/api/${channel}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', [HEADLESS_TOKEN_HEADER]: token },
-      body: JSON.stringify(args),
-      credentials: 'omit',
-    })
+    let response: Response
+    try {
+      response = await fetch(`${base}/api/${channel}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', [HEADLESS_TOKEN_HEADER]: token },
+        body: JSON.stringify(args),
+        credentials: 'omit',
+      })
+    } catch {
+      // fetch's own "Failed to fetch" says nothing to a person: the server is gone.
+      throw new Error(NOT_RUNNING)
+    }
     const body = (await response.json().catch(() => undefined)) as { result?: unknown; error?: { message?: string } } | undefined
     if (!response.ok) throw new Error(body?.error?.message ?? `${channel} failed (HTTP ${response.status})`)
     return body?.result ?? undefined
   }
 
   const listeners = new Set<(event: QuireEvent) => void>()
+  const emit = (event: QuireEvent) => {
+    for (const listener of listeners) listener(event)
+  }
   let source: EventSource | undefined
   let connecting = false
+  /** The stream broke: the tab says Quire is not running until it is back (EventSource retries; a closed one is opened again). */
+  let lost = false
+  let retry: ReturnType<typeof setTimeout> | undefined
   const connect = async () => {
     connecting = true
     let token: string
@@ -46,15 +62,33 @@ export function createHttpBridge(base = ''): QuireBridge {
       connecting = false
     }
     if (listeners.size === 0 || source) return
-    source = new EventSource(`${base}/api/events?${HEADLESS_TOKEN_QUERY}=${encodeURIComponent(token)}`)
-    source.onmessage = (message: MessageEvent<string>) => {
+    const opened = new EventSource(`${base}/api/events?${HEADLESS_TOKEN_QUERY}=${encodeURIComponent(token)}`)
+    source = opened
+    opened.onopen = () => {
+      if (!lost) return
+      lost = false
+      emit({ type: 'connection', connected: true })
+    }
+    opened.onerror = () => {
+      if (!lost) {
+        lost = true
+        emit({ type: 'connection', connected: false, reason: 'quire serve cannot be reached' })
+      }
+      // The browser retries a stream that dropped; one the server refused (a restart that forgot this tab) is closed for good.
+      if (opened.readyState === EventSource.CLOSED && source === opened) {
+        source = undefined
+        clearTimeout(retry)
+        retry = setTimeout(() => void connect(), RECONNECT_MS)
+      }
+    }
+    opened.onmessage = (message: MessageEvent<string>) => {
       let event: QuireEvent
       try {
         event = JSON.parse(message.data) as QuireEvent
       } catch {
         return
       }
-      for (const listener of listeners) listener(event)
+      emit(event)
     }
   }
 
@@ -67,6 +101,7 @@ export function createHttpBridge(base = ''): QuireBridge {
       return () => {
         listeners.delete(listener)
         if (listeners.size === 0) {
+          clearTimeout(retry)
           source?.close()
           source = undefined
         }

@@ -65,6 +65,12 @@ export class CommentsRepository {
     return rows.map(threadOf).sort((a, b) => a.postedAt.localeCompare(b.postedAt) || a.id.localeCompare(b.id))
   }
 
+  /** Threads of one change request, oldest first (its discussion as last read). */
+  threadsOfChangeRequest(spaceId: string, changeRequestId: string): Thread[] {
+    const rows = this.db.prepare('SELECT * FROM comments WHERE space_id = ? AND change_request_id = ?').all(spaceId, changeRequestId) as Row[]
+    return rows.map(threadOf).sort((a, b) => a.postedAt.localeCompare(b.postedAt) || a.id.localeCompare(b.id))
+  }
+
   /** Threads of a page, oldest first, change request threads included. */
   threadsOfPage(spaceId: string, pageId: string): Thread[] {
     const rows = this.db.prepare('SELECT * FROM comments WHERE space_id = ? AND page_id = ?').all(spaceId, pageId) as Row[]

@@ -81,6 +81,10 @@ export function actionKey<K extends OutboxKind>(spaceId: string, kind: K, payloa
       return `${base}:${digest(...[...op.payload.users].sort())}`
     case 'remove-reviewer':
       return `${base}:${op.payload.userId}`
+    case 'describe-cr':
+      return `${base}:${digest(normalizedText(op.payload.description))}`
+    case 'reopen-comment':
+      return `${base}:${op.payload.commentId}`
     case 'review': {
       // A verdict is on a revision: approving again after the writer's next push is a new review.
       const revision = String(c.outbox.changeRequest(cr)?.data.revision ?? '')
@@ -95,9 +99,9 @@ export function actionKey<K extends OutboxKind>(spaceId: string, kind: K, payloa
  * Whether a new ask of an action whose op was sent (`done`) is a new operation, not the same one again:
  * - comment: its thread was resolved since (a new conversation);
  * - reply: its thread was resolved, or someone else replied after it;
- * - resolve: the thread is open again;
+ * - resolve: the thread is open again; reopen: the thread was resolved again;
  * - merge: the service did not merge (conflicts), so asking again (after an update from main) is a retry;
- * - submit for review, update from main, reviewers asked or removed: always (each depends on what moved
+ * - submit for review, a new description, update from main, reviewers asked or removed: always (each depends on what moved
  *   since, which the cache may not know yet: a change request merged or made a draft by someone else; the
  *   service takes a repeat as a no-op, or says why it cannot);
  * - a review verdict, archive: never (a verdict is per revision, which its key holds).
@@ -116,9 +120,12 @@ function askAgain(op: OutboxOp, c: KeyContext): boolean {
     }
     case 'resolve':
       return threadOf(op.payload.commentId)?.status === 'open'
+    case 'reopen-comment':
+      return threadOf(op.payload.commentId)?.status === 'resolved'
     case 'merge':
       return (op.result as { result?: string } | undefined)?.result !== 'merge'
     case 'submit-for-review':
+    case 'describe-cr':
     case 'update-from-main':
     case 'request-reviewers':
     case 'remove-reviewer':

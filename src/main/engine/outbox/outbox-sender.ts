@@ -322,7 +322,7 @@ export class OutboxSender {
   /* Answers */
 
   private async finish(op: OutboxOp, answer: unknown): Promise<void> {
-    if (isReviewOp(op)) return finishReviewOp(this.outbox, op, answer)
+    if (isReviewOp(op)) return finishReviewOp(this.outbox, op, answer, this.comments)
     switch (op.kind) {
       case 'create-cr': {
         const cr = answer as ChangeRequest

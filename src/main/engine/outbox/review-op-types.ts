@@ -37,14 +37,28 @@ export interface ArchivePayload {
   changeRequestId: string
 }
 
+/** The author rewrites the change request's description (markdown). */
+export interface DescribePayload {
+  changeRequestId: string
+  description: string
+}
+
+/** A resolved thread of the change request is opened again. */
+export interface ReopenCommentPayload {
+  changeRequestId: string
+  commentId: string
+}
+
 export interface ReviewPayloadOf {
   'submit-for-review': SubmitForReviewPayload
   'request-reviewers': RequestReviewersPayload
   'remove-reviewer': RemoveReviewerPayload
   review: ReviewPayload
   'archive-cr': ArchivePayload
+  'describe-cr': DescribePayload
+  'reopen-comment': ReopenCommentPayload
 }
 
 export type ReviewOpKind = keyof ReviewPayloadOf
 
-export const REVIEW_OP_KINDS: ReadonlySet<string> = new Set<ReviewOpKind>(['submit-for-review', 'request-reviewers', 'remove-reviewer', 'review', 'archive-cr'])
+export const REVIEW_OP_KINDS: ReadonlySet<string> = new Set<ReviewOpKind>(['submit-for-review', 'request-reviewers', 'remove-reviewer', 'review', 'archive-cr', 'describe-cr', 'reopen-comment'])

@@ -1,5 +1,6 @@
 import type { ChangeRequest, ChangeRequestReview, ChangeRequestRequestedReviewer, JSONDocument } from '@gitbook/api'
 import { markdownToDocument } from '../../content'
+import type { CommentsRepository } from '../comments/comments-repository'
 import { bodyMarkdown } from '../comments/threads'
 import { paginate, type ApiGateway } from '../gateway/api-gateway'
 import type { OutboxRepository } from './outbox-repository'
@@ -24,6 +25,7 @@ export type ReviewOpResult =
   | { users: string[] }
   | { removed: boolean }
   | { review: { id: string; status: string; revision: string; outdated: boolean } }
+  | { id: string }
 
 export function isReviewOp(op: OutboxOp): op is ReviewOp {
   return REVIEW_OP_KINDS.has(op.kind)
@@ -40,6 +42,10 @@ export async function sendReviewOp(gateway: ApiGateway, op: ReviewOp): Promise<u
     }
     case 'archive-cr':
       return (await spaces.updateChangeRequestById(spaceId, id, { status: 'archived' })).data
+    case 'describe-cr':
+      return (await spaces.updateChangeRequestById(spaceId, id, { description: markdownToDocument(op.payload.description) as unknown as JSONDocument })).data
+    case 'reopen-comment':
+      return (await spaces.updateCommentInChangeRequest(spaceId, id, op.payload.commentId, { resolved: false })).data
     case 'request-reviewers':
       return (await spaces.requestReviewersForChangeRequest(spaceId, id, { users: op.payload.users })).data
     case 'remove-reviewer': {
@@ -82,7 +88,9 @@ export async function reconcileReviewOp(gateway: ApiGateway, op: ReviewOp): Prom
       return op.payload.users.every((u) => users.has(u)) ? { users: asked } : undefined
     }
     case 'remove-reviewer':
-      return undefined // removing again answers 204: the same outcome
+    case 'describe-cr':
+    case 'reopen-comment':
+      return undefined // removing, describing, reopening again is the same request with the same outcome
     case 'review': {
       const after = Date.parse(op.createdAt) - CLOCK_SKEW_MS
       const { userId, verdict, comment } = op.payload
@@ -95,10 +103,18 @@ export async function reconcileReviewOp(gateway: ApiGateway, op: ReviewOp): Prom
 }
 
 /** Records a review op's answer: the change request as it is now goes to the mirror; the op is done. */
-export function finishReviewOp(outbox: OutboxRepository, op: ReviewOp, answer: unknown) {
+export function finishReviewOp(outbox: OutboxRepository, op: ReviewOp, answer: unknown, comments?: CommentsRepository) {
   outbox.transaction(() => {
     switch (op.kind) {
+      case 'reopen-comment': {
+        // The mirror says the thread is open again: resolving it later is a new operation, not a repeat.
+        const thread = comments?.thread(op.payload.commentId)
+        if (thread && comments) comments.save({ ...thread, status: 'open' })
+        outbox.markDone(op.seq, { id: op.payload.commentId })
+        return
+      }
       case 'submit-for-review':
+      case 'describe-cr':
       case 'archive-cr': {
         const cr = answer as ChangeRequest
         outbox.saveChangeRequest(op.spaceId, cr)

@@ -76,9 +76,11 @@ export async function waitingForMyReview(o: { gateway: ApiGateway; cache: CacheR
         const space = selected.get(cr.space)
         if (!space) continue
         outbox.saveChangeRequest(space.id, cr)
-        const mine = (await reviewsOf(gateway, space.id, cr.id)).find((r) => r.reviewer.id === account.userId)
-        if (mine && !mine.outdated) continue
-        items.push(waiting(space, cr, mine))
+        const own = (await reviewsOf(gateway, space.id, cr.id)).filter((r) => r.reviewer.id === account.userId)
+        // Any review of the current content settles it (two made in the same second sort either way).
+        if (own.some((r) => !r.outdated)) continue
+        const mine = own[0]
+        items.push(waiting(space, cr, mine, await askedBy(gateway, space.id, cr.id, account.userId)))
       }
     }
     items.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
@@ -93,7 +95,15 @@ export async function waitingForMyReview(o: { gateway: ApiGateway; cache: CacheR
   }
 }
 
-function waiting(space: { id: string; title: string }, cr: ChangeRequest, mine: ChangeRequestReview | undefined): WaitingReview {
+/** Who asked the user to review: the request's own `requestedBy`, not the change request's author. */
+async function askedBy(gateway: ApiGateway, spaceId: string, changeRequestId: string, userId: string): Promise<string | undefined> {
+  const spaces = gateway.client.spaces
+  const asked = await collect(paginate((page) => spaces.getRequestedReviewersByChangeRequestId(spaceId, changeRequestId, { page }).then((r) => r.data)))
+  const request = asked.find((r) => r.kind === 'user' && r.user.id === userId)
+  return request?.requestedBy.displayName
+}
+
+function waiting(space: { id: string; title: string }, cr: ChangeRequest, mine: ChangeRequestReview | undefined, requestedBy: string | undefined): WaitingReview {
   return {
     spaceId: space.id,
     spaceTitle: space.title,
@@ -102,6 +112,7 @@ function waiting(space: { id: string; title: string }, cr: ChangeRequest, mine: 
     subject: cr.subject ?? '',
     status: cr.status,
     author: cr.createdBy.displayName,
+    ...(requestedBy ? { requestedBy } : {}),
     updatedAt: cr.updatedAt,
     url: cr.urls.app,
     ...(mine ? { myReview: { verdict: mine.status as ReviewVerdict, reviewedAt: mine.createdAt } } : {}),

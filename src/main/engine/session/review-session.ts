@@ -58,6 +58,17 @@ export class ReviewSession {
     return this.act(spaceId, 'review', { changeRequestId, verdict, userId: this.session.account.userId, ...(text ? { comment: text } : {}) })
   }
 
+  /** The author's new description (markdown); an empty one clears it. */
+  describe(spaceId: string, changeRequestId: string, description: string): Promise<ActionOutcome> {
+    return this.act(spaceId, 'describe-cr', { changeRequestId, description: description.trim() })
+  }
+
+  /** Opens a resolved thread of the change request again. */
+  reopenComment(spaceId: string, changeRequestId: string, commentId: string): Promise<ActionOutcome> {
+    if (!commentId.trim()) throw new InvalidReviewInputError('no comment given')
+    return this.act(spaceId, 'reopen-comment', { changeRequestId, commentId })
+  }
+
   archive(spaceId: string, changeRequestId: string): Promise<ActionOutcome> {
     return this.act(spaceId, 'archive-cr', { changeRequestId })
   }

@@ -3,6 +3,7 @@ import type { ChangeRequestSummary, ReviewerEntry, ReviewVerdict } from '../../.
 import { useBridge } from '../bridge'
 import type { Action } from '../hooks'
 import { useLoad } from '../hooks'
+import { MergeRules } from './MergeRules'
 import { RelativeTime } from './Time'
 
 const VERDICT_WORD: Record<ReviewVerdict, string> = { approved: 'Approved', 'changes-requested': 'Changes requested' }
@@ -88,7 +89,7 @@ function ReviewerPicker({ spaceId, idPrefix, picked, setPicked, asked }: { space
  * with a comment. Every action goes through the outbox: offline it says it waits.
  */
 export function ReviewPanel(props: {
-  cr: Pick<ChangeRequestSummary, 'id' | 'spaceId' | 'number' | 'status' | 'mine'> & { updatedAt?: string }
+  cr: Pick<ChangeRequestSummary, 'id' | 'spaceId' | 'spaceTitle' | 'number' | 'status' | 'mine'> & { updatedAt?: string }
   busy: boolean
   act: Action['run']
   onChanged?: () => void
@@ -99,6 +100,8 @@ export function ReviewPanel(props: {
   const bridge = useBridge()
   const ids = { spaceId: cr.spaceId, changeRequestId: cr.id }
   const reviewers = useLoad(() => bridge.listReviewers(ids), [cr.id, cr.status, cr.updatedAt, props.refreshKey])
+  // Read with the reviewers: a review or an edit changes what the rules say.
+  const rules = useLoad(() => bridge.changeRequestMergeCheck(ids), [cr.id, cr.status, cr.updatedAt, props.refreshKey, reviewers.data])
   const [description, setDescription] = useState('')
   const [picked, setPicked] = useState<string[]>([])
   const [comment, setComment] = useState('')
@@ -128,10 +131,13 @@ export function ReviewPanel(props: {
   const archive = () => void run('archive', () => bridge.archiveChangeRequest(ids), `Archived #${cr.number}`)
 
   return (
-    <section className="review-panel" aria-label={`Review of #${cr.number}`}>
+    <section className="review-panel" aria-label={`Review of #${cr.number} in ${cr.spaceTitle}`}>
       <h3 className="small">Review</h3>
       {reviewers.error ? <p className="muted small">Reviewers cannot be read now: {reviewers.error}</p> : null}
       {reviewers.data ? <Reviewers reviewers={reviewers.data} canRemove={cr.mine} busy={busy} remove={remove} /> : null}
+      <h3 className="small">Merge rules</h3>
+      {rules.error ? <p className="muted small">The merge rules cannot be read now: {rules.error}</p> : null}
+      {rules.data ? <MergeRules check={rules.data} label={`Merge rules of #${cr.number} in ${cr.spaceTitle}`} /> : null}
       {cr.mine && cr.status === 'draft' ? (
         <div className="review-form">
           <label htmlFor={`${prefix}-description`} className="small">

@@ -1,6 +1,8 @@
 import { useState } from 'react'
-import type { ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary } from '../../../shared/contract'
+import type { ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, MergeCheck } from '../../../shared/contract'
 import { useBridge } from '../bridge'
+import { Discussion } from '../components/Discussion'
+import { MergeRules } from '../components/MergeRules'
 import { ActionFeedback, AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
 import { ReviewPanel } from '../components/ReviewPanel'
 import { TextDiff } from '../components/TextDiff'
@@ -36,7 +38,7 @@ export function Changes({ changes }: { changes: ChangeRequestChanges }) {
 }
 
 /** Actions whose outcome shows in their card, beside their buttons: opening the PDF or the change request's web page. */
-const CARD_FEEDBACK = /^(pdf|open):/
+const CARD_FEEDBACK = /^(pdf|open|describe|reply-[^:]*|resolve-[^:]*|reopen-[^:]*):/
 
 interface CardProps {
   cr: ChangeRequestSummary
@@ -55,6 +57,8 @@ function ChangeRequestCard(props: CardProps) {
   const bridge = useBridge()
   const [changes, setChanges] = useState<ChangeRequestChanges>()
   const [confirming, setConfirming] = useState(false)
+  /** The merge rules as they stood when Merge… was clicked. */
+  const [mergeCheck, setMergeCheck] = useState<MergeCheck>()
   const ids = { spaceId: cr.spaceId, changeRequestId: cr.id }
   const name = `#${cr.number} "${cr.subject || 'Untitled change request'}"`
   const live = cr.status === 'open' || cr.status === 'draft'
@@ -66,8 +70,10 @@ function ChangeRequestCard(props: CardProps) {
     })
   const askMerge = () =>
     void act(`changes:${cr.id}`, async () => {
-      // The confirmation names what the merge brings into main: load the changed pages first.
-      if (!changes) setChanges(await bridge.changeRequestChanges(ids))
+      // The confirmation names what the merge brings into main, and what the merge rules say of it now.
+      const [loaded, check] = await Promise.all([changes ?? bridge.changeRequestChanges(ids), bridge.changeRequestMergeCheck(ids)])
+      setChanges(loaded)
+      setMergeCheck(check)
       setConfirming(true)
     })
   const merge = () =>
@@ -96,12 +102,17 @@ function ChangeRequestCard(props: CardProps) {
       },
     )
   const pageNames = changes?.pages.map((p) => p.title) ?? []
+  const blocked = (mergeCheck?.blockers.length ?? 0) > 0
 
   return (
     <li className="card cr" data-cr-id={cr.id}>
       <div className="cr-head">
         <h2 className="cr-subject">
-          <span className="muted">#{cr.number}</span> {cr.subject || 'Untitled change request'}
+          {/* The number is the space's own: two spaces both have a #1, so the space goes with it. */}
+          <span className="muted">
+            {cr.spaceTitle} #{cr.number}
+          </span>{' '}
+          {cr.subject || 'Untitled change request'}
         </h2>
         <span className={`badge status-${cr.status}`}>{cr.status}</span>
         {cr.outdated && live ? <span className="badge badge-warn">Outdated</span> : null}
@@ -145,22 +156,30 @@ function ChangeRequestCard(props: CardProps) {
       </div>
       <ActionFeedback done={props.feedback?.done} error={props.feedback?.error} />
       {confirming ? (
-        <div className="confirm notice notice-warn" role="group" aria-label={`Confirm merging #${cr.number}`}>
-          <p>
-            Merge {name} into main of {cr.spaceTitle}? It brings {pageNames.length === 0 ? 'no page changes' : `changes to ${pageNames.length} page${pageNames.length === 1 ? '' : 's'}: ${pageNames.slice(0, 6).join(', ')}${pageNames.length > 6 ? '…' : ''}`}.
-            {cr.outdated ? ' It is outdated: update it from main first to review what the merge gives.' : ''}
-          </p>
+        <div className={`confirm notice ${blocked ? 'notice-error' : 'notice-warn'}`} role="group" aria-label={`Confirm merging #${cr.number} in ${cr.spaceTitle}`}>
+          {blocked ? (
+            <p>
+              {name} cannot be merged yet: {mergeCheck!.blockers.join('; ')}.
+            </p>
+          ) : (
+            <p>
+              Merge {name} into main of {cr.spaceTitle}? It brings {pageNames.length === 0 ? 'no page changes' : `changes to ${pageNames.length} page${pageNames.length === 1 ? '' : 's'}: ${pageNames.slice(0, 6).join(', ')}${pageNames.length > 6 ? '…' : ''}`}.
+              {cr.outdated ? ' It is outdated: update it from main first to review what the merge gives.' : ''}
+            </p>
+          )}
+          {mergeCheck ? <MergeRules check={mergeCheck} label={`Merge rules for #${cr.number} in ${cr.spaceTitle}`} /> : null}
           <div className="actions">
-            <button type="button" className="primary" disabled={busy} onClick={merge}>
+            <button type="button" className="primary" disabled={busy || blocked} onClick={merge}>
               Merge #{cr.number}
             </button>
             <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
-              Cancel
+              {blocked ? 'Close' : 'Cancel'}
             </button>
           </div>
         </div>
       ) : null}
       {changes ? <Changes changes={changes} /> : null}
+      <Discussion cr={cr} busy={busy} act={act} refreshKey={props.refreshKey} />
       {live && !cr.asOf ? <ReviewPanel cr={cr} busy={busy} act={act} onChanged={onChanged} refreshKey={props.refreshKey} /> : null}
     </li>
   )

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { ChangeRequestChanges, ForReviewItem } from '../../../shared/contract'
 import { useBridge } from '../bridge'
 import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
+import { Discussion } from '../components/Discussion'
 import { ReviewPanel } from '../components/ReviewPanel'
 import { RelativeTime } from '../components/Time'
 import { useAction, useLoad, type Action } from '../hooks'
@@ -21,13 +22,17 @@ function ForReviewCard({ item, busy, act, onChanged }: { item: ForReviewItem; bu
     <li className="card cr" data-cr-id={item.id}>
       <div className="cr-head">
         <h2 className="cr-subject">
-          <span className="muted">#{item.number}</span> {item.subject || 'Untitled change request'}
+          <span className="muted">
+            {item.spaceTitle} #{item.number}
+          </span>{' '}
+          {item.subject || 'Untitled change request'}
         </h2>
         <span className={`badge status-${item.status}`}>{item.status}</span>
       </div>
       <p className="muted small">
         {item.spaceTitle} · by {item.author} · updated <RelativeTime iso={item.updatedAt} />
       </p>
+      <p className="small">{item.requestedBy ? `${item.requestedBy} asks for your review.` : 'Your review is asked for.'}</p>
       {item.myReview ? (
         <p className="small">
           You {VERDICT_WORD[item.myReview.verdict]} <RelativeTime iso={item.myReview.reviewedAt} />; it was edited since, so it waits for your review again.
@@ -39,15 +44,17 @@ function ForReviewCard({ item, busy, act, onChanged }: { item: ForReviewItem; bu
         </button>
       </div>
       {changes ? <Changes changes={changes} /> : null}
-      <ReviewPanel cr={{ id: item.id, spaceId: item.spaceId, number: item.number, status: item.status, mine: false }} busy={busy} act={act} onChanged={onChanged} />
+      <Discussion cr={{ id: item.id, spaceId: item.spaceId, spaceTitle: item.spaceTitle, number: item.number, status: item.status, updatedAt: item.updatedAt }} busy={busy} act={act} />
+      <ReviewPanel cr={{ id: item.id, spaceId: item.spaceId, spaceTitle: item.spaceTitle, number: item.number, status: item.status, mine: false }} busy={busy} act={act} onChanged={onChanged} />
     </li>
   )
 }
 
 /** What waits for the user's review, across organizations: change requests that asked for them and that they have not reviewed since the last edit. */
-export function ForReviewScreen({ passes }: { passes: number }) {
+export function ForReviewScreen({ passes, count }: { passes: number; count?: number }) {
   const bridge = useBridge()
-  const list = useLoad(() => bridge.listForReview(), [passes])
+  // The count (the status's) moves when a review or a merge settles one, here or anywhere in the app: read again.
+  const list = useLoad(() => bridge.listForReview(), [passes, count])
   const action = useAction()
   return (
     <section aria-labelledby="for-review-title">
