@@ -82,10 +82,25 @@ function takeAside(target: string, hold: string, checked: BigIntStats, copyPath:
     if (codeOf(error) === 'ENOENT') return { refused: 'disappeared' }
     throw error
   }
-  const held = lstatSync(hold, { bigint: true })
+  let held: BigIntStats
+  try {
+    held = lstatSync(hold, { bigint: true })
+  } catch (error) {
+    restoreAfterFailure(hold, target, copyPath)
+    throw error
+  }
   if (sameInode(held, checked)) return { held }
   putHeldBack(hold, target, copyPath)
   return { refused: 'changed' }
+}
+
+/** A step failed with its file aside: back at its name if it can be now (else the next pass's sweep puts it back). */
+function restoreAfterFailure(hold: string, target: string, copyPath: (target: string) => string): void {
+  try {
+    putHeldBack(hold, target, copyPath)
+  } catch {
+    // Left for settleLeftHold; the step's own error is the one to report.
+  }
 }
 
 /** Whether the held file was written since `before` (a rename changes its ctime, not its size or mtime). */
@@ -108,7 +123,7 @@ export function swapIn(temp: string, target: string, checked: BigIntStats, copyP
   try {
     put = linkInto(temp, target)
   } catch (error) {
-    putHeldBack(hold, target, copyPath)
+    restoreAfterFailure(hold, target, copyPath)
     throw error
   }
   if (put === 'taken') {
@@ -118,11 +133,21 @@ export function swapIn(temp: string, target: string, checked: BigIntStats, copyP
     else unlinkSync(hold)
     return 'changed'
   }
-  const ours = put === 'linked' ? lstatOf(temp) : undefined
+  // The new file is in place: what follows only tidies up and says what is there, and a failure in it
+  // leaves names the next pass's sweep settles.
+  const ours = put === 'linked' ? lstatQuietly(temp) : undefined
   if (put === 'linked') unlinkQuietly(temp)
   unlinkQuietly(hold)
-  const now = lstatOf(target)
+  const now = lstatQuietly(target)
   return ours === undefined || (now !== undefined && sameInode(now, ours)) ? now : ours
+}
+
+function lstatQuietly(file: string): BigIntStats | undefined {
+  try {
+    return lstatOf(file)
+  } catch {
+    return undefined
+  }
 }
 
 /** The final step of a removal: the `checked` file at `target` goes, through a hold. Says why it did not, if it did not. */
@@ -137,7 +162,7 @@ export function removeHeld(target: string, checked: BigIntStats, copyPath: (targ
   try {
     unlinkSync(hold)
   } catch (error) {
-    putHeldBack(hold, target, copyPath)
+    restoreAfterFailure(hold, target, copyPath)
     throw error
   }
   return undefined
