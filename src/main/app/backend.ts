@@ -1,10 +1,11 @@
 import type {
-  ActivityEntry, BrokenLink, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread, ConflictComparison,
+  ActivityEntry, BrokenLink, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread, ConflictComparison, DemoRole,
   OrganizationNode, PageSummary, QuireApi, QuireBridge, QuireEvent, SelectionTarget, SessionInfo, Settings, StatusSnapshot,
 } from '../../shared/contract'
 import { healedCacheLine, SyncEngine, WorkspaceStore, type CacheRepository, type HealedCache, type OutboxRepository, type WorkspaceSession } from '../engine'
 import { openLive, type BackendOptions, type Live } from './app-session'
-import { Accounts, sessionInfo, type SignedIn } from './accounts'
+import type { LocalService } from '../service/local-service'
+import { Accounts, demoRoleOf, sessionInfo, type SignedIn } from './accounts'
 import { BackendEvents } from './backend-events'
 import { Conflicts } from './conflicts'
 import { systemDesktopActions } from './desktop-actions'
@@ -122,6 +123,16 @@ export class QuireBackend implements QuireBridge {
     return this.getSession()
   }
 
+  /** The demo as its writer or its reviewer, so one person can play both sides of a review. */
+  async useDemoServiceAs(input: { as: DemoRole }): Promise<SessionInfo> {
+    const live = this.live
+    if (live?.demo && demoRoleOf(live.account) === input.as) return this.getSession()
+    // The demo service keeps running through the switch: the same address, its data as it was.
+    const running = await this.end({ keepDemo: true })
+    await this.begin(await this.accounts.demo(input.as, running))
+    return this.getSession()
+  }
+
   async signOut(): Promise<SessionInfo> {
     const live = this.live
     await this.end()
@@ -154,14 +165,17 @@ export class QuireBackend implements QuireBridge {
     this.events.statusNow()
   }
 
-  private async end() {
+  /** Ends the session; its demo service stops with it, unless kept (then it is returned, running). */
+  private async end(options: { keepDemo?: boolean } = {}): Promise<LocalService | undefined> {
     const live = this.live
-    if (!live) return
+    if (!live) return undefined
     this.live = undefined
     live.reconnect.stop()
     await live.engine.stop()
     live.gateway.clear()
+    if (options.keepDemo) return live.demo
     await live.demo?.close()
+    return undefined
   }
 
   private require(): Live {
