@@ -114,21 +114,16 @@ export async function openCliEngine(
 ): Promise<CliEngine> {
   process.env.QUIRE_HOME = job.home
   await loadCli()
-  const { quirePaths, signedIn } = await import('../../src/main/engine/account/account')
-  const { CacheRepository } = await import('../../src/main/engine/cache/cache-repository')
-  const { openCacheDatabase } = await import('../../src/main/engine/cache/open-cache')
-  const { OutboxRepository } = await import('../../src/main/engine/outbox/outbox-repository')
+  const { quirePaths, selectSpaces, signedIn, SyncEngine, WorkspaceStore } = await import('../../src/main/engine')
   const { workspaceHold } = await import('../../src/main/engine/push/hold')
-  const { applySelection, workspaceFolder } = await import('../../src/main/cli/sync-command')
   const { createProgress } = await import('../../src/main/cli/progress')
-  const { SyncEngine } = await import('../../src/main/engine/sync/sync-engine')
 
   const paths = quirePaths()
-  const db = openCacheDatabase(paths.cacheFile)
-  const cache = new CacheRepository(db)
+  const store = WorkspaceStore.open(paths)
+  const { cache } = store
   try {
     const { account, gateway } = await signedIn(cache, paths, { intervalCap: 1_000_000 })
-    const workspace = workspaceFolder(cache, job.workspace)
+    const workspace = store.folder(job.workspace)
     const cliProgress = createProgress({ isTTY: false, write: (text) => process.stderr.write(text), line: (text) => process.stderr.write(`${text}\n`) })
     const engine = new SyncEngine({
       cache,
@@ -136,7 +131,7 @@ export async function openCliEngine(
       gateway,
       workspace,
       handOverLists: true,
-      hold: workspaceHold(cache, new OutboxRepository(db), workspace),
+      hold: workspaceHold(cache, store.outbox, workspace),
       onProgress: (event) => {
         cliProgress(event)
         options.onProgress?.(event)
@@ -144,9 +139,9 @@ export async function openCliEngine(
       folder: { onRead: options.onRead },
     })
     const picks = { all: false, spaces: job.spaceId ? [job.spaceId] : [], organizations: job.orgId ? [job.orgId] : [], collections: [] }
-    return { engine, cache, workspace, select: () => applySelection(engine, cache, account.id, picks), close: () => cache.close() }
+    return { engine, cache, workspace, select: () => selectSpaces({ cache, account, gateway, workspace }, picks, { handOverLists: true }), close: () => store.close() }
   } catch (error) {
-    cache.close()
+    store.close()
     throw error
   }
 }

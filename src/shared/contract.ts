@@ -18,9 +18,14 @@ export interface SessionInfo {
   user?: { id: string; displayName: string; email?: string }
   /** True when signed in to the embedded local service. */
   demo: boolean
+  /** On the demo service: whom the user plays, its owner (the writer) or its reviewer (`useDemoServiceAs`). */
+  demoAs?: DemoRole
   /** Set while the service rejects the saved token (HTTP 401): the desktop app notifies, the UI asks to sign in again. */
   authError?: string
 }
+
+/** The two people of the demo service: its owner, who writes, and Ada Reviewer, who reviews. */
+export type DemoRole = 'writer' | 'reviewer'
 
 export interface SpaceNode {
   id: string
@@ -322,6 +327,8 @@ export interface QuireApi {
   getSession(): Promise<SessionInfo>
   signIn(input: { endpoint: string; token: string }): Promise<SessionInfo>
   useDemoService(): Promise<SessionInfo>
+  /** Signs in to the demo service as its writer or its reviewer (the service keeps running through the switch). */
+  useDemoServiceAs(input: { as: DemoRole }): Promise<SessionInfo>
   signOut(): Promise<SessionInfo>
 
   listSpaces(): Promise<OrganizationNode[]>
@@ -406,6 +413,7 @@ export const QUIRE_CHANNELS = [
   'getSession',
   'signIn',
   'useDemoService',
+  'useDemoServiceAs',
   'signOut',
   'listSpaces',
   'setSelection',

@@ -382,4 +382,39 @@ describe('the demo service', () => {
       fs.rmSync(tmp, { recursive: true, force: true })
     }
   })
+
+  it('signs in as the demo\'s reviewer and back: one service, two people, a review between them', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-demo-two-'))
+    const dataDir = path.join(tmp, 'data')
+    const open = () => QuireBackend.open({ dataDir, desktop: recordingDesktop(), autoSync: false, watch: false })
+    let backend = await open()
+    try {
+      const writer = await backend.useDemoService()
+      expect(writer).toMatchObject({ signedIn: true, demo: true, demoAs: 'writer', user: { displayName: 'Quire Owner' } })
+      const guide = (await backend.listSpaces())[0].collections.flatMap((c) => c.spaces).find((s) => s.title === 'User Guide')!
+      await backend.setSelection({ kind: 'space', id: guide.id, selected: true })
+      // The writer asks Ada, the demo's reviewer, to review Grace's change request.
+      const graces = (await backend.listChangeRequests({ spaceId: guide.id })).find((cr) => cr.subject === 'Simplify the quick start')!
+      const ada = (await backend.listReviewerCandidates({ spaceId: guide.id })).find((c) => c.name === 'Ada Reviewer')!
+      expect(ada.role).toBe('review')
+      expect((await backend.requestReviewers({ spaceId: guide.id, changeRequestId: graces.id, users: [ada.userId] })).waiting).toBeUndefined()
+
+      // The same service (it keeps running), another person: Ada sees what waits for her and approves it.
+      const reviewer = await backend.useDemoServiceAs({ as: 'reviewer' })
+      expect(reviewer).toMatchObject({ signedIn: true, demo: true, demoAs: 'reviewer', endpoint: writer.endpoint, user: { id: ada.userId, displayName: 'Ada Reviewer' } })
+      expect((await backend.listForReview()).items.map((i) => i.subject)).toEqual(['Simplify the quick start'])
+      expect((await backend.reviewChangeRequest({ spaceId: guide.id, changeRequestId: graces.id, verdict: 'approved' })).waiting).toBeUndefined()
+      expect((await backend.useDemoServiceAs({ as: 'reviewer' })).user?.displayName).toBe('Ada Reviewer')
+
+      // A restart resumes as the reviewer; the writer sees her verdict.
+      await backend.close()
+      backend = await open()
+      expect(await backend.getSession()).toMatchObject({ signedIn: true, demoAs: 'reviewer', user: { displayName: 'Ada Reviewer' } })
+      expect(await backend.useDemoServiceAs({ as: 'writer' })).toMatchObject({ demoAs: 'writer', user: { displayName: 'Quire Owner' } })
+      expect((await backend.listReviewers({ spaceId: guide.id, changeRequestId: graces.id })).find((r) => r.userId === ada.userId)).toMatchObject({ verdict: 'approved' })
+    } finally {
+      await backend.close()
+      fs.rmSync(tmp, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

@@ -12,6 +12,7 @@ describe('channel arguments', () => {
   it('passes well-formed arguments through, without extra keys', () => {
     expect(parseChannelArgs('getSession', [])).toEqual([])
     expect(parseChannelArgs('setPaused', [true])).toEqual([true])
+    expect(parseChannelArgs('useDemoServiceAs', [{ as: 'reviewer' }])).toEqual([{ as: 'reviewer' }])
     expect(parseChannelArgs('signIn', [{ endpoint: 'https://api.example.com', token: 'gb_api_x' }])).toEqual([{ endpoint: 'https://api.example.com', token: 'gb_api_x' }])
     expect(parseChannelArgs('listChangeRequests', [{}])).toEqual([{}])
     expect(parseChannelArgs('listChangeRequests', [{ mine: true }])).toEqual([{ mine: true }])
@@ -23,6 +24,8 @@ describe('channel arguments', () => {
     ['getSession', [1], /takes 0 argument/],
     ['getSession', 'nope', /JSON array/],
     ['setPaused', ['true'], /true or false/],
+    ['useDemoServiceAs', [{ as: 'owner' }], /must be one of writer, reviewer/],
+    ['useDemoServiceAs', [], /takes 1 argument/],
     ['signIn', [{ endpoint: 'not a url', token: 't' }], /must be a URL/],
     ['signIn', [{ endpoint: 'file:///etc', token: 't' }], /http\(s\)/],
     ['signIn', [{ endpoint: 'https://x.example', token: '' }], /must not be empty/],

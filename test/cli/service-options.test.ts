@@ -20,19 +20,25 @@ async function startService(args: string[], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [bin, 'service', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const lines = readline.createInterface({ input: child.stdout })
-  const firstTwo = new Promise<string[]>((resolve, reject) => {
-    const seen: string[] = []
-    lines.on('line', (line) => {
-      seen.push(line)
-      if (seen.length === 2) resolve(seen)
-    })
-    void exited.then((code) => reject(new Error(`service exited early with ${code}`)))
+  const seen: string[] = []
+  const waiting: Array<() => void> = []
+  lines.on('line', (line) => {
+    seen.push(line)
+    for (const wake of waiting.splice(0)) wake()
   })
-  const [first, data] = await firstTwo
+  /** The n-th line printed (0-based), once it is. */
+  const line = (n: number) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => (seen.length > n ? resolve(seen[n]) : waiting.push(check))
+      check()
+      void exited.then((code) => reject(new Error(`service exited early with ${code}`)))
+    })
+  const [first, data] = [await line(0), await line(1)]
   const [baseUrl, generated] = first.split(' token=')
   return {
     baseUrl,
     generated,
+    line,
     data: data.replace(/^data: /, ''),
     async stop() {
       child.kill('SIGTERM')
@@ -58,7 +64,7 @@ describe('quire service options', () => {
     const help = out.join('\n')
     const synopsis = help.slice(0, help.indexOf('\n\n'))
     const options = [...new Set(synopsis.match(/--[a-z-]+/g))]
-    expect(options.sort()).toEqual(['--data', '--demo', '--host', '--port', '--rate-limit', '--token', '--token-file'])
+    expect(options.sort()).toEqual(['--add-user', '--data', '--demo', '--host', '--port', '--rate-limit', '--role', '--token', '--token-file'])
     for (const option of options) expect(help, option).toMatch(new RegExp(`^ {2}${option}\\b.*\\S.{20,}`, 'm'))
     expect(help).toContain('QUIRE_HOME')
     expect(help).toMatch(/tokens of earlier starts stop working/)
@@ -91,5 +97,64 @@ describe('quire service options', () => {
     expect(await userStatus(third.baseUrl, 'qs_new-owner-token-5678')).toBe(200)
     expect(await userStatus(third.baseUrl, 'qs_old-owner-token-1234')).toBe(401)
     await third.stop()
+  })
+
+  it('--add-user NAME [--role ROLE]: a member of the owner\'s organizations, the token printed once, working at once with that role', async () => {
+    const data = path.join(tmp, 'members')
+    const run = await startService(['--data', data, '--demo'])
+    const api = (token: string, route: string) => fetch(`${run.baseUrl}${route}`, { headers: { Authorization: `Bearer ${token}` } }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+    try {
+      const add = async (...args: string[]) => {
+        const out: string[] = []
+        const err: string[] = []
+        const code = await main(['service', '--data', data, ...args], { out: (l) => out.push(l), err: (l) => err.push(l), isTTY: false })
+        return { code, out, err, token: /^token=(\S+)$/m.exec(out.join('\n'))?.[1] }
+      }
+      const bea = await add('--add-user', 'Bea Writer', '--role', 'edit')
+      expect(bea.code, bea.err.join('\n')).toBe(0)
+      expect(bea.out[0]).toMatch(/^added Bea Writer \(bea\.writer@quire\.local, user \S+\): edit in Quire Demo$/)
+      expect(bea.token).toMatch(/^qs_/)
+      // Printed once, and said to be shown only this once.
+      expect([...bea.out, ...bea.err].join('\n').split(bea.token!).length - 1).toBe(1)
+      expect(bea.err.join('\n')).toMatch(/shown this once/)
+
+      // The running service takes the token at once, as Bea, a member of the owner's organization with the role asked.
+      const me = await api(bea.token!, '/user')
+      expect(me.status).toBe(200)
+      expect(me.body.displayName).toBe('Bea Writer')
+      const [org] = (await api(run.generated, '/orgs')).body.items
+      const members = (await api(run.generated, `/orgs/${org.id}/members`)).body.items as Array<{ role: string; user: { id: string; displayName: string } }>
+      expect(members.find((m) => m.user.displayName === 'Bea Writer')).toMatchObject({ role: 'edit', user: { id: me.body.id } })
+      // Edit, not review: the role decides what the token may do in the organization's spaces.
+      const space = (await api(bea.token!, `/orgs/${org.id}/spaces`)).body.items[0]
+      expect((await api(bea.token!, `/spaces/${space.id}`)).body.permissions).toMatchObject({ edit: true, review: false, merge: false })
+
+      // The same name again is the same person with another token; the first one keeps working. Review is the default role.
+      const again = await add('--add-user', 'bea writer')
+      expect(again.code).toBe(0)
+      expect(again.out[0]).toMatch(/^a new token for Bea Writer .*: review in Quire Demo$/)
+      expect(again.token).not.toBe(bea.token)
+      expect((await api(again.token!, '/user')).body.id).toBe(me.body.id)
+      expect((await api(bea.token!, '/user')).status).toBe(200)
+      expect((await api(again.token!, `/spaces/${space.id}`)).body.permissions).toMatchObject({ review: true, merge: true })
+
+      // The demo's reviewer was given a token on the start that seeded it (the third line): Ada, who reviews.
+      const reviewerLine = await run.line(2)
+      expect(reviewerLine).toMatch(/^reviewer: Ada Reviewer \(ada@quire\.local, review\) token=qs_\S+$/)
+      const ada = reviewerLine.split(' token=')[1]
+      expect((await api(ada, '/user')).body.displayName).toBe('Ada Reviewer')
+      expect((await api(ada, `/spaces/${space.id}`)).body.permissions).toMatchObject({ review: true })
+
+      // Bad input is refused with the reason, and adds no one.
+      expect((await add('--add-user', 'Cy', '--role', 'boss')).err.join('\n')).toMatch(/--role must be one of admin, create, review, edit, comment, read/)
+      expect((await add('--add-user', 'Cy', '--port', '9')).err.join('\n')).toMatch(/--add-user adds a member and exits: it takes --role and --data, not --port/)
+      expect((await add('--add-user', 'Quire Owner')).err.join('\n')).toMatch(/is the service's owner/)
+      expect((await add('--role', 'edit')).err.join('\n')).toMatch(/--role goes with --add-user NAME/)
+      const none = await main(['service', '--data', path.join(tmp, 'nothing-here'), '--add-user', 'Cy'], { out: () => {}, err: () => {}, isTTY: false })
+      expect(none).toBe(1)
+      expect((await api(run.generated, `/orgs/${org.id}/members`)).body.items.some((m: { user: { displayName: string } }) => m.user.displayName === 'Cy')).toBe(false)
+    } finally {
+      await run.stop()
+    }
   })
 })

@@ -231,4 +231,25 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await page.getByRole('button', { name: /^Theme: dark/ }).waitFor()
     expect(await background()).not.toBe(light)
   })
+
+  it('lets one person play both sides on the demo: signs in as its reviewer, who sees what waits for her, and back', async () => {
+    // The writer asks Ada, the demo's reviewer, to review Grace's change request.
+    await page.evaluate(async () => {
+      const quire = window.quire!
+      const guide = (await quire.listSpaces())[0].collections.flatMap((c) => c.spaces).find((s) => s.title === 'User Guide')!
+      const cr = (await quire.listChangeRequests({ spaceId: guide.id })).find((c) => c.subject === 'Simplify the quick start')!
+      const ada = (await quire.listReviewerCandidates({ spaceId: guide.id })).find((c) => c.name === 'Ada Reviewer')!
+      await quire.requestReviewers({ spaceId: guide.id, changeRequestId: cr.id, users: [ada.userId] })
+    })
+    const sections = page.getByRole('navigation', { name: 'Sections' })
+    await sections.getByRole('button', { name: 'Sign in as the reviewer' }).click()
+    await page.getByText('Signed in to the demo service as its reviewer.').waitFor({ timeout: 30_000 })
+    await sections.getByText('Ada Reviewer (demo service)').waitFor()
+    await openSection(page, /^For review/)
+    await page.locator('li.cr', { hasText: 'Simplify the quick start' }).waitFor({ timeout: 30_000 })
+    await screenshotsAtSizes(page, '09-demo-reviewer')
+    expect(await axeViolations(page)).toEqual([])
+    await sections.getByRole('button', { name: 'Sign in as the writer' }).click()
+    await sections.getByText('Quire Owner (demo service)').waitFor({ timeout: 30_000 })
+  }, 90_000)
 })

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { SessionInfo } from '../../shared/contract'
-import { normalizeEndpoint } from '../engine/account/account'
-import type { AccountRow, CacheRepository } from '../engine/cache/cache-repository'
-import { ApiGateway, type GatewayOptions } from '../engine/gateway/api-gateway'
-import { authErrorKey } from '../engine/session/space-facts'
+import type { DemoRole, SessionInfo } from '../../shared/contract'
+import { type AccountRow, ApiGateway, authErrorKey, type CacheRepository, type GatewayOptions, normalizeEndpoint } from '../engine'
+import { DEMO_REVIEWER } from '../service/demo/seed'
 import { startLocalService, type LocalService } from '../service/local-service'
 import { AppError, fromApiError } from './errors'
 import type { AppPaths } from './paths'
@@ -34,8 +32,17 @@ export type GatewayTuning = Pick<GatewayOptions, 'timeoutMs' | 'maxAttempts' | '
 
 type AuthenticatedUser = Awaited<ReturnType<ApiGateway['client']['user']['getAuthenticatedUser']>>['data']
 
-/** The demo service is one per data folder; its account has this fixed id. */
+/** The demo service is one per data folder; its owner's account (the writer's) has this fixed id. */
 export const DEMO_ACCOUNT = 'demo'
+/** The account of the demo's reviewer (Ada Reviewer), beside the writer's: the same service, another person. */
+export const DEMO_REVIEWER_ACCOUNT = 'demo-reviewer'
+
+const DEMO_ACCOUNTS: Record<DemoRole, string> = { writer: DEMO_ACCOUNT, reviewer: DEMO_REVIEWER_ACCOUNT }
+
+/** Whom an account plays on the demo service; undefined for an account of any other service. */
+export function demoRoleOf(account: AccountRow): DemoRole | undefined {
+  return account.id === DEMO_ACCOUNT ? 'writer' : account.id === DEMO_REVIEWER_ACCOUNT ? 'reviewer' : undefined
+}
 
 /**
  * Signing in and out for the app: a token is checked (GET /user) before anything ends, kept in the vault
@@ -64,14 +71,18 @@ export class Accounts {
     return this.keep({ endpoint, token, gateway, user })
   }
 
-  /** The embedded demo service, started with the token of its last run. */
-  async demo(): Promise<SignedIn> {
-    const token = await this.o.vault.get(DEMO_ACCOUNT)
-    const demo = await this.startDemo(token)
+  /**
+   * The embedded demo service as its writer (the owner, with the token of the service's last run) or its
+   * reviewer (given a new token by the service: it keeps only hashes). `running` is the demo service of
+   * the session that ends, kept for the next one; otherwise it is started. Closed again when this fails.
+   */
+  async demo(as: DemoRole = 'writer', running?: LocalService): Promise<SignedIn> {
+    const demo = running ?? (await this.startDemo(await this.o.vault.get(DEMO_ACCOUNT)))
     try {
-      const gateway = this.gatewayFor(demo.origin, demo.token)
+      const token = as === 'writer' ? demo.token : demo.addMember({ name: DEMO_REVIEWER.displayName, role: DEMO_REVIEWER.role }).token
+      const gateway = this.gatewayFor(demo.origin, token)
       const user = await this.authenticatedUser(gateway, demo.origin)
-      return { ...(await this.keep({ endpoint: demo.origin, token: demo.token, gateway, user, demo: true })), demo }
+      return { ...(await this.keep({ endpoint: demo.origin, token, gateway, user, demo: as })), demo }
     } catch (error) {
       await demo.close()
       throw error
@@ -84,8 +95,10 @@ export class Accounts {
     if (!account) return undefined
     const token = await this.vaultFor(account).get(account.id)
     if (!token) return { missingToken: account }
-    if (account.id !== DEMO_ACCOUNT) return { account, token, gateway: this.gatewayFor(account.endpoint, token) }
-    const demo = await this.startDemo(token)
+    const as = demoRoleOf(account)
+    if (!as) return { account, token, gateway: this.gatewayFor(account.endpoint, token) }
+    // The service starts with its owner's token; the reviewer's was given by it and is in its database.
+    const demo = await this.startDemo(as === 'writer' ? token : await this.o.vault.get(DEMO_ACCOUNT))
     const restored = this.o.cache.saveAccount({ ...account, endpoint: demo.origin })
     return { account: restored, token, gateway: this.gatewayFor(demo.origin, token), demo }
   }
@@ -96,9 +109,9 @@ export class Accounts {
     this.o.cache.deactivateAccount(session.account.id)
   }
 
-  private async keep(input: { endpoint: string; token: string; gateway: ApiGateway; user: AuthenticatedUser; demo?: boolean }): Promise<SignedIn> {
+  private async keep(input: { endpoint: string; token: string; gateway: ApiGateway; user: AuthenticatedUser; demo?: DemoRole }): Promise<SignedIn> {
     // The CLI's account id (`quire login`), so both see the same account in the shared cache.
-    const id = input.demo ? DEMO_ACCOUNT : `${input.user.id}@${createHash('sha256').update(input.endpoint).digest('hex').slice(0, 12)}`
+    const id = input.demo ? DEMO_ACCOUNTS[input.demo] : `${input.user.id}@${createHash('sha256').update(input.endpoint).digest('hex').slice(0, 12)}`
     await this.o.vault.set(id, input.token)
     // The service just accepted this token: a refusal of the one before is over (the session reads it at start).
     this.o.cache.setSetting(authErrorKey(id), '')
@@ -137,6 +150,7 @@ export function sessionInfo(session: SignedIn | undefined, authError?: string): 
     endpoint: account.endpoint,
     user: { id: account.userId, displayName: account.displayName, ...(account.email ? { email: account.email } : {}) },
     demo: session.demo !== undefined,
+    ...(session.demo ? { demoAs: demoRoleOf(account) } : {}),
     ...(authError ? { authError } : {}),
   }
 }

@@ -1,14 +1,9 @@
 import type { ActivityEntry, ReviewNews } from '../../shared/contract'
-import type { CacheRepository } from '../engine/cache/cache-repository'
-import type { WorkspaceLease } from '../engine/cache/workspace-lease'
-import type { CommentsRepository } from '../engine/comments/comments-repository'
-import type { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { WorkspaceSession, type SessionEvent } from '../engine/session/workspace-session'
+import { ServiceUnreachableError, type SessionEvent, type WorkspaceSession, type WorkspaceStore } from '../engine'
 import type { LocalService } from '../service/local-service'
 import type { GatewayTuning, SignedIn } from './accounts'
 import type { DesktopActions } from './desktop-actions'
 import type { LocalFiles } from './local-files'
-import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
 import { Reconnect } from './reconnect'
 import { ReviewActions } from './review-actions'
 import { ReviewFlow } from './review-flow'
@@ -58,19 +53,14 @@ export interface Live extends SignedIn {
  * pausing (read at each use, so a change applies at once); its events become activity entries.
  */
 function appWorkspaceSession(
-  deps: { cache: CacheRepository; outbox: OutboxRepository; comments: CommentsRepository; lease: WorkspaceLease; settings: SettingsStore },
+  deps: { store: WorkspaceStore; settings: SettingsStore },
   signedIn: SignedIn,
   options: BackendOptions,
   report: { log: (level: ActivityEntry['level'], message: string, spaceId?: string) => void; event: (event: SessionEvent) => void },
 ): WorkspaceSession {
   const { settings } = deps
-  const onActivity = sessionActivity(deps.cache, report.log)
-  return new WorkspaceSession({
-    cache: deps.cache,
-    outbox: deps.outbox,
-    comments: deps.comments,
-    account: signedIn.account,
-    gateway: signedIn.gateway,
+  const onActivity = sessionActivity(deps.store.cache, report.log)
+  return deps.store.session(signedIn, {
     workspace: () => settings.get().workspace,
     syncUp: options.syncUp,
     watch: options.watch,
@@ -80,12 +70,11 @@ function appWorkspaceSession(
     intervalMs: () => (options.autoSync === false ? undefined : settings.get().intervalSeconds * 1000),
     paused: () => settings.get().paused,
     now: options.now,
-    lease: { lease: deps.lease, kind: options.leaseKind ?? 'app' },
     onEvent: (event) => {
       onActivity(event)
       report.event(event)
     },
-  })
+  }, options.leaseKind ?? 'app')
 }
 
 /** The session and the review actions over it, for one signed-in account; nothing started yet. */
@@ -95,6 +84,7 @@ export function openLive(
   options: BackendOptions,
   report: Parameters<typeof appWorkspaceSession>[3] & { news: (news: ReviewNews) => void; statusChanged: () => void },
 ): Live {
+  const { cache, outbox, comments } = deps.store
   // The probe is armed by the session's state events; it needs the session to read the states.
   const onState: { check?: () => void } = {}
   const after: { pass?: () => void } = {}
@@ -108,7 +98,7 @@ export function openLive(
     },
   })
   const reconnect = new Reconnect({
-    offline: () => deps.cache.selectedSpaces().some((space) => engine.state(space.id).kind === 'offline'),
+    offline: () => cache.selectedSpaces().some((space) => engine.state(space.id).kind === 'offline'),
     probe: async () => {
       try {
         await signedIn.gateway.client.user.getAuthenticatedUser()
@@ -125,9 +115,9 @@ export function openLive(
   if (options.autoSync !== false) onState.check = () => reconnect.check()
   // A comment names its page: by the cache's title, else the service's page list.
   const pageTitle = async (spaceId: string, pageId: string) =>
-    deps.cache.pageLocation(spaceId, pageId)?.title ?? (await deps.files.listPages(signedIn.gateway, spaceId)).find((p) => p.id === pageId)?.title
-  const review = new ReviewActions(engine, deps.cache, deps.outbox, deps.comments, pageTitle, report.log)
-  const flow = new ReviewFlow(engine, { cache: deps.cache, outbox: deps.outbox, actions: review, log: report.log, news: report.news, countChanged: report.statusChanged })
+    cache.pageLocation(spaceId, pageId)?.title ?? (await deps.files.listPages(signedIn.gateway, spaceId)).find((p) => p.id === pageId)?.title
+  const review = new ReviewActions(engine, cache, outbox, comments, pageTitle, report.log)
+  const flow = new ReviewFlow(engine, { cache, outbox, actions: review, log: report.log, news: report.news, countChanged: report.statusChanged })
   after.pass = () => void flow.look()
   return { ...signedIn, engine, reconnect, review, flow }
 }

@@ -1,18 +1,11 @@
 import type {
-  ActivityEntry, BrokenLink, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread, ConflictComparison,
+  ActivityEntry, BrokenLink, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread, ConflictComparison, DemoRole,
   OrganizationNode, PageSummary, QuireApi, QuireBridge, QuireEvent, SelectionTarget, SessionInfo, Settings, StatusSnapshot,
 } from '../../shared/contract'
-import type Database from 'better-sqlite3'
-import { CacheRepository } from '../engine/cache/cache-repository'
-import { openCacheDatabase } from '../engine/cache/open-cache'
-import { healedCacheLine, type HealedCache } from '../engine/cache/cache-health-events'
-import { CommentsRepository } from '../engine/comments/comments-repository'
-import { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { WorkspaceLease } from '../engine/cache/workspace-lease'
-import { SyncEngine } from '../engine/sync/sync-engine'
-import type { WorkspaceSession } from '../engine/session/workspace-session'
+import { healedCacheLine, SyncEngine, WorkspaceStore, type CacheRepository, type HealedCache, type OutboxRepository, type WorkspaceSession } from '../engine'
 import { openLive, type BackendOptions, type Live } from './app-session'
-import { Accounts, sessionInfo, type SignedIn } from './accounts'
+import type { LocalService } from '../service/local-service'
+import { Accounts, demoRoleOf, sessionInfo, type SignedIn } from './accounts'
 import { BackendEvents } from './backend-events'
 import { Conflicts } from './conflicts'
 import { systemDesktopActions } from './desktop-actions'
@@ -39,23 +32,19 @@ export class QuireBackend implements QuireBridge {
   private readonly conflicts: Conflicts
   private readonly cache: CacheRepository
   private readonly outbox: OutboxRepository
-  private readonly comments: CommentsRepository
   private readonly accounts: Accounts
-  private readonly lease: WorkspaceLease
   private live: Live | undefined
   private readonly log: BackendEvents['log']
 
   private constructor(
     private readonly paths: AppPaths,
-    db: Database.Database,
+    /** The workspace's cache, outbox, comments and lease, for the life of the backend; each sign-in runs a session over it. */
+    private readonly store: WorkspaceStore,
     private readonly options: BackendOptions,
     vault: TokenVault,
   ) {
-    this.cache = new CacheRepository(db, () => (options.now?.() ?? new Date()).toISOString())
-    this.lease = new WorkspaceLease(db)
-    // Ops are claimed (and sent) only while this process holds the workspace: never by two at once.
-    this.outbox = new OutboxRepository(db, undefined, this.lease.outboxClaim())
-    this.comments = new CommentsRepository(db)
+    this.cache = store.cache
+    this.outbox = store.outbox
     this.settings = new SettingsStore(this.cache, paths.defaultWorkspace)
     this.files = new LocalFiles(this.cache, () => this.settings.get().workspace, options.desktop ?? systemDesktopActions())
     this.conflicts = new Conflicts({ cache: this.cache, outbox: this.outbox, workspace: () => this.settings.get().workspace, push: (spaceId) => void this.live?.engine.push(spaceId) })
@@ -68,8 +57,8 @@ export class QuireBackend implements QuireBridge {
   static async open(options: BackendOptions = {}): Promise<QuireBackend> {
     const paths = appPaths(options.dataDir)
     let healed: HealedCache | undefined
-    const db = openCacheDatabase(paths.cacheFile, { nativeBinding: options.nativeBinding, onHealed: (h) => (healed = h) })
-    const backend = new QuireBackend(paths, db, options, options.vault ?? (await defaultTokenVault(paths.tokenFolder)))
+    const store = WorkspaceStore.open(paths, { nativeBinding: options.nativeBinding, onHealed: (h) => (healed = h), now: options.now })
+    const backend = new QuireBackend(paths, store, options, options.vault ?? (await defaultTokenVault(paths.tokenFolder)))
     // A damaged cache was set aside and a fresh one opened: the activity log says so, naming both files.
     if (healed) backend.log('error', `${healedCacheLine(healed).replace(/^the/, 'The')}`)
     try {
@@ -110,7 +99,7 @@ export class QuireBackend implements QuireBridge {
   async close(): Promise<void> {
     await this.end()
     this.events.close()
-    this.cache.close()
+    this.store.close()
   }
 
   /* Session */
@@ -134,6 +123,16 @@ export class QuireBackend implements QuireBridge {
     return this.getSession()
   }
 
+  /** The demo as its writer or its reviewer, so one person can play both sides of a review. */
+  async useDemoServiceAs(input: { as: DemoRole }): Promise<SessionInfo> {
+    const live = this.live
+    if (live?.demo && demoRoleOf(live.account) === input.as) return this.getSession()
+    // The demo service keeps running through the switch: the same address, its data as it was.
+    const running = await this.end({ keepDemo: true })
+    await this.begin(await this.accounts.demo(input.as, running))
+    return this.getSession()
+  }
+
   async signOut(): Promise<SessionInfo> {
     const live = this.live
     await this.end()
@@ -147,7 +146,7 @@ export class QuireBackend implements QuireBridge {
   }
 
   private async begin(signedIn: SignedIn, options: { announce?: boolean } = {}) {
-    const live = openLive({ cache: this.cache, outbox: this.outbox, comments: this.comments, lease: this.lease, settings: this.settings, files: this.files }, signedIn, this.options, {
+    const live = openLive({ store: this.store, settings: this.settings, files: this.files }, signedIn, this.options, {
       log: this.log,
       news: (news) => this.events.emit({ type: 'review', news }),
       statusChanged: () => this.events.statusSoon(),
@@ -166,14 +165,17 @@ export class QuireBackend implements QuireBridge {
     this.events.statusNow()
   }
 
-  private async end() {
+  /** Ends the session; its demo service stops with it, unless kept (then it is returned, running). */
+  private async end(options: { keepDemo?: boolean } = {}): Promise<LocalService | undefined> {
     const live = this.live
-    if (!live) return
+    if (!live) return undefined
     this.live = undefined
     live.reconnect.stop()
     await live.engine.stop()
     live.gateway.clear()
+    if (options.keepDemo) return live.demo
     await live.demo?.close()
+    return undefined
   }
 
   private require(): Live {

@@ -1,5 +1,5 @@
 import type { PageSummary } from '../../shared/contract'
-import type { RemotePageRow } from '../engine/cache/page-tables'
+import type { RemotePageRow } from '../engine'
 
 /**
  * The space's pages as the last pass stored them, in tree order with each page's depth: offline, the

@@ -1,6 +1,6 @@
 import type { RevisionPage } from '@gitbook/api'
 import type { ChangeRequestChanges, ChangeRequestPageChange } from '../../shared/contract'
-import { paginate, type ApiGateway } from '../engine/gateway/api-gateway'
+import { paginate, type ApiGateway } from '../engine'
 import { fromApiError } from './errors'
 
 /** A change request touching more pages than this shows the first ones (the rest is in the browser). */

@@ -1,10 +1,7 @@
 import type { ChangeRequest, Comment, CommentReply, JSONDocument } from '@gitbook/api'
 import type { ChangeRequestDiscussion, CommentThread, ReviewEvent, ReviewVerdict } from '../../shared/contract'
 import { documentToMarkdown } from '../content'
-import type { CommentsRepository, Thread } from '../engine/comments/comments-repository'
-import { bodyMarkdown, threadOf } from '../engine/comments/threads'
-import { paginate, type ApiGateway } from '../engine/gateway/api-gateway'
-import type { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { bodyMarkdown, paginate, threadOf, type ApiGateway, type CommentsRepository, type OutboxRepository, type Thread } from '../engine'
 
 /** A review's own comment is shown with the review (an event), never as a thread of the discussion. */
 const reviewOf = (comment: Comment): string | undefined => (comment.target as { review?: string }).review

@@ -1,6 +1,6 @@
 import { ChangeRequestStatus, type ChangeRequest, type Space } from '@gitbook/api'
 import type { ChangeRequestFilter, ChangeRequestSummary } from '../../shared/contract'
-import { paginate, type ApiGateway } from '../engine/gateway/api-gateway'
+import { type ApiGateway, paginate } from '../engine'
 import { fromApiError } from './errors'
 
 /** Change requests that can still move: open for review, or drafts. */

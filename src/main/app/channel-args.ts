@@ -129,6 +129,7 @@ const CHANNEL_CHECKS: { [C in QuireChannel]: ArgChecks<ChannelArgs[C]> } = {
   getSession: [],
   signIn: [object({ endpoint: req(httpUrl), token: req(text(4096)) })],
   useDemoService: [],
+  useDemoServiceAs: [object({ as: req(oneOf('writer', 'reviewer')) })],
   signOut: [],
   listSpaces: [],
   setSelection: [object({ kind: req(oneOf('organization', 'collection', 'space')), id: req(id), selected: req(bool) })],

@@ -1,8 +1,6 @@
 import type { Comment, CommentReply, Document } from '@gitbook/api'
 import type { CommentThread } from '../../shared/contract'
-import type { CommentsRepository, Thread } from '../engine/comments/comments-repository'
-import { threadOf } from '../engine/comments/threads'
-import { paginate, type ApiGateway } from '../engine/gateway/api-gateway'
+import { type ApiGateway, type CommentsRepository, paginate, type Thread, threadOf } from '../engine'
 import { fromApiError } from './errors'
 
 /** A body asked for as markdown comes back as `{ markdown }`; anything else is shown as empty text. */

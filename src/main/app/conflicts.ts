@@ -2,10 +2,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 import type { ConflictComparison, ConflictEntry } from '../../shared/contract'
-import type { CacheRepository } from '../engine/cache/cache-repository'
-import type { ConflictRow, OutboxRepository } from '../engine/outbox/outbox-repository'
-import { spaceFolderPath } from '../engine/sync/sync-engine'
-import { writeFileAtomic } from '../engine/workspace/atomic-write'
+import { type CacheRepository, type ConflictRow, type OutboxRepository, spaceFolderPath, writeFileAtomic } from '../engine'
 import { AppError } from './errors'
 
 /**

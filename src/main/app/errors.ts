@@ -1,5 +1,5 @@
 import { GitBookAPIError } from '@gitbook/api'
-import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
+import { ServiceUnreachableError } from '../engine'
 
 export type AppErrorKind = 'signed-out' | 'auth' | 'forbidden' | 'not-found' | 'conflict' | 'offline' | 'invalid'
 

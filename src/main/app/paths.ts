@@ -1,6 +1,6 @@
 import path from 'node:path'
 import envPaths from 'env-paths'
-import { quirePaths } from '../engine/account/account'
+import { quirePaths } from '../engine'
 
 /**
  * Where the app keeps its data. Without a data folder it is the CLI's (`quirePaths`: the per-user data

@@ -1,10 +1,5 @@
 import type { ActivityEntry, ChangeRequestSummary, CommentThread, ForReviewList, ReviewerCandidate, ReviewerEntry, ReviewNews, ReviewVerdict } from '../../shared/contract'
-import type { CacheRepository } from '../engine/cache/cache-repository'
-import { paginate } from '../engine/gateway/api-gateway'
-import type { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { ReviewSession } from '../engine/session/review-session'
-import type { ActionOutcome } from '../engine/session/session-outcomes'
-import type { WorkspaceSession } from '../engine/session/workspace-session'
+import { type ActionOutcome, type CacheRepository, type OutboxRepository, paginate, ReviewSession, type WorkspaceSession } from '../engine'
 import { fromApiError } from './errors'
 import type { ReviewActions } from './review-actions'
 

@@ -1,6 +1,5 @@
 import type { ActivityEntry } from '../../shared/contract'
-import type { CacheRepository } from '../engine/cache/cache-repository'
-import type { SessionEvent } from '../engine/session/workspace-session'
+import type { CacheRepository, SessionEvent } from '../engine'
 
 type Log = (level: ActivityEntry['level'], message: string, spaceId?: string) => void
 

@@ -1,6 +1,6 @@
 import type { Settings } from '../../shared/contract'
 import path from 'node:path'
-import type { CacheRepository } from '../engine/cache/cache-repository'
+import type { CacheRepository } from '../engine'
 import { AppError } from './errors'
 
 const KEYS = {

@@ -1,5 +1,5 @@
 import type { CollectionNode, OrganizationNode, SelectionTarget, SpaceNode } from '../../shared/contract'
-import type { CacheRepository, CollectionRow, SpaceRow } from '../engine/cache/cache-repository'
+import type { CacheRepository, CollectionRow, SpaceRow } from '../engine'
 
 /** Builds the selection tree from the cache; `node` turns a space row into what the renderer shows. */
 export function spaceTree(cache: CacheRepository, accountId: string, node: (space: SpaceRow) => SpaceNode): OrganizationNode[] {

@@ -1,6 +1,6 @@
 import type { OverallState, SpaceNode } from '../../shared/contract'
 import { describeState, worstState, type SpaceSyncState } from '../../shared/space-state'
-import type { SpaceRow } from '../engine/cache/cache-repository'
+import type { SpaceRow } from '../engine'
 
 /** The app's (and the tray's) state: signed out, or the worst selected space's; pausing hides progress and success, never trouble. */
 export function overallState(signedIn: boolean, spaces: readonly Pick<SpaceNode, 'state'>[]): OverallState {

@@ -1,5 +1,4 @@
-import { candidateTokenStores, tokenStoreOfKind, type TokenStore } from '../engine/account/token-store'
-import type { TokenStoreKind } from '../engine/cache/cache-repository'
+import { candidateTokenStores, type TokenStore, type TokenStoreKind, tokenStoreOfKind } from '../engine'
 
 /**
  * Where an account's token is kept: the engine's token stores have exactly this shape (keychain,

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util'
-import { login, logout, openCache, quirePaths } from '../engine/account/account'
-import { registerSecret } from '../engine/gateway/secrets'
+import { login, logout, openCache, quirePaths, registerSecret } from '../engine/basics'
 import type { CliIo } from './io'
 import { clearRefusal } from './space-states'
 

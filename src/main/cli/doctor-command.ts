@@ -1,7 +1,5 @@
 import { parseArgs } from 'node:util'
-import { quirePaths } from '../engine/account/account'
-import { inspectCacheFile, openCacheDatabase } from '../engine/cache/open-cache'
-import { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { inspectCacheFile, openCacheDatabase, OutboxRepository, quirePaths } from '../engine/basics'
 import type { CliIo } from './io'
 
 export const doctorUsage = `quire doctor [--repair]

@@ -1,22 +1,12 @@
 import { parseArgs } from 'node:util'
 import { GitBookAPIError } from '@gitbook/api'
-import { NotSignedInError } from '../engine/account/account'
-import type { AccountRow, SpaceRow } from '../engine/cache/cache-repository'
-import { LeaseHeldError } from '../engine/cache/workspace-lease'
-import type { ApiGateway } from '../engine/gateway/api-gateway'
-import type { ImportNote } from '../engine/import/import-notes'
-import { gitImport } from '../engine/import/git-import-strategy'
-import { contentApiImport, unsentLocalWork, type ImportContext, type ImportOutcome, type ImportStrategy } from '../engine/import/import-runner'
-import { ImportInputError, readSourceTree, type SourceTree } from '../engine/import/source-tree'
-import { deleteIfUnused } from '../engine/import/unused-space'
-import { redactedMessage } from '../engine/gateway/secrets'
-import { WorkspaceSession } from '../engine/session/workspace-session'
-import { SyncEngine } from '../engine/sync/sync-engine'
+import { redactedMessage, SyncEngine, type AccountRow, type ApiGateway, type OpenWorkspace, type SpaceRow } from '../engine'
+import { contentApiImport, deleteIfUnused, gitImport, ImportInputError, readSourceTree, unsentLocalWork, type ImportContext, type ImportNote, type ImportOutcome, type ImportStrategy, type SourceTree } from '../engine/import'
 import type { CliIo } from './io'
-import { createProgress } from './progress'
+import { openCommandWorkspace } from './command-workspace'
+import { stderrProgress } from './progress'
 import { printSessionEvents } from './session-output'
 import { SIGN_IN_HINT } from './space-states'
-import { SyncUpContext } from './sync-up-context'
 
 export const importUsage = `quire import <folder> (--space ID | --org ID --title TITLE) [--workspace DIR] [--json]
 
@@ -73,24 +63,18 @@ export async function importCommand(args: string[], io: CliIo, strategies: reado
     return 2
   }
 
-  const ctx = SyncUpContext.open({ workspace: values.workspace })
-  let gatewayUsed: ApiGateway | undefined
+  const ctx = await openCommandWorkspace(io, 'import', {
+    lease: 'import',
+    exclusive: true,
+    held: 'stop it first',
+    signedOut: 'not signed in; run quire login --endpoint URL first',
+    folder: values.workspace,
+    watch: false,
+    onProgress: stderrProgress(io),
+  })
+  if (typeof ctx === 'number') return ctx
   try {
-    const holder = ctx.claim('import')
-    if (holder) {
-      io.err(`quire import: ${new LeaseHeldError(holder).message}; stop it first`)
-      return 3
-    }
-    let signed: { account: AccountRow; gateway: ApiGateway }
-    try {
-      signed = await ctx.signedIn('import')
-    } catch (error) {
-      if (!(error instanceof NotSignedInError)) throw error
-      io.err(`quire import: not signed in; run quire login --endpoint URL first`)
-      return 1
-    }
-    const { account, gateway } = signed
-    gatewayUsed = gateway
+    const { account, gateway } = ctx
     const target = await targetSpace(ctx, account, gateway, tree, values)
     if (typeof target === 'string') {
       io.err(`quire import: ${target}`)
@@ -112,7 +96,7 @@ export async function importCommand(args: string[], io: CliIo, strategies: reado
       return said
     }
     try {
-      return await importIntoSpace({ io, ctx, tree, account, gateway, space, recordKey, strategies, json: values.json === true, discardUnused })
+      return await importIntoSpace({ io, ctx, tree, space, recordKey, strategies, json: values.json === true, discardUnused })
     } catch (error) {
       if (error instanceof GitBookAPIError && error.code === 401) throw error
       const said = await discardUnused().catch(() => undefined)
@@ -122,17 +106,14 @@ export async function importCommand(args: string[], io: CliIo, strategies: reado
       return 1
     }
   } finally {
-    await gatewayUsed?.idle()
-    ctx.close()
+    await ctx.close()
   }
 }
 
 interface ImportRun {
   io: CliIo
-  ctx: SyncUpContext
+  ctx: OpenWorkspace
   tree: SourceTree
-  account: AccountRow
-  gateway: ApiGateway
   space: SpaceRow
   /** The cache setting that remembers this space's import while its change request is open. */
   recordKey: string
@@ -143,20 +124,10 @@ interface ImportRun {
 }
 
 /** Mirrors the space, checks its folder holds no unsent work, runs the first strategy that applies and reports. */
-async function importIntoSpace({ io, ctx, tree, account, gateway, space, recordKey, strategies, json, discardUnused }: ImportRun): Promise<number> {
+async function importIntoSpace({ io, ctx, tree, space, recordKey, strategies, json, discardUnused }: ImportRun): Promise<number> {
+  const { gateway, session } = ctx
   const printEvent = printSessionEvents(io, ctx.cache, ctx.outbox)
-  const session = new WorkspaceSession({
-    cache: ctx.cache,
-    outbox: ctx.outbox,
-    comments: ctx.comments,
-    account,
-    gateway,
-    workspace: () => ctx.workspace,
-    watch: false,
-    onProgress: createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns }),
-    onEvent: (event) => (event.type === 'push' ? undefined : printEvent(event)),
-    lease: { lease: ctx.lease, kind: 'import' },
-  })
+  session.observe((event) => (event.type === 'push' ? undefined : printEvent(event)))
   io.out(`importing ${tree.root} into ${space.title} (${space.id}); workspace: ${ctx.workspace}`)
   const pass = await session.pass()
   if (session.signedOutReason) {
@@ -219,7 +190,7 @@ async function importIntoSpace({ io, ctx, tree, account, gateway, space, recordK
 
 /** The space to import into: `--space`, or the one this tree's import created in `--org` (made now when none). */
 async function targetSpace(
-  ctx: SyncUpContext,
+  ctx: OpenWorkspace,
   account: AccountRow,
   gateway: ApiGateway,
   tree: SourceTree,
@@ -255,7 +226,7 @@ interface ImportRecord {
 }
 
 /** The import recorded for the space, unless its change request was merged or closed since (then the record goes). */
-async function liveImport(ctx: SyncUpContext, gateway: ApiGateway, spaceId: string, key: string): Promise<ImportRecord | undefined> {
+async function liveImport(ctx: OpenWorkspace, gateway: ApiGateway, spaceId: string, key: string): Promise<ImportRecord | undefined> {
   const text = ctx.cache.setting(key)
   if (!text) return undefined
   const record = JSON.parse(text) as ImportRecord
@@ -271,7 +242,7 @@ async function liveImport(ctx: SyncUpContext, gateway: ApiGateway, spaceId: stri
 }
 
 /** Adds the space to the remembered selection (the others stay selected). */
-function select(ctx: SyncUpContext, account: AccountRow, spaceId: string) {
+function select(ctx: OpenWorkspace, account: AccountRow, spaceId: string) {
   const cache = ctx.cache
   if (cache.selectedSpaces().some((s) => s.id === spaceId)) return
   const organizations = cache.organizations(account.id)
@@ -284,7 +255,7 @@ function select(ctx: SyncUpContext, account: AccountRow, spaceId: string) {
 
 /** Copy progress drawn as quire sync draws its passes; the push said as quire watch says it. */
 function importProgress(io: CliIo, printEvent: ReturnType<typeof printSessionEvents>, spaceId: string): ImportContext['progress'] {
-  const draw = createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns })
+  const draw = stderrProgress(io)
   const label = 'copying'
   return {
     phase: (text) => io.out(text),

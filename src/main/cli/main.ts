@@ -69,7 +69,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return 1
     }
     // Only on failure: these pull in @gitbook/api, the cache schema and better-sqlite3, which --help does not need.
-    const [{ redactedMessage }, { isAuthError }, { SIGN_IN_HINT }] = await Promise.all([import('../engine/gateway/secrets'), import('../engine/session/session-outcomes'), import('./space-states')])
+    const [{ redactedMessage, isAuthError }, { SIGN_IN_HINT }] = await Promise.all([import('../engine/basics'), import('./space-states')])
     // A refused token is the user's to fix, not a request to quote (its URL says nothing to them).
     if (isAuthError(error)) io.err(`quire ${name}: the service refused the saved token (HTTP 401); ${SIGN_IN_HINT}`)
     // SQLite says "disk I/O error" or "database or disk is full": say which disk, and what to do.
@@ -82,7 +82,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
 
 /** The disk-full message when an error is a storage error and the cache's disk is full (modules loaded only then). */
 async function fullCacheDisk(error: unknown): Promise<string | undefined> {
-  const [{ cacheDiskFull, isStorageError }, { quirePaths }] = await Promise.all([import('../engine/cache/disk-space'), import('../engine/account/account')])
+  const { cacheDiskFull, isStorageError, quirePaths } = await import('../engine/basics')
   return isStorageError(error) ? cacheDiskFull(quirePaths().cacheFile) : undefined
 }
 

@@ -1,4 +1,4 @@
-import type { SyncProgressEvent } from '../engine/sync/sync-engine'
+import type { SyncProgressEvent } from '../engine'
 
 export interface ProgressSink {
   /** A terminal: one bar redrawn in place. Otherwise plain lines, a few per space. */
@@ -12,6 +12,11 @@ export interface ProgressSink {
 
 const BAR_WIDTH = 24
 const REDRAW_MS = 80
+
+/** Sync progress drawn on standard error (a bar when it is a terminal), as quire sync and quire import show it. */
+export function stderrProgress(io: { isTTY: boolean; err(line: string): void }): (event: SyncProgressEvent) => void {
+  return createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns })
+}
 
 /** Renders sync progress: a bar on a terminal, otherwise a line at start, every quarter, and end. */
 export function createProgress(sink: ProgressSink): (event: SyncProgressEvent) => void {

@@ -1,13 +1,11 @@
 import { parseArgs } from 'node:util'
 import { ChangeRequestStatus, GitBookAPIError } from '@gitbook/api'
-import { describeHolder } from '../engine/cache/workspace-lease'
-import { paginate, ServiceUnreachableError } from '../engine/gateway/api-gateway'
-import { InvalidReviewInputError, ReviewSession, type ReviewerVerdict, type WaitingReview } from '../engine/session/review-session'
-import { ActionRefusedError, isAuthError, type ActionOutcome } from '../engine/session/session-outcomes'
-import { WorkspaceSession } from '../engine/session/workspace-session'
+import {
+  ActionRefusedError, describeHolder, InvalidReviewInputError, isAuthError, openWorkspace, paginate, quirePaths, ReviewSession, ServiceUnreachableError,
+  type ActionOutcome, type OpenWorkspace, type ReviewerVerdict, type WaitingReview, type WorkspaceSession,
+} from '../engine'
 import type { CliIo } from './io'
 import { SIGN_IN_HINT } from './space-states'
-import { SyncUpContext } from './sync-up-context'
 
 export const reviewUsage = `quire cr submit <id | number> [--description TEXT] [--reviewer USER ...] [--space ID]
 quire cr review <id | number> --approve | --request-changes [-m TEXT] [--space ID]
@@ -65,13 +63,11 @@ export async function reviewCommand(action: string, rest: string[], io: CliIo): 
   if (action === 'list' ? positionals.length !== 0 : positionals.length !== 1) return usage(io, `quire cr ${action}: ${action === 'list' ? 'no arguments' : 'one change request (id or number)'} expected`)
   if (action === 'review' && values.approve === values['request-changes']) return usage(io, 'quire cr review: give one of --approve or --request-changes')
 
-  const ctx = SyncUpContext.open()
-  let session: WorkspaceSession | undefined
+  let ctx: OpenWorkspace | undefined
   try {
-    const { account, gateway } = await ctx.signedIn()
-    session = new WorkspaceSession({ cache: ctx.cache, outbox: ctx.outbox, comments: ctx.comments, account, gateway, workspace: () => ctx.workspace, watch: false, lease: { lease: ctx.lease, kind: 'cli' } })
     // Another process syncing the workspace sends what this one queues.
-    session.claimWorkspace()
+    ctx = await openWorkspace(quirePaths(), { lease: 'cli', watch: false })
+    const { session } = ctx
     const reviews = new ReviewSession(session, ctx)
     if (action === 'list') return await listWaiting(reviews, io, values.json)
     const cr = await target(ctx, positionals[0], values.space)
@@ -121,8 +117,7 @@ export async function reviewCommand(action: string, rest: string[], io: CliIo): 
     if (error instanceof GitBookAPIError && !isAuthError(error)) throw new Error(`the service answered HTTP ${error.code}: ${error.errorMessage}`)
     throw error
   } finally {
-    await session?.stop()
-    ctx.close()
+    await ctx?.close()
   }
 }
 
@@ -191,11 +186,11 @@ function printReviewers(io: CliIo, number: number, reviewers: ReviewerVerdict[])
  * in the selected spaces (the mirror); when the mirror does not have it, the selected spaces' open and
  * draft change requests are read again first.
  */
-async function target(ctx: SyncUpContext, ref: string, spaceId: string | undefined): Promise<{ spaceId: string; id: string; number: number }> {
+async function target(ctx: OpenWorkspace, ref: string, spaceId: string | undefined): Promise<{ spaceId: string; id: string; number: number }> {
   const found = lookUp(ctx, ref, spaceId)
   if (found) return found
   try {
-    const { gateway } = await ctx.signedIn()
+    const { gateway } = ctx
     const spaces = spaceId ? [spaceId] : ctx.cache.selectedSpaces().map((s) => s.id)
     for (const space of spaces) {
       for (const status of [ChangeRequestStatus.Draft, ChangeRequestStatus.Open]) {
@@ -212,7 +207,7 @@ async function target(ctx: SyncUpContext, ref: string, spaceId: string | undefin
   throw new InvalidReviewInputError(`no change request ${ref} in the selected spaces: quire cr list --review lists those waiting for you; add --space ID with an id`)
 }
 
-function lookUp(ctx: SyncUpContext, ref: string, spaceId: string | undefined): { spaceId: string; id: string; number: number } | undefined {
+function lookUp(ctx: OpenWorkspace, ref: string, spaceId: string | undefined): { spaceId: string; id: string; number: number } | undefined {
   const known = ctx.outbox.changeRequests(spaceId)
   const byId = known.find((cr) => cr.id === ref)
   if (byId) return { spaceId: byId.spaceId, id: byId.id, number: byId.number }

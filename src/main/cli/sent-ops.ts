@@ -1,7 +1,4 @@
-import type { CacheRepository } from '../engine/cache/cache-repository'
-import type { OutboxRepository } from '../engine/outbox/outbox-repository'
-import type { OutboxOp } from '../engine/outbox/outbox-types'
-import { filesOf } from '../engine/push/sync-up-status'
+import { type CacheRepository, filesOf, type OutboxOp, type OutboxRepository } from '../engine'
 
 /** Operations looked at per space after a push: comfortably more than one push answers. */
 const WINDOW = 200

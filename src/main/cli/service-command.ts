@@ -1,18 +1,24 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { quirePaths } from '../engine/account/account'
-import { checkTokenShape, registerSecret } from '../engine/gateway/secrets'
+import { checkTokenShape, quirePaths, registerSecret } from '../engine/basics'
 import { parseRateLimit } from '../service/http/rate-limit'
-import { defaultServiceDataDir, startLocalService } from '../service/local-service'
+import { DEFAULT_MEMBER_ROLE, parseRole } from '../service/access/members'
+import { addServiceMember, defaultServiceDataDir, startLocalService } from '../service/local-service'
 import type { CliIo } from './io'
 
 export const serviceUsage = `quire service [--host ADDRESS] [--port N] [--data DIR] [--token-file FILE | --token T] [--demo]
               [--rate-limit N/MIN]
+quire service --add-user NAME [--role ROLE] [--data DIR]
 
 Runs the local documentation service (the GitBook-compatible API) until SIGINT or SIGTERM.
 The first line printed is the base URL and, when the service generated it, the token it accepts; the
-second names the data folder. Give the base URL to quire login --endpoint.
+second names the data folder. Give the base URL to quire login --endpoint. The start that fills the
+demo (--demo) also prints a line with a token for its reviewer, Ada Reviewer, so one person can
+sign in as the writer and as the reviewer.
+With --add-user, adds NAME as a member of every organization of the service's owner and prints their
+token, then exits: the service (running or not) accepts it at once. The token is shown this once (the
+service keeps only its hash); adding the same NAME again gives them another one.
 
   --host ADDRESS     the address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens it
                      to the network, token-protected but over plain HTTP)
@@ -30,7 +36,10 @@ second names the data folder. Give the base URL to quire login --endpoint.
   --demo             on first start, fill the owner's account with the demo organization and spaces
                      (skipped when the owner already has an organization)
   --rate-limit N/MIN requests each token may make per minute, answered 429 with Retry-After beyond it
-                     (default: no limit)`
+                     (default: no limit)
+  --add-user NAME    add a member (a display name: "Ada Reviewer"; the same name again is the same person)
+  --role ROLE        their role in each organization: admin, create, review, edit, comment or read
+                     (default ${DEFAULT_MEMBER_ROLE}: they can review and merge change requests)`
 
 /** Where the service keeps its database without --data: beside the client's cache (QUIRE_HOME or the user data folder). */
 export function serviceDataFolder(): string {
@@ -64,13 +73,15 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
   const { values } = parseArgs({
     args,
     options: {
-      host: { type: 'string', default: '127.0.0.1' },
-      port: { type: 'string', default: '0' },
+      host: { type: 'string' },
+      port: { type: 'string' },
       data: { type: 'string' },
       token: { type: 'string' },
       'token-file': { type: 'string' },
-      demo: { type: 'boolean', default: false },
+      demo: { type: 'boolean' },
       'rate-limit': { type: 'string' },
+      'add-user': { type: 'string' },
+      role: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -79,18 +90,20 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
     io.out(serviceUsage)
     return 0
   }
-  const port = Number(values.port)
+  if (values['add-user'] !== undefined) return addUser(values, io)
+  if (values.role !== undefined) throw new Error('--role goes with --add-user NAME')
+  const port = Number(values.port ?? '0')
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${values.port}"`)
   const token = givenToken(values, io)
   const dataDir = values.data ?? serviceDataFolder()
   const service = await startLocalService({
-    host: values.host,
+    host: values.host ?? '127.0.0.1',
     port,
     dataDir,
     token,
     // The token given is THE owner's token: one given at an earlier start no longer opens the service.
     onlyToken: true,
-    demo: values.demo,
+    demo: values.demo ?? false,
     rateLimitPerMinute: values['rate-limit'] ? parseRateLimit(values['rate-limit']) : undefined,
     log: (line) => io.err(line),
   })
@@ -103,8 +116,23 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
   // A token the user gave is not printed back: they have it, and output ends up in logs.
   io.out(token === undefined ? `${service.baseUrl} token=${service.token}` : service.baseUrl)
   io.out(`data: ${dataDir}`)
+  const reviewer = service.demoReviewer
+  if (reviewer) io.out(`reviewer: ${reviewer.displayName} (${reviewer.email}, ${reviewer.role}) token=${reviewer.token}`)
   await stopped
   await service.close()
   io.out('stopped')
+  return 0
+}
+
+/** `--add-user NAME [--role ROLE]`: the member added in the data folder's service, their token printed once. */
+function addUser(values: { 'add-user'?: string; role?: string; data?: string } & Record<string, unknown>, io: CliIo): number {
+  const serving = ['host', 'port', 'token', 'token-file', 'demo', 'rate-limit'].filter((name) => values[name] !== undefined)
+  if (serving.length > 0) throw new Error(`--add-user adds a member and exits: it takes --role and --data, not ${serving.map((name) => `--${name}`).join(', ')}`)
+  const member = addServiceMember({ dataDir: values.data ?? serviceDataFolder(), name: values['add-user']!, role: values.role === undefined ? DEFAULT_MEMBER_ROLE : parseRole(values.role) })
+  registerSecret(member.token)
+  const where = member.organizations.map((org) => org.title).join(', ')
+  io.out(`${member.created ? 'added' : 'a new token for'} ${member.displayName} (${member.email}, user ${member.id}): ${member.role} in ${where}`)
+  io.out(`token=${member.token}`)
+  io.err('quire service: the token is shown this once (the service keeps only its hash); give it to quire login --endpoint URL')
   return 0
 }

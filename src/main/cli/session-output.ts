@@ -1,6 +1,4 @@
-import type { SessionEvent } from '../engine/session/workspace-session'
-import type { OutboxRepository } from '../engine/outbox/outbox-repository'
-import type { CacheRepository } from '../engine/cache/cache-repository'
+import type { CacheRepository, OutboxRepository, SessionEvent } from '../engine'
 import type { CliIo } from './io'
 import { SentOps } from './sent-ops'
 import { SIGN_IN_HINT } from './space-states'

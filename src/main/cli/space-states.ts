@@ -1,8 +1,5 @@
 import { deriveSpaceState, type SpaceSyncState } from '../../shared/space-state'
-import type { AccountRow, CacheRepository } from '../engine/cache/cache-repository'
-import type { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { authMessage, isAuthError } from '../engine/session/session-outcomes'
-import { authErrorKey, storedSpaceFacts } from '../engine/session/space-facts'
+import { type AccountRow, authErrorKey, authMessage, type CacheRepository, isAuthError, type OutboxRepository, storedSpaceFacts } from '../engine'
 
 /** What every command says when the saved token is missing or refused: what to run, never a URL or the token. */
 export const SIGN_IN_HINT = 'run quire login to sign in again'

@@ -1,14 +1,8 @@
 import { parseArgs } from 'node:util'
 import { describeState, type SpaceSyncState } from '../../shared/space-state'
-import { quirePaths, signedIn } from '../engine/account/account'
-import { CacheRepository, type AccountRow, type SpaceRow } from '../engine/cache/cache-repository'
-import { openCacheDatabase } from '../engine/cache/open-cache'
-import { ServiceUnreachableError } from '../engine/gateway/api-gateway'
-import { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { SyncEngine } from '../engine/sync/sync-engine'
+import { quirePaths, ServiceUnreachableError, signedIn, SyncEngine, WorkspaceStore, type AccountRow, type CacheRepository, type SpaceRow } from '../engine'
 import type { CliIo } from './io'
 import { SIGN_IN_HINT, clearRefusal, refusedToken, signedOutReason, spaceStateReader } from './space-states'
-import { workspaceFolder } from './sync-command'
 
 export const spacesUsage = `quire spaces [--refresh] [--json]
 
@@ -41,9 +35,8 @@ export async function spacesCommand(args: string[], io: CliIo): Promise<number> 
     io.out(spacesUsage)
     return 0
   }
-  const paths = quirePaths()
-  const db = openCacheDatabase(paths.cacheFile)
-  const cache = new CacheRepository(db)
+  const store = WorkspaceStore.open(quirePaths())
+  const { cache } = store
   try {
     const account = cache.activeAccount()
     if (!account) {
@@ -51,14 +44,14 @@ export async function spacesCommand(args: string[], io: CliIo): Promise<number> 
       return 1
     }
     if (values.refresh || cache.organizations(account.id).length === 0) {
-      const listed = await listFromService(cache, account)
+      const listed = await listFromService(store, account)
       if (listed.refused) {
         io.err(`quire spaces: ${listed.refused}`)
         return 1
       }
       if (listed.offline) io.err(`quire spaces: offline (${listed.offline}); the spaces as last listed:`)
     }
-    const organizations = listOrganizations(cache, account, spaceStateReader(cache, new OutboxRepository(db), account))
+    const organizations = listOrganizations(cache, account, spaceStateReader(cache, store.outbox, account))
     const signedOut = signedOutReason(cache, account)
     if (values.json) {
       const who = { endpoint: account.endpoint, user: account.displayName }
@@ -69,15 +62,16 @@ export async function spacesCommand(args: string[], io: CliIo): Promise<number> 
     }
     return signedOut ? 1 : 0
   } finally {
-    cache.close()
+    store.close()
   }
 }
 
 /** Lists every organization, collection and space the account sees into the cache (what `sync --all` lists). */
-async function listFromService(cache: CacheRepository, account: AccountRow): Promise<{ refused?: string; offline?: string }> {
+async function listFromService(store: WorkspaceStore, account: AccountRow): Promise<{ refused?: string; offline?: string }> {
+  const { cache } = store
   const { gateway } = await signedIn(cache, quirePaths())
   try {
-    await new SyncEngine({ cache, account, gateway, workspace: workspaceFolder(cache) }).discover()
+    await new SyncEngine({ cache, account, gateway, workspace: store.folder() }).discover()
     // The service just answered with the token: a refusal noted before no longer stands.
     clearRefusal(cache, account)
     return {}

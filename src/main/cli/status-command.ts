@@ -1,16 +1,8 @@
 import { parseArgs } from 'node:util'
-import { openCache, quirePaths } from '../engine/account/account'
-import { CacheRepository } from '../engine/cache/cache-repository'
-import { openCacheDatabase } from '../engine/cache/open-cache'
-import { linkFindings } from '../engine/links/link-reports'
-import { readSpaceStatuses, type SpaceStatus } from '../engine/sync/space-status'
-import { describeSyncUp, readSyncUpStatuses } from '../engine/push/sync-up-status'
-import { OutboxRepository } from '../engine/outbox/outbox-repository'
+import { cacheDiskFull, describeSyncUp, linkFindings, quirePaths, readSpaceStatuses, readSyncUpStatuses, WorkspaceStore, type SpaceStatus } from '../engine'
 import { describeState, type SpaceSyncState } from '../../shared/space-state'
-import { cacheDiskFull } from '../engine/cache/disk-space'
 import type { CliIo } from './io'
 import { SIGN_IN_HINT, signedOutReason, spaceStateReader } from './space-states'
-import { workspaceFolder } from './sync-command'
 
 export const statusUsage = `quire status [--json]
 
@@ -24,17 +16,17 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
     io.out(statusUsage)
     return 0
   }
-  const db = openCacheDatabase(quirePaths().cacheFile)
-  const cache = new CacheRepository(db)
+  const store = WorkspaceStore.open(quirePaths())
+  const { cache } = store
   try {
     const account = cache.activeAccount()
-    const workspace = workspaceFolder(cache)
+    const workspace = store.folder()
     const spaces = readSpaceStatuses(cache, workspace)
     const up = readSyncUpStatuses(quirePaths().cacheFile, spaces.map((s) => s.spaceId))
     // The one state the app shows too, from the same facts; but on a full disk no pass could record
     // what it met, so what was last recorded (offline, say) is not the truth: the full disk is.
     const full = cacheDiskFull(quirePaths().cacheFile)
-    const recorded = spaceStateReader(cache, new OutboxRepository(db), account)
+    const recorded = spaceStateReader(cache, store.outbox, account)
     const stateOf = (spaceId: string): SpaceSyncState => (full ? { kind: 'error', reason: full } : recorded(spaceId))
     const signedOut = signedOutReason(cache, account)
     // Scripts (and people) see at once that nothing syncs: the exit code says signed out.
@@ -55,7 +47,7 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
     for (const space of spaces) io.out([describe(space, describeState(stateOf(space.spaceId))), ...describeSyncUp(up.get(space.spaceId))].join('\n'))
     return exitCode
   } finally {
-    cache.close()
+    store.close()
   }
 }
 
@@ -93,9 +85,10 @@ export async function linksCommand(args: string[], io: CliIo): Promise<number> {
     io.out(linksUsage)
     return 0
   }
-  const cache = openCache(quirePaths())
+  const store = WorkspaceStore.open(quirePaths())
+  const { cache } = store
   try {
-    const workspace = workspaceFolder(cache)
+    const workspace = store.folder()
     const spaces = readSpaceStatuses(cache, workspace)
     const results = []
     for (const space of spaces) {
@@ -120,6 +113,6 @@ export async function linksCommand(args: string[], io: CliIo): Promise<number> {
     }
     return 0
   } finally {
-    cache.close()
+    store.close()
   }
 }

@@ -1,17 +1,8 @@
-import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { quirePaths, signedIn } from '../engine/account/account'
-import { CacheRepository } from '../engine/cache/cache-repository'
-import { openCacheDatabase } from '../engine/cache/open-cache'
-import { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { CommentsRepository } from '../engine/comments/comments-repository'
-import { LeaseHeldError, WorkspaceLease } from '../engine/cache/workspace-lease'
-import { WorkspaceSession } from '../engine/session/workspace-session'
-import type { PassReport, SyncEngine } from '../engine/sync/sync-engine'
-import { SyncEngine as Engine } from '../engine/sync/sync-engine'
+import { redactSecrets, selectSpaces, type CacheRepository, type PassReport, type SelectionPicks, type WorkspaceSession } from '../engine'
 import type { CliIo } from './io'
-import { redactSecrets } from '../engine/gateway/secrets'
-import { createProgress, describeFailures } from './progress'
+import { openCommandWorkspace } from './command-workspace'
+import { describeFailures, stderrProgress } from './progress'
 import { SIGN_IN_HINT, refusedToken } from './space-states'
 
 export const syncUsage = `quire sync [--once] [--workspace DIR] [--space ID ... | --org ID ... | --collection ID ... | --all]
@@ -23,17 +14,6 @@ last selection is synced. --all selects every organization the account can see (
 in them later); quire spaces lists the ids. --once runs one pass and exits 0 only when every selected
 space is in sync; otherwise passes repeat every --interval seconds (default 60) until Ctrl-C.
 When the service refuses the saved token, says so and exits 1: run quire login to sign in again.`
-
-export const WORKSPACE_SETTING = 'workspace'
-
-export function workspaceFolder(cache: CacheRepository, requested?: string): string {
-  if (requested) {
-    const resolved = path.resolve(requested)
-    cache.setSetting(WORKSPACE_SETTING, resolved)
-    return resolved
-  }
-  return cache.setting(WORKSPACE_SETTING) ?? quirePaths().defaultWorkspace
-}
 
 /** `--interval SECONDS` of quire sync and quire watch: how long between sync-down passes. */
 export function intervalSeconds(text: string): number {
@@ -62,39 +42,27 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
   const interval = intervalSeconds(values.interval)
   const picks = selectionPicks(values)
 
-  const paths = quirePaths()
-  const db = openCacheDatabase(paths.cacheFile)
-  const cache = new CacheRepository(db)
-  const lease = new WorkspaceLease(db)
+  // Passes run through the workspace session, the engine every front end uses: renames and deletions
+  // the writer made but has not pushed yet stay as they are (the session's hold).
+  const ws = await openCommandWorkspace(io, 'sync', {
+    lease: 'sync',
+    exclusive: true,
+    held: 'it keeps the folders in sync already',
+    folder: values.workspace,
+    syncUp: false,
+    watch: false,
+    allowMassDelete: values['allow-mass-delete'],
+    onProgress: stderrProgress(io),
+    // A pass that throws is caught by the session (a refused token is kept as signed out); the rest is said here.
+    onEvent: (event) => {
+      if (event.type === 'log' && event.level !== 'info') io.err(redactSecrets(`quire sync: ${event.message}`))
+    },
+  })
+  if (typeof ws === 'number') return ws
+  const { cache, account, session, workspace } = ws
   try {
-    const taken = lease.acquire({ kind: 'sync' })
-    if (!taken.acquired) {
-      io.err(`quire sync: ${new LeaseHeldError(taken.holder).message}; it keeps the folders in sync already`)
-      return 3
-    }
-    const { account, gateway } = await signedIn(cache, paths)
-    const workspace = workspaceFolder(cache, values.workspace)
-    const engine = new Engine({ cache, account, gateway, workspace, handOverLists: true })
-    // Passes run through the workspace session, the engine every front end uses: renames and deletions
-    // the writer made but has not pushed yet stay as they are (the session's hold).
-    const session = new WorkspaceSession({
-      cache,
-      outbox: new OutboxRepository(db, undefined, lease.outboxClaim()),
-      comments: new CommentsRepository(db),
-      account,
-      gateway,
-      workspace: () => workspace,
-      syncUp: false,
-      watch: false,
-      allowMassDelete: values['allow-mass-delete'],
-      onProgress: createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns }),
-      // A pass that throws is caught by the session (a refused token is kept as signed out); the rest is said here.
-      onEvent: (event) => {
-        if (event.type === 'log' && event.level !== 'info') io.err(redactSecrets(`quire sync: ${event.message}`))
-      },
-    })
     try {
-      await applySelection(engine, cache, account.id, picks)
+      await selectSpaces(ws, picks, { handOverLists: true })
     } catch (error) {
       const refused = refusedToken(cache, account, error)
       if (!refused) throw error
@@ -134,11 +102,9 @@ export async function syncCommand(args: string[], io: CliIo): Promise<number> {
       process.off('SIGINT', onSignal)
       process.off('SIGTERM', onSignal)
     }
-    await gateway.idle()
     return 0
   } finally {
-    lease.release()
-    cache.close()
+    await ws.close()
   }
 }
 
@@ -150,34 +116,10 @@ export const SELECTION_OPTIONS = {
   all: { type: 'boolean', default: false },
 } as const
 
-export interface SelectionPicks {
-  all: boolean
-  spaces: string[]
-  organizations: string[]
-  collections: string[]
-}
-
 export function selectionPicks(values: { space?: string[]; org?: string[]; collection?: string[]; all?: boolean }): SelectionPicks {
   const picks = { all: values.all ?? false, spaces: values.space ?? [], organizations: values.org ?? [], collections: values.collection ?? [] }
   if (picks.all && picks.spaces.length + picks.organizations.length + picks.collections.length > 0) throw new Error('--all cannot be combined with --space, --org or --collection')
   return picks
-}
-
-/** --all, --space, --org, --collection: replaces the remembered selection (none of them keeps it). */
-export async function applySelection(engine: SyncEngine, cache: CacheRepository, accountId: string, { all, ...picks }: SelectionPicks) {
-  if (all) {
-    await engine.discover()
-    cache.setSelection({ organizations: cache.organizations(accountId).map((o) => o.id) })
-    return
-  }
-  if (picks.spaces.length + picks.organizations.length + picks.collections.length === 0) return
-  if (picks.organizations.length + picks.collections.length > 0) await engine.discover()
-  await engine.resolveSpaces(picks.spaces)
-  const orgs = cache.organizations(accountId)
-  for (const id of picks.organizations) if (!orgs.some((o) => o.id === id)) throw new Error(`no organization ${id}`)
-  const collections = new Set(orgs.flatMap((o) => cache.collections(o.id).map((c) => c.id)))
-  for (const id of picks.collections) if (!collections.has(id)) throw new Error(`no collection ${id}`)
-  cache.setSelection(picks)
 }
 
 /** One pass, reported; a refused token (the pass threw, or the spaces could not be read) becomes the hint to sign in. */

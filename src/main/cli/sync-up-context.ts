@@ -1,16 +1,11 @@
 import path from 'node:path'
-import type Database from 'better-sqlite3'
-import { quirePaths, signedIn, type QuirePaths } from '../engine/account/account'
-import { CacheRepository, type AccountRow, type SpaceRow } from '../engine/cache/cache-repository'
-import { openCacheDatabase } from '../engine/cache/open-cache'
-import { CommentsRepository } from '../engine/comments/comments-repository'
-import type { ApiGateway } from '../engine/gateway/api-gateway'
-import { OutboxRepository } from '../engine/outbox/outbox-repository'
-import { WorkspaceLease, type LeaseHolder, type LeaseKind } from '../engine/cache/workspace-lease'
-import { SpacePusher } from '../engine/push/space-pusher'
-import { workspaceFolder } from './sync-command'
+import { quirePaths, signedIn, SpacePusher, WorkspaceStore, type AccountRow, type ApiGateway, type CacheRepository, type CommentsRepository, type LeaseHolder, type LeaseKind, type OutboxRepository, type QuirePaths, type SpaceRow, type WorkspaceLease } from '../engine'
 
-/** What the sync-up commands share: one cache database with its repositories, the account, the workspace. */
+/**
+ * What the commands that act on single files, comments and change requests share (quire cr, comments,
+ * comment, reply, resolve): the workspace's store, the account signed in when first needed, the workspace.
+ * Commands that run a workspace session open it with the engine's openWorkspace instead.
+ */
 export class SyncUpContext {
   readonly cache: CacheRepository
   readonly outbox: OutboxRepository
@@ -19,38 +14,32 @@ export class SyncUpContext {
   private gatewayCache?: { account: AccountRow; gateway: ApiGateway }
 
   private constructor(
-    private readonly db: Database.Database,
+    private readonly store: WorkspaceStore,
     readonly paths: QuirePaths,
     workspace?: string,
   ) {
-    this.cache = new CacheRepository(db)
-    this.lease = new WorkspaceLease(db)
+    this.cache = store.cache
+    this.lease = store.lease
     // Ops are claimed (and sent) only while this process holds the workspace's lease.
-    this.outbox = new OutboxRepository(db, undefined, this.lease.outboxClaim())
-    this.comments = new CommentsRepository(db)
-    this.workspace = workspaceFolder(this.cache, workspace)
+    this.outbox = store.outbox
+    this.comments = store.comments
+    this.workspace = store.folder(workspace)
   }
 
   readonly workspace: string
 
   static open(options: { workspace?: string } = {}): SyncUpContext {
     const paths = quirePaths()
-    return new SyncUpContext(openCacheDatabase(paths.cacheFile), paths, options.workspace)
+    return new SyncUpContext(WorkspaceStore.open(paths), paths, options.workspace)
   }
 
   close() {
-    this.lease.release()
-    this.db.close()
+    this.store.close()
   }
 
-  /**
-   * Takes the workspace for this command (no other process syncs or sends while it runs); answers who
-   * holds it when another live process does: then this one only queues, and the holder sends.
-   */
+  /** Takes the workspace for this command; answers who holds it when another live process does (WorkspaceStore.claim). */
   claim(kind: LeaseKind): LeaseHolder | undefined {
-    if (this.lease.held) return undefined
-    const result = this.lease.acquire({ kind })
-    return result.acquired ? undefined : result.holder
+    return this.store.claim(kind)
   }
 
   async signedIn(kind: LeaseKind = 'cli'): Promise<{ account: AccountRow; gateway: ApiGateway }> {

@@ -1,13 +1,10 @@
 import { parseArgs } from 'node:util'
-import { LeaseHeldError } from '../engine/cache/workspace-lease'
-import { WorkspaceSession } from '../engine/session/workspace-session'
-import { SyncEngine } from '../engine/sync/sync-engine'
-import { DEFAULT_DEBOUNCE_MS, DEFAULT_RENAME_WINDOW_MS } from '../engine/watch/watcher'
+import { DEFAULT_DEBOUNCE_MS, DEFAULT_RENAME_WINDOW_MS, selectSpaces } from '../engine'
+import { openCommandWorkspace } from './command-workspace'
 import type { CliIo } from './io'
 import { printSessionEvents } from './session-output'
-import { SELECTION_OPTIONS, applySelection, intervalSeconds, selectionPicks } from './sync-command'
+import { SELECTION_OPTIONS, intervalSeconds, selectionPicks } from './sync-command'
 import { refusedToken } from './space-states'
-import { SyncUpContext } from './sync-up-context'
 
 export const watchUsage = `quire watch [--workspace DIR] [--space ID ... | --org ID ... | --collection ID ... | --all]
             [--interval SECONDS] [--debounce MS] [--once]
@@ -44,47 +41,39 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
   if (!Number.isInteger(debounce) || debounce < 0 || debounce > 60_000) throw new Error(`--debounce must be 0..60000 milliseconds, got "${values.debounce}"`)
   const picks = selectionPicks(values)
 
-  const ctx = SyncUpContext.open({ workspace: values.workspace })
+  const ws = await openCommandWorkspace(io, 'watch', {
+    lease: 'watch',
+    exclusive: true,
+    held: 'stop it first (its edits and outbox are the same)',
+    folder: values.workspace,
+    watch: !values.once,
+    intervalMs: () => (values.once ? undefined : interval * 1000),
+    debounceMs: debounce,
+    renameWindowMs: Math.max(DEFAULT_RENAME_WINDOW_MS, debounce),
+  })
+  if (typeof ws === 'number') return ws
+  const { cache, outbox, account, session } = ws
   try {
-    const holder = ctx.claim('watch')
-    if (holder) {
-      io.err(`quire watch: ${new LeaseHeldError(holder).message}; stop it first (its edits and outbox are the same)`)
-      return 3
-    }
-    const { account, gateway } = await ctx.signedIn('watch')
     try {
-      await applySelection(new SyncEngine({ cache: ctx.cache, account, gateway, workspace: ctx.workspace }), ctx.cache, account.id, picks)
+      await selectSpaces(ws, picks)
     } catch (error) {
-      const refused = refusedToken(ctx.cache, account, error)
+      const refused = refusedToken(cache, account, error)
       if (!refused) throw error
       io.err(`quire watch: ${refused}`)
       return 1
     }
-    if (!ctx.cache.hasSelection()) {
+    if (!cache.hasSelection()) {
       io.err('quire watch: nothing selected; choose spaces with quire sync --space ID (or --org, --collection, --all) first')
       return 2
     }
-    const session = new WorkspaceSession({
-      cache: ctx.cache,
-      outbox: ctx.outbox,
-      comments: ctx.comments,
-      account,
-      gateway,
-      workspace: () => ctx.workspace,
-      watch: !values.once,
-      intervalMs: () => (values.once ? undefined : interval * 1000),
-      debounceMs: debounce,
-      renameWindowMs: Math.max(DEFAULT_RENAME_WINDOW_MS, debounce),
-      onEvent: printSessionEvents(io, ctx.cache, ctx.outbox),
-      lease: { lease: ctx.lease, kind: 'watch' },
-    })
-    io.out(`workspace: ${ctx.workspace}`)
+    session.observe(printSessionEvents(io, cache, outbox))
+    io.out(`workspace: ${ws.workspace}`)
     if (values.once) {
       await session.start()
       // A removal waits for the quiet interval (an editor's backup-save): sent before this run ends.
       await session.settled()
       await session.stop()
-      return ctx.outbox.unfinished().length === 0 && session.signedOutReason === undefined ? 0 : 1
+      return outbox.unfinished().length === 0 && session.signedOutReason === undefined ? 0 : 1
     }
     let stop!: () => void
     const stopped = new Promise<void>((resolve) => (stop = resolve))
@@ -98,11 +87,11 @@ export async function watchCommand(args: string[], io: CliIo): Promise<number> {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
       await session.stop()
-      await gateway.idle()
+      await ws.gateway.idle()
     }
     io.out('stopped')
     return 0
   } finally {
-    ctx.close()
+    await ws.close()
   }
 }

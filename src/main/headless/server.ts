@@ -5,7 +5,7 @@ import type { QuireBridge, QuireEvent } from '../../shared/contract'
 import { HEADLESS_SECRET_PARAM, HEADLESS_SESSION_PATH, HEADLESS_TOKEN_HEADER, HEADLESS_TOKEN_QUERY } from '../../shared/headless-transport'
 import { ChannelArgsError, isQuireChannel, parseChannelArgs } from '../app/channel-args'
 import { AppError } from '../app/errors'
-import { redactSecrets } from '../engine/gateway/secrets'
+import { redactSecrets } from '../engine'
 import { HeadlessSessions, type TabStore } from './sessions'
 
 /**

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import envPaths from 'env-paths'
 import { allRoutes } from './api'
@@ -8,8 +9,10 @@ import { specRegistry } from './spec/openapi-spec'
 import { openServiceDatabase } from './store/database'
 import { ServiceStore } from './store/service-store'
 import { UsersRepository } from './store/users'
-import { seedDemo } from './demo/seed'
+import { DEMO_REVIEWER, seedDemo } from './demo/seed'
 import { OrganizationsRepository } from './store/organizations'
+import { addMember, MemberInputError, type AddedMember } from './access/members'
+import type { Role } from './access/roles'
 
 export interface LocalServiceOptions {
   host?: string
@@ -43,6 +46,10 @@ export interface LocalService {
   store: ServiceStore
   /** Adds a user (and a token for them); tests use it to act as someone else. */
   createUser(input: { displayName: string; email: string }): { id: string; token: string }
+  /** Makes NAME a member of the owner's organizations with `role`, with a new token (`quire service --add-user`; the app's demo reviewer). */
+  addMember(input: { name: string; role: Role }): AddedMember
+  /** The demo's reviewer with a token, on the start that seeded the demo (only then: tokens are kept hashed). */
+  demoReviewer?: AddedMember
   close(): Promise<void>
 }
 
@@ -58,10 +65,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 
   let owner = users.first()
   if (!owner) owner = users.create({ displayName: 'Quire Owner', email: 'owner@quire.local' })
+  const ownerId = owner.id
   const token = users.issueToken(owner.id, options.token)
   if (options.token !== undefined && options.onlyToken) users.revokeTokensOf(owner.id, token)
+  let demoReviewer: AddedMember | undefined
   if (store.repo(OrganizationsRepository).forUser(owner.id).length === 0 && options.demo) {
     seedDemo(store, owner.id)
+    // The second person of the demo gets a token now, so one person can play both sides of a review.
+    demoReviewer = addMember(store, ownerId, { name: DEMO_REVIEWER.displayName, role: DEMO_REVIEWER.role })
   }
 
   if (options.gitTreeLimits) setGitTreeLimits(store, options.gitTreeLimits)
@@ -92,9 +103,28 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       const user = users.create(input)
       return { id: user.id, token: users.issueToken(user.id) }
     },
+    addMember: (input) => addMember(store, ownerId, input),
+    demoReviewer,
     async close() {
       await http.close()
       store.close()
     },
+  }
+}
+
+/**
+ * `quire service --add-user`: adds the member in the service's database in `dataDir` without serving it
+ * (a service running on it sees them at once: every request reads the database).
+ */
+export function addServiceMember(options: { dataDir: string; name: string; role: Role; nativeBinding?: string }): AddedMember {
+  const file = path.join(options.dataDir, 'service.db')
+  if (!fs.existsSync(file)) throw new MemberInputError(`no service data in ${options.dataDir} yet: start the service there first (quire service --demo)`)
+  const store = new ServiceStore(openServiceDatabase(file, { nativeBinding: options.nativeBinding }))
+  try {
+    const owner = store.repo(UsersRepository).first()
+    if (!owner) throw new MemberInputError(`the service in ${options.dataDir} has no owner yet: start it there first (quire service --demo)`)
+    return addMember(store, owner.id, { name: options.name, role: options.role })
+  } finally {
+    store.close()
   }
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { safeStorage } from 'electron'
 import type { TokenVault } from '../app/token-vault'
-import type { TokenStore } from '../engine/account/token-store'
+import type { TokenStore } from '../engine'
 
 /** The part of Electron's safeStorage the store uses (injected in tests as a reversible transform). */
 export type SecretCipher = Pick<typeof safeStorage, 'isEncryptionAvailable' | 'encryptString' | 'decryptString'> & {

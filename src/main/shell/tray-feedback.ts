@@ -1,4 +1,4 @@
-import { redactSecrets } from '../engine/gateway/secrets'
+import { redactSecrets } from '../engine'
 import type { DesktopNotification } from './notification-rules'
 
 /**

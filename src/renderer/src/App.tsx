@@ -1,5 +1,5 @@
-import { useEffect, useRef, useState } from 'react'
-import type { SessionInfo, StatusSnapshot } from '../../shared/contract'
+import { Fragment, useEffect, useRef, useState } from 'react'
+import type { DemoRole, SessionInfo, StatusSnapshot } from '../../shared/contract'
 import { overallWords, type WayOut } from '../../shared/status-words'
 import { useBridge } from './bridge'
 import { DoneNotice, ErrorNotice } from './components/Notice'
@@ -186,6 +186,7 @@ export function App() {
           {session.user?.displayName}
           {session.demo ? ' (demo service)' : ''}
         </p>
+        {session.demo ? <DemoSwitch session={session} busy={action.busy} run={action.run} onSession={setSession} /> : null}
       </nav>
       <main className="content" ref={mainRef}>
         {gone}
@@ -199,14 +200,36 @@ export function App() {
             </button>
           </div>
         ) : null}
-        {screen === 'spaces' && <SpacesScreen status={status} onWayOut={wayOut} />}
-        {screen === 'for-review' && <ForReviewScreen passes={passes} count={status?.forReview} />}
-        {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} offlineAsOf={offlineAsOf} />}
-        {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} />}
-        {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}
-        {screen === 'activity' && <ActivityScreen />}
-        {screen === 'settings' && <SettingsScreen session={session} onSession={setSession} paused={status?.paused} />}
+        {/* Keyed by the user: after the demo's switch between writer and reviewer, every screen reads afresh. */}
+        <Fragment key={session.user?.id}>
+          {screen === 'spaces' && <SpacesScreen status={status} onWayOut={wayOut} />}
+          {screen === 'for-review' && <ForReviewScreen passes={passes} count={status?.forReview} />}
+          {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} offlineAsOf={offlineAsOf} />}
+          {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} />}
+          {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}
+          {screen === 'activity' && <ActivityScreen />}
+          {screen === 'settings' && <SettingsScreen session={session} onSession={setSession} paused={status?.paused} />}
+        </Fragment>
       </main>
     </div>
+  )
+}
+
+/**
+ * On the demo service, one person plays both sides of a review: the writer (the service's owner) and its
+ * reviewer, Ada Reviewer. The switch signs in as the other; the workspace and the service stay.
+ */
+function DemoSwitch({ session, busy, run, onSession }: { session: SessionInfo; busy: string | undefined; run: ReturnType<typeof useAction>['run']; onSession: (session: SessionInfo) => void }) {
+  const bridge = useBridge()
+  const other: DemoRole = session.demoAs === 'reviewer' ? 'writer' : 'reviewer'
+  return (
+    <button
+      type="button"
+      className="link-button demo-switch"
+      disabled={busy !== undefined}
+      onClick={() => void run('demo-switch', async () => onSession(await bridge.useDemoServiceAs({ as: other })), `Signed in to the demo service as its ${other}.`)}
+    >
+      {busy === 'demo-switch' ? 'Switching…' : `Sign in as the ${other}`}
+    </button>
   )
 }

@@ -17,6 +17,9 @@ import { buildDemoContent, type OutlineFile, type OutlinePage } from './demo-tre
 import { apiReferenceOutline, handbookOutline } from './small-spaces'
 import { userGuideFiles, userGuideOutline } from './user-guide'
 
+/** The demo's second person: a reviewer of the writer's change requests (the app's "Sign in as the reviewer"). */
+export const DEMO_REVIEWER = { displayName: 'Ada Reviewer', email: 'ada@quire.local', role: 'review' } as const
+
 export interface DemoSeed {
   orgId: string
   spaceIds: { userGuide: string; apiReference: string; handbook: string }
@@ -39,11 +42,11 @@ export function seedDemo(store: ServiceStore, ownerId: string): DemoSeed {
   return store.transaction(() => {
     const users = store.repo(UsersRepository)
     const orgs = store.repo(OrganizationsRepository)
-    const ada = users.byEmail('ada@quire.local') ?? users.create({ displayName: 'Ada Reviewer', email: 'ada@quire.local' })
+    const ada = users.byEmail(DEMO_REVIEWER.email) ?? users.create({ displayName: DEMO_REVIEWER.displayName, email: DEMO_REVIEWER.email })
     const grace = users.byEmail('grace@quire.local') ?? users.create({ displayName: 'Grace Writer', email: 'grace@quire.local' })
 
     const org = orgs.create({ title: 'Quire Demo', owner: ownerId, data: { emailDomains: ['quire.local'], hostname: 'quire-demo' } })
-    orgs.setMember(org.id, ada.id, 'review')
+    orgs.setMember(org.id, ada.id, DEMO_REVIEWER.role)
     orgs.setMember(org.id, grace.id, 'edit')
 
     const collections = store.repo(CollectionsRepository)

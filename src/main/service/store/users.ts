@@ -41,6 +41,11 @@ export class UsersRepository {
     return this.db.prepare('SELECT * FROM users WHERE email = ?').get(email.toLowerCase()) as UserRow | undefined
   }
 
+  /** The first user of that display name, in any case (`quire service --add-user NAME`). */
+  named(displayName: string): UserRow | undefined {
+    return this.db.prepare('SELECT * FROM users WHERE lower(display_name) = lower(?) ORDER BY created_at, rowid LIMIT 1').get(displayName) as UserRow | undefined
+  }
+
   first(): UserRow | undefined {
     return this.db.prepare('SELECT * FROM users ORDER BY created_at, rowid LIMIT 1').get() as UserRow | undefined
   }
