@@ -398,6 +398,11 @@ export type AppScreen = 'spaces' | 'for-review' | 'change-requests' | 'comments'
 
 /** What the renderer sees on `window.quire`: the request API plus an event subscription. */
 export interface QuireBridge extends QuireApi {
+  /**
+   * True in a browser tab of `quire serve`: links open in a new tab of this browser (the tab opens what
+   * the backend links to), and a folder cannot be opened from a web page. Absent in the desktop app.
+   */
+  inBrowser?: boolean
   onEvent(listener: (event: QuireEvent) => void): () => void
 }
 

@@ -144,12 +144,12 @@ function ChangeRequestCard(props: CardProps) {
             Merge…
           </button>
         ) : null}
-        <button type="button" disabled={busy} onClick={() => void act(`pdf:${cr.id}`, saying(`Could not open the PDF of #${cr.number}`, async () => bridge.openExternal(await bridge.changeRequestPdf(ids))), `Opened the PDF of #${cr.number} in your browser.`)}>
+        <button type="button" disabled={busy} onClick={() => void act(`pdf:${cr.id}`, saying(`Could not open the PDF of #${cr.number}`, async () => bridge.openExternal(await bridge.changeRequestPdf(ids))), `Opened the PDF of #${cr.number} in ${bridge.inBrowser ? 'a new tab' : 'your browser'}.`)}>
           {running === `pdf:${cr.id}` ? 'Making the PDF…' : 'PDF'}
         </button>
         {/* The hosted service's web app, or the local service's own read-only page of the change request. */}
         {cr.appUrl ? (
-          <button type="button" disabled={busy} onClick={() => void act(`open:${cr.id}`, saying(`Could not open #${cr.number} in your browser`, () => bridge.openExternal({ url: cr.appUrl! })), `Opened #${cr.number} in your browser.`)}>
+          <button type="button" disabled={busy} onClick={() => void act(`open:${cr.id}`, saying(`Could not open #${cr.number} in your browser`, () => bridge.openExternal({ url: cr.appUrl! })), `Opened #${cr.number} in ${bridge.inBrowser ? 'a new tab' : 'your browser'}.`)}>
             {running === `open:${cr.id}` ? 'Opening…' : 'Open in browser'}
           </button>
         ) : null}
