@@ -278,6 +278,10 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     expect(await header().textContent()).toMatch(/Paused/)
     await screenshotsAtSizes(page, 'truth-09-settings-paused')
     expect(await axeViolations(page)).toEqual([])
+    // One Resume in the whole window (issue 27: there were four: the toolbar's, the header's, one per space).
+    await nav('Spaces')
+    await page.locator('li.space-row', { hasText: 'Docs' }).waitFor()
+    expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(1)
     await header().getByRole('button', { name: 'Resume' }).click()
     await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/In sync/)
     expect((await backend.getSettings()).paused).toBe(false)
