@@ -115,14 +115,28 @@ export interface ChangeRequestPageChange {
   pageId: string
   title: string
   path?: string
-  change: 'added' | 'edited' | 'removed'
+  /** `moved`: renamed or moved (its path changed), text unchanged; an edited page may have moved too (`fromPath`). */
+  change: 'added' | 'edited' | 'removed' | 'moved'
+  /** The page's path on main when the change request renames or moves it. */
+  fromPath?: string
   /** Markdown on main (empty when added) and in the change request (empty when removed). */
   before: string
   after: string
 }
 
+/** A file (an image, an attachment) the change request adds, removes or replaces. */
+export interface ChangeRequestFileChange {
+  id: string
+  name: string
+  change: 'added' | 'removed' | 'edited'
+  contentType?: string
+  /** Its path in the space folder (`.gitbook/assets/...`), when known. */
+  path?: string
+}
+
 export interface ChangeRequestChanges {
   pages: ChangeRequestPageChange[]
+  files: ChangeRequestFileChange[]
   /** Comment threads on the change request. */
   comments: number
 }
@@ -405,6 +419,11 @@ export type AppScreen = 'spaces' | 'for-review' | 'change-requests' | 'comments'
 
 /** What the renderer sees on `window.quire`: the request API plus an event subscription. */
 export interface QuireBridge extends QuireApi {
+  /**
+   * True in a browser tab of `quire serve`: links open in a new tab of this browser (the tab opens what
+   * the backend links to), and a folder cannot be opened from a web page. Absent in the desktop app.
+   */
+  inBrowser?: boolean
   onEvent(listener: (event: QuireEvent) => void): () => void
 }
 

@@ -111,7 +111,8 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
       return card.count()
     }, { timeout: 30_000 }).toBe(1)
     await expect(card.locator('.badge').first().textContent()).resolves.toMatch(/^(open|draft)$/)
-    const number = Number((await card.locator('.cr-subject .muted').textContent())?.replace('#', ''))
+    // The heading names the space with the number ("User Guide #3"): numbers repeat across spaces.
+    const number = Number(/#(\d+)$/.exec((await card.locator('.cr-subject .muted').textContent()) ?? '')?.[1])
     const [cr] = (await api.call('listChangeRequestsForSpace', { params: { spaceId: guide.id }, query: { status: 'draft' } })).body.items
       .concat((await api.call('listChangeRequestsForSpace', { params: { spaceId: guide.id }, query: { status: 'open' } })).body.items)
       .filter((c: { number: number }) => c.number === number)

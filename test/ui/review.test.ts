@@ -299,4 +299,23 @@ describe.skipIf(!hasChromium)('the review workflow in the app', () => {
     await thread.getByRole('button', { name: 'Reopen' }).waitFor({ timeout: 20_000 })
     expect(await status()).toBe('resolved')
   }, 180_000)
+
+  it('in a browser tab, PDF and Open in browser open a new tab, and Open workspace folder says a browser cannot open folders', async () => {
+    await nav(writer, /^Change requests/)
+    const mine = writer.page.locator('li.cr', { hasText: 'Mine' }).first()
+    await mine.waitFor({ timeout: 30_000 })
+    const [pdfTab] = await Promise.all([writer.page.context().waitForEvent('page', { timeout: 30_000 }), mine.getByRole('button', { name: 'PDF' }).click()])
+    expect(pdfTab.url()).toMatch(new RegExp(`^${t.service.origin}/`))
+    await mine.getByText(/^Opened the PDF of #\d+ in a new tab\.$/).waitFor({ timeout: 20_000 })
+    await pdfTab.close()
+    const [appTab] = await Promise.all([writer.page.context().waitForEvent('page', { timeout: 30_000 }), mine.getByRole('button', { name: 'Open in browser' }).click()])
+    expect(appTab.url()).toMatch(new RegExp(`^${t.service.origin}/`))
+    await appTab.close()
+    await mine.getByText(/^Opened #\d+ in a new tab\.$/).waitFor({ timeout: 20_000 })
+
+    await nav(writer, /^Settings/)
+    await writer.page.getByRole('button', { name: 'Open workspace folder' }).click()
+    await writer.page.getByText(/your browser cannot open folders/).waitFor({ timeout: 20_000 })
+    expect(await writer.page.getByText(/your browser cannot open folders/).textContent()).toContain(writer.workspace)
+  }, 120_000)
 })

@@ -199,6 +199,13 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await page.getByRole('button', { name: 'Post comment' }).click()
     await page.getByText('Your comment is waiting to be sent').waitFor({ timeout: 20_000 })
     await page.locator('li.thread', { hasText: 'Queued while offline.' }).getByText('Waiting to be sent').waitFor()
+    // A reply typed offline stays in view, marked queued; the header counts what waits.
+    const online = page.locator('li.thread', { has: page.getByText('Posted online.', { exact: true }) }).first()
+    await online.getByLabel(/^Reply to/).fill('Replied **offline**.')
+    await online.getByRole('button', { name: 'Reply', exact: true }).click()
+    await page.getByText(/^Your reply is queued: it goes out when the service is back/).waitFor({ timeout: 20_000 })
+    await online.getByRole('list', { name: 'Replies queued' }).getByText('Queued').waitFor()
+    await expect.poll(() => header().textContent(), { timeout: 20_000 }).toMatch(/Offline, last synced .*, 2 changes queued/)
     await screenshotsAtSizes(page, 'truth-07-comments-offline')
     expect(await axeViolations(page)).toEqual([])
 
@@ -225,7 +232,16 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await page.getByRole('button', { name: 'Refresh' }).click()
     await expect.poll(() => page.locator('.notice-warn', { hasText: 'Offline: shown as of' }).count(), { timeout: 20_000 }).toBe(0)
     await page.locator('li.thread', { hasText: 'Queued while offline.' }).waitFor({ timeout: 20_000 })
-  }, 120_000)
+    // The queued reply was sent: it is the service's now, no longer marked queued.
+    await online.getByRole('list', { name: 'Replies' }).locator('strong', { hasText: 'offline' }).waitFor({ timeout: 30_000 })
+    expect(await online.getByRole('list', { name: 'Replies queued' }).count()).toBe(0)
+    // Activity says what was queued as queued, and when it was delivered.
+    await nav('Activity')
+    await page.getByText(/^Queued: Replied to .*not sent yet/).first().waitFor({ timeout: 20_000 })
+    await page.getByText('Delivered the changes queued for Docs: the service has them all').first().waitFor({ timeout: 30_000 })
+    await screenshotsAtSizes(page, 'truth-07c-activity-queued-delivered')
+    expect(await axeViolations(page)).toEqual([])
+  }, 180_000)
 
   it('token revoked: the header says signed out (not "In sync"); Sign in again with a new token brings it back to In sync', async () => {
     const users = t.service.store.repo(UsersRepository)
@@ -262,6 +278,10 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     expect(await header().textContent()).toMatch(/Paused/)
     await screenshotsAtSizes(page, 'truth-09-settings-paused')
     expect(await axeViolations(page)).toEqual([])
+    // One Resume in the whole window (issue 27: there were four: the toolbar's, the header's, one per space).
+    await nav('Spaces')
+    await page.locator('li.space-row', { hasText: 'Docs' }).waitFor()
+    expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(1)
     await header().getByRole('button', { name: 'Resume' }).click()
     await expect.poll(() => header().textContent(), { timeout: 30_000 }).toMatch(/In sync/)
     expect((await backend.getSettings()).paused).toBe(false)

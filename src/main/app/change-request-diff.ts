@@ -1,5 +1,5 @@
-import type { RevisionPage } from '@gitbook/api'
-import type { ChangeRequestChanges, ChangeRequestPageChange } from '../../shared/contract'
+import type { RevisionFile, RevisionPage } from '@gitbook/api'
+import type { ChangeRequestChanges, ChangeRequestFileChange, ChangeRequestPageChange } from '../../shared/contract'
 import { paginate, type ApiGateway } from '../engine'
 import { fromApiError } from './errors'
 
@@ -30,6 +30,27 @@ function documentPages(pages: readonly RevisionPage[]): Map<string, PageAt> {
   return out
 }
 
+/** What changed among the revision's files (images, attachments): added, removed, replaced by other bytes or renamed. */
+function fileChanges(before: readonly RevisionFile[], after: readonly RevisionFile[]): ChangeRequestFileChange[] {
+  const was = new Map(before.map((f) => [f.id, f]))
+  const now = new Map(after.map((f) => [f.id, f]))
+  const ref = (f: RevisionFile, change: ChangeRequestFileChange['change']): ChangeRequestFileChange => ({
+    id: f.id,
+    name: f.name,
+    change,
+    ...(f.contentType ? { contentType: f.contentType } : {}),
+    ...(f.git?.path ? { path: f.git.path } : {}),
+  })
+  const out: ChangeRequestFileChange[] = []
+  for (const f of after) {
+    const old = was.get(f.id)
+    if (!old) out.push(ref(f, 'added'))
+    else if (old.name !== f.name || (old.git?.oid ?? old.downloadURL) !== (f.git?.oid ?? f.downloadURL) || old.size !== f.size) out.push(ref(f, 'edited'))
+  }
+  for (const f of before) if (!now.has(f.id)) out.push(ref(f, 'removed'))
+  return out
+}
+
 const markdownOf = (page: unknown): string => (page && typeof page === 'object' && 'markdown' in page && typeof page.markdown === 'string' ? page.markdown : '')
 
 /** Open comment threads of the change request; a review's comment belongs to its review, not counted here. */
@@ -50,29 +71,37 @@ export async function changeRequestChanges(gateway: ApiGateway, spaceId: string,
   try {
     const cr = (await spaces.getChangeRequestById(spaceId, changeRequestId)).data
     const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial
-    const [after, before] = await Promise.all([
-      spaces.getRevisionOfChangeRequestById(spaceId, changeRequestId).then((r) => documentPages(r.data.pages)),
-      spaces.getRevisionById(spaceId, baseId).then((r) => documentPages(r.data.pages)),
+    const [afterRevision, beforeRevision] = await Promise.all([
+      spaces.getRevisionOfChangeRequestById(spaceId, changeRequestId).then((r) => r.data),
+      spaces.getRevisionById(spaceId, baseId).then((r) => r.data),
     ])
-    const changed: Array<{ page: PageAt; change: ChangeRequestPageChange['change'] }> = []
+    const after = documentPages(afterRevision.pages)
+    const before = documentPages(beforeRevision.pages)
+    const changed: Array<{ page: PageAt; change: ChangeRequestPageChange['change']; fromPath?: string }> = []
     for (const page of after.values()) {
       const old = before.get(page.id)
+      // A renamed or moved page keeps its id: its path tells (old → new), edited or not.
+      const fromPath = old?.path !== undefined && old.path !== page.path ? old.path : undefined
       if (!old) changed.push({ page, change: 'added' })
-      else if (old.oid !== page.oid || old.oid === undefined) changed.push({ page, change: 'edited' })
+      else if (old.oid !== page.oid || old.oid === undefined) changed.push({ page, change: 'edited', ...(fromPath ? { fromPath } : {}) })
+      else if (fromPath) changed.push({ page, change: 'moved', fromPath })
     }
     for (const page of before.values()) if (!after.has(page.id)) changed.push({ page, change: 'removed' })
 
     const pages = await Promise.all(
-      changed.slice(0, MAX_PAGES_SHOWN).map(async ({ page, change }): Promise<ChangeRequestPageChange> => {
+      changed.slice(0, MAX_PAGES_SHOWN).map(async ({ page, change, fromPath }): Promise<ChangeRequestPageChange> => {
         const [was, now] = await Promise.all([
           change === 'added' ? '' : spaces.getPageInRevisionById(spaceId, baseId, page.id, { format: 'markdown' }).then((r) => markdownOf(r.data)),
           change === 'removed' ? '' : spaces.getPageInChangeRequestById(spaceId, changeRequestId, page.id, { format: 'markdown' }).then((r) => markdownOf(r.data)),
         ])
-        return { pageId: page.id, title: page.title, ...(page.path ? { path: page.path } : {}), change, before: was, after: now }
+        return { pageId: page.id, title: page.title, ...(page.path ? { path: page.path } : {}), ...(fromPath ? { fromPath } : {}), change, before: was, after: now }
       }),
     )
-    // Without oids (metadata off) every page looks edited: only the ones whose text differs are changes.
-    return { pages: pages.filter((p) => p.change !== 'edited' || p.before !== p.after), comments: await openThreads(gateway, spaceId, changeRequestId) }
+    // Without oids (metadata off) every page looks edited: only the ones whose text differs (or that moved) are changes.
+    const shown = pages
+      .filter((p) => p.change !== 'edited' || p.before !== p.after || p.fromPath !== undefined)
+      .map((p) => (p.change === 'edited' && p.before === p.after ? { ...p, change: 'moved' as const } : p))
+    return { pages: shown, files: fileChanges(beforeRevision.files ?? [], afterRevision.files ?? []), comments: await openThreads(gateway, spaceId, changeRequestId) }
   } catch (error) {
     throw fromApiError(error, 'Reading what the change request changes')
   }

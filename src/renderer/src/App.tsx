@@ -158,9 +158,12 @@ export function App() {
           <button type="button" onClick={() => void action.run('sync', () => bridge.syncNow(), 'Sync started.')} disabled={action.busy === 'sync'}>
             {action.busy === 'sync' ? 'Starting…' : 'Sync now'}
           </button>
-          <button type="button" aria-pressed={paused} disabled={action.busy === 'pause'} onClick={() => void action.run('pause', () => bridge.setPaused(!paused), paused ? 'Syncing resumed.' : 'Syncing paused.')}>
-            {paused ? 'Resume' : 'Pause'}
-          </button>
+          {/* Paused, the header's state line offers the one Resume: no second one here (nor per space). */}
+          {paused ? null : (
+            <button type="button" disabled={action.busy === 'pause'} onClick={() => void action.run('pause', () => bridge.setPaused(true), 'Syncing paused.')}>
+              Pause
+            </button>
+          )}
           <button type="button" onClick={() => setTheme(NEXT_THEME[theme])} aria-label={`Theme: ${theme}. Switch to ${NEXT_THEME[theme]}`}>
             Theme: {theme}
           </button>

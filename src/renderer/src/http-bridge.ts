@@ -95,6 +95,15 @@ export function createHttpBridge(base = ''): QuireBridge {
   const api = Object.fromEntries(QUIRE_CHANNELS.map((channel) => [channel, (...args: unknown[]) => call(channel, args)])) as unknown as QuireApi
   return {
     ...api,
+    inBrowser: true,
+    // The server's machine may have no desktop (and a browser on it is not this one): the link opens in a new tab here.
+    async openExternal({ url }) {
+      const parsed = new URL(url)
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('only http(s) links open in a new tab')
+      const tab = window.open(parsed.href, '_blank')
+      if (!tab) throw new Error(`your browser blocked the new tab: allow pop-ups for this page, or open ${parsed.href}`)
+      tab.opener = null
+    },
     onEvent(listener) {
       listeners.add(listener)
       if (!source && !connecting) void connect()

@@ -61,7 +61,7 @@ function runChild(frontEnd: FrontEnd, args: unknown, killAt: number | undefined)
 const t = serviceForFile()
 
 describe.each(Object.keys(FRONT_ENDS) as FrontEnd[])('crash safety of sync up, through the %s', (frontEnd) => {
-  it(`SIGKILL at random points of uploads, 20 times: one change request, each comment once, content right (seed ${seed})`, { timeout: 300_000 }, async () => {
+  it(`SIGKILL at random points of uploads, 20 times: one change request, each comment once, content right (seed ${seed})`, { timeout: 900_000 }, async () => {
     const random = rng(seed).next
     const dir = tempDir('quire-crash-')
     const seeded: SeededSpace = await seedSpace(t)

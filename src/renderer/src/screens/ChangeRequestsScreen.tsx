@@ -15,24 +15,49 @@ const FILTERS: Array<{ id: ChangeRequestFilter; label: string; empty: string }> 
   { id: 'archived', label: 'Archived', empty: 'No archived change requests' },
 ]
 
-const CHANGE_WORD = { added: 'New page', edited: 'Edited', removed: 'Removed' } as const
+const CHANGE_WORD = { added: 'New page', edited: 'Edited', removed: 'Removed', moved: 'Moved' } as const
+const FILE_WORD = { added: 'New file', edited: 'Replaced file', removed: 'Removed file' } as const
 
-/** The pages a change request changes, each with a word-level diff of main's text and its own. */
+/** "2 pages changed, 1 moved, 1 file added": every kind of change the change request makes, counted. */
+export function changeCount(changes: ChangeRequestChanges): string {
+  const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
+  const moved = changes.pages.filter((p) => p.change === 'moved' || p.fromPath).length
+  const parts = [n(changes.pages.length, 'page') + ' changed', ...(moved > 0 ? [`${moved} moved or renamed`] : []), ...(changes.files.length > 0 ? [n(changes.files.length, 'file') + ' changed'] : [])]
+  return parts.join(', ')
+}
+
+/** The pages a change request changes (each with a word-level diff of main's text and its own, renames as old → new) and its files. */
 export function Changes({ changes }: { changes: ChangeRequestChanges }) {
-  if (changes.pages.length === 0) return <p className="muted small">This change request changes no page text.</p>
+  if (changes.pages.length === 0 && changes.files.length === 0) return <p className="muted small">This change request changes no page and no file.</p>
   return (
     <div className="cr-changes">
       <p className="small">
-        {changes.pages.length} page{changes.pages.length === 1 ? '' : 's'} changed · {changes.comments} open comment{changes.comments === 1 ? '' : 's'}
+        {changeCount(changes)} · {changes.comments} open comment{changes.comments === 1 ? '' : 's'}
       </p>
       {changes.pages.map((page) => (
-        <details key={page.pageId} className="cr-page" open={changes.pages.length <= 3}>
+        <details key={page.pageId} className="cr-page" open={changes.pages.length <= 3 && page.change !== 'moved'}>
           <summary>
-            <span className="badge">{CHANGE_WORD[page.change]}</span> {page.title} {page.path ? <code>{page.path}</code> : null}
+            <span className="badge">{CHANGE_WORD[page.change]}</span> {page.title}{' '}
+            {page.fromPath ? (
+              <>
+                <code>{page.fromPath}</code> → <code>{page.path}</code>
+              </>
+            ) : page.path ? (
+              <code>{page.path}</code>
+            ) : null}
           </summary>
-          <TextDiff before={page.before} after={page.after} beforeLabel="On main" afterLabel="In this change request" />
+          {page.change === 'moved' ? <p className="small muted">Same text, at a new place.</p> : <TextDiff before={page.before} after={page.after} beforeLabel="On main" afterLabel="In this change request" />}
         </details>
       ))}
+      {changes.files.length > 0 ? (
+        <ul className="cr-files" aria-label="Files changed">
+          {changes.files.map((file) => (
+            <li key={file.id} className="small">
+              <span className="badge">{FILE_WORD[file.change]}</span> {file.name} {file.path ? <code>{file.path}</code> : null} {file.contentType ? <span className="muted">({file.contentType})</span> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   )
 }
@@ -101,7 +126,7 @@ function ChangeRequestCard(props: CardProps) {
         return `#${cr.number} is up to date with main.`
       },
     )
-  const pageNames = changes?.pages.map((p) => p.title) ?? []
+  const pageNames = [...(changes?.pages.map((p) => (p.fromPath ? `${p.title} (${p.fromPath} → ${p.path})` : p.title)) ?? []), ...(changes?.files.map((f) => f.name) ?? [])]
   const blocked = (mergeCheck?.blockers.length ?? 0) > 0
 
   return (
@@ -144,12 +169,12 @@ function ChangeRequestCard(props: CardProps) {
             Merge…
           </button>
         ) : null}
-        <button type="button" disabled={busy} onClick={() => void act(`pdf:${cr.id}`, saying(`Could not open the PDF of #${cr.number}`, async () => bridge.openExternal(await bridge.changeRequestPdf(ids))), `Opened the PDF of #${cr.number} in your browser.`)}>
+        <button type="button" disabled={busy} onClick={() => void act(`pdf:${cr.id}`, saying(`Could not open the PDF of #${cr.number}`, async () => bridge.openExternal(await bridge.changeRequestPdf(ids))), `Opened the PDF of #${cr.number} in ${bridge.inBrowser ? 'a new tab' : 'your browser'}.`)}>
           {running === `pdf:${cr.id}` ? 'Making the PDF…' : 'PDF'}
         </button>
         {/* The hosted service's web app, or the local service's own read-only page of the change request. */}
         {cr.appUrl ? (
-          <button type="button" disabled={busy} onClick={() => void act(`open:${cr.id}`, saying(`Could not open #${cr.number} in your browser`, () => bridge.openExternal({ url: cr.appUrl! })), `Opened #${cr.number} in your browser.`)}>
+          <button type="button" disabled={busy} onClick={() => void act(`open:${cr.id}`, saying(`Could not open #${cr.number} in your browser`, () => bridge.openExternal({ url: cr.appUrl! })), `Opened #${cr.number} in ${bridge.inBrowser ? 'a new tab' : 'your browser'}.`)}>
             {running === `open:${cr.id}` ? 'Opening…' : 'Open in browser'}
           </button>
         ) : null}
@@ -163,7 +188,7 @@ function ChangeRequestCard(props: CardProps) {
             </p>
           ) : (
             <p>
-              Merge {name} into main of {cr.spaceTitle}? It brings {pageNames.length === 0 ? 'no page changes' : `changes to ${pageNames.length} page${pageNames.length === 1 ? '' : 's'}: ${pageNames.slice(0, 6).join(', ')}${pageNames.length > 6 ? '…' : ''}`}.
+              Merge {name} into main of {cr.spaceTitle}? It brings {pageNames.length === 0 ? 'no page changes' : `changes to ${changes ? changeCount(changes).replace(/ changed/g, '') : ''}: ${pageNames.slice(0, 6).join(', ')}${pageNames.length > 6 ? '…' : ''}`}.
               {cr.outdated ? ' It is outdated: update it from main first to review what the merge gives.' : ''}
             </p>
           )}

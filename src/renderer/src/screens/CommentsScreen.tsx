@@ -86,7 +86,9 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
   const pagesKey = spaceId ?? ''
   const threadsKey = `${spaceId ?? ''}/${pageFilter}`
   const pagesLoad = useLoad(async () => ({ key: pagesKey, list: spaceId ? await bridge.listPages({ spaceId }) : [] }), [pagesKey])
-  const threadsLoad = useLoad(async () => ({ key: threadsKey, list: spaceId ? await bridge.listComments({ spaceId, ...(pageFilter ? { pageId: pageFilter } : {}) }) : [] }), [threadsKey])
+  // Read again when the service comes back: what was queued shows as sent.
+  const reachable = status !== undefined && status.overall !== 'offline'
+  const threadsLoad = useLoad(async () => ({ key: threadsKey, list: spaceId ? await bridge.listComments({ spaceId, ...(pageFilter ? { pageId: pageFilter } : {}) }) : [] }), [threadsKey, reachable])
   const pages = { ...pagesLoad, data: pagesLoad.data?.key === pagesKey ? pagesLoad.data.list : undefined }
   // No space yet (the spaces are being asked which has threads): nothing to list, not an empty list.
   const threads = { ...threadsLoad, data: spaceId && threadsLoad.data?.key === threadsKey ? threadsLoad.data.list : undefined }
@@ -95,6 +97,17 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
   const [newText, setNewText] = useState('')
   /** Comments posted while the service could not be reached: shown as waiting until the list has them. */
   const [waiting, setWaiting] = useState<CommentThread[]>([])
+  /** Replies typed while the service could not be reached: shown as queued under their thread until it has them. */
+  const [queuedReplies, setQueuedReplies] = useState<Array<{ threadId: string; markdown: string }>>([])
+  const [sentNotice, setSentNotice] = useState<string>()
+  const onlineList = threadsLoad.data && !threadsLoad.data.list.some((t) => t.asOf) ? threadsLoad.data.list : undefined
+  useEffect(() => {
+    if (!onlineList || queuedReplies.length === 0) return
+    const arrived = queuedReplies.filter((q) => onlineList.find((t) => t.id === q.threadId)?.replies.some((r) => r.mine !== false && r.markdown.trim() === q.markdown.trim()))
+    if (arrived.length === 0) return
+    setQueuedReplies((list) => list.filter((q) => !arrived.includes(q)))
+    setSentNotice(arrived.length === 1 ? 'Your queued reply was sent.' : `Your ${arrived.length} queued replies were sent.`)
+  }, [onlineList, queuedReplies])
 
   if (spaces.length === 0) {
     return (
@@ -191,8 +204,7 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
       </div>
       <AsOfNotice asOf={asOf} />
       <ErrorNotice message={threads.error ?? pages.error ?? action.error} />
-      <DoneNotice message={action.done} />
-
+      <DoneNotice message={action.done ?? sentNotice} />
 
       {!threads.data && !threads.error ? <Loading what="comments" /> : null}
       {threads.data && visible.length === 0 ? <p>{shown === 'open' ? 'No open comments here.' : shown === 'resolved' ? 'No resolved comments here.' : 'No comments here yet.'}</p> : null}
@@ -220,14 +232,43 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
                     ))}
                   </ul>
                 ) : null}
+                {queuedReplies.some((q) => q.threadId === thread.id) ? (
+                  <ul className="replies" aria-label="Replies queued">
+                    {queuedReplies
+                      .filter((q) => q.threadId === thread.id)
+                      .map((q) => (
+                        <li key={q.markdown}>
+                          <p className="small muted">
+                            <strong>You</strong> <span className="badge badge-warn">Queued</span>
+                          </p>
+                          <Markdown text={q.markdown} />
+                        </li>
+                      ))}
+                  </ul>
+                ) : null}
                 {thread.id.startsWith('pending-') ? null : (
                 <div className="thread-actions">
                   <ReplyForm
                     thread={thread}
                     busy={action.busy !== undefined}
                     onReply={async (text) => {
-                      const ok = await action.run(`reply:${thread.id}`, () => bridge.replyToComment({ spaceId: spaceId ?? '', commentId: thread.id, markdown: text }))
-                      if (ok) threads.reload()
+                      const ok = await action.run(
+                        `reply:${thread.id}`,
+                        async () => {
+                          const answer = await bridge.replyToComment({ spaceId: spaceId ?? '', commentId: thread.id, markdown: text })
+                          if (answer.waiting && answer.repeat !== 'queued') setQueuedReplies((list) => [...list, { threadId: thread.id, markdown: text }])
+                          return answer
+                        },
+                        (answer) => {
+                          const t = answer as CommentThread
+                          if (t.repeat === 'sent') return 'This reply was already sent: nothing was sent again.'
+                          return t.waiting ? `Your reply is queued: it goes out when the service is back (${t.waiting}).` : 'Reply sent.'
+                        },
+                      )
+                      if (ok) {
+                        setSentNotice(undefined)
+                        threads.reload()
+                      }
                       return ok
                     }}
                   />

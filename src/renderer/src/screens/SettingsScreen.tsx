@@ -46,6 +46,19 @@ export function SettingsScreen({ session, onSession, paused }: { session: Sessio
       setSaved(true)
     })
   }
+  /**
+   * The desktop app opens the folder in the file manager. A browser tab cannot open a folder: it copies
+   * the folder's path (and says so), or shows the path when the clipboard is not allowed.
+   */
+  const openFolder = () => {
+    const workspace = base?.workspace ?? ''
+    if (!bridge.inBrowser) return void action.run('folder', saying('Could not open the workspace folder', () => bridge.openWorkspaceFolder()), 'Opened the workspace folder in your file manager.')
+    void action.run(
+      'folder',
+      () => navigator.clipboard.writeText(workspace).then(() => true, () => false),
+      (copied) => (copied ? `Copied the path ${workspace}: your browser cannot open folders. Paste it in your file manager.` : `Your browser cannot open folders: the workspace folder is ${workspace}.`),
+    )
+  }
   /** Opening the folder tells how it went beside its button. */
   const folderLast = action.last === 'folder'
   const set = <K extends keyof Settings>(key: K, value: Settings[K]) => {
@@ -87,7 +100,7 @@ export function SettingsScreen({ session, onSession, paused }: { session: Sessio
             <button type="submit" className="primary" disabled={action.busy !== undefined}>
               {action.busy === 'save' ? 'Saving…' : 'Save settings'}
             </button>
-            <button type="button" disabled={action.busy !== undefined} onClick={() => void action.run('folder', saying('Could not open the workspace folder', () => bridge.openWorkspaceFolder()), 'Opened the workspace folder in your file manager.')}>
+            <button type="button" disabled={action.busy !== undefined} onClick={openFolder}>
               {action.busy === 'folder' ? 'Opening…' : 'Open workspace folder'}
             </button>
             {saved ? (

@@ -1,5 +1,5 @@
 import type { CollectionNode, OrganizationNode, SelectionTarget, SpaceNode, StatusSnapshot } from '../../../shared/contract'
-import { spaceWords, type WayOut } from '../../../shared/status-words'
+import { spaceWords, type StateWords, type WayOut } from '../../../shared/status-words'
 import { useBridge } from '../bridge'
 import { ConflictsPanel } from '../components/ConflictsPanel'
 import { DoneNotice, ErrorNotice, Loading } from '../components/Notice'
@@ -13,6 +13,8 @@ interface TreeProps {
   busy: boolean
   onWayOut: (way: WayOut) => void
 }
+
+const withoutResume = (words: StateWords): StateWords => (words.wayOut === 'resume' ? { ...words, wayOut: undefined } : words)
 
 function SpaceRow({ space, inherited, live, toggle, busy, onWayOut }: TreeProps & { space: SpaceNode; inherited: boolean }) {
   const now = useNow()
@@ -39,7 +41,8 @@ function SpaceRow({ space, inherited, live, toggle, busy, onWayOut }: TreeProps 
       </div>
       {checked ? (
         <div className="space-meta" id={`${id}-state`}>
-          <StateLine words={spaceWords(current, now)} onWayOut={onWayOut} />
+          {/* Pausing is the whole app's: its one Resume is in the header, not one per space. */}
+          <StateLine words={withoutResume(spaceWords(current, now))} onWayOut={onWayOut} />
           <span>Revision {current.revision ? <code>{current.revision.slice(0, 10)}</code> : '—'}</span>
           {current.pageCount !== undefined ? <span>{current.pageCount} pages</span> : null}
           <span>
