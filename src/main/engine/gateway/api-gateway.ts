@@ -199,7 +199,9 @@ export class ApiGateway {
     // Whether some attempt may have reached the service (anything but a refused connection).
     let reached = false
     let triedFresh = false
+    let rateLimited = false
     for (let attempt = 0; ; attempt++) {
+      if (rateLimited) await this.pace.slot()
       const wait = this.pace.delay()
       if (wait > 0) await this.sleep(wait)
       const dispatcher = await this.dispatcherFor(url)
@@ -223,6 +225,7 @@ export class ApiGateway {
           this.options.onEvent?.({ type: 'rate-limited', waitMs, url })
           // A wait past the bound (or past the attempts) is not made: the 429 is the caller's answer.
           if (attempt + 1 < maxAttempts && waitMs <= this.maxWaitMs) {
+            rateLimited = true
             this.pace.pause(Date.now() + waitMs)
             deadline.clear()
             await response.body?.cancel()

@@ -42,6 +42,8 @@ export class Pace {
   private windowEnd: number | undefined
   private budget: number | undefined
   private pausedUntil = 0
+  /** Retries after a 429 waiting for a free place under the lowered concurrency. */
+  private waiters: Array<() => void> = []
 
   constructor(private readonly options: PaceOptions) {
     this.concurrency = Math.max(1, Math.min(options.concurrency, options.maxConcurrency))
@@ -56,6 +58,16 @@ export class Pace {
     return Math.min(this.options.maxWaitMs, Math.max(0, until - now))
   }
 
+  /**
+   * Resolves once fewer attempts are in flight than the concurrency allows. A request that met a 429
+   * waits here before it is sent again: its queue slot stays taken while it retries, so without this the
+   * requests already running would go on at the concurrency that met the 429 (and, with a `Retry-After:
+   * 0`, spend their attempts within one answer's time).
+   */
+  async slot(): Promise<void> {
+    while (this.inFlight >= this.concurrency) await new Promise<void>((resolve) => this.waiters.push(resolve))
+  }
+
   start(): Ticket {
     this.inFlight++
     if (this.budget !== undefined) this.budget--
@@ -68,10 +80,13 @@ export class Pace {
    */
   end(ticket: Ticket, answer: { status: number; headers: Headers } | undefined, waiting: boolean): void {
     this.inFlight--
-    if (!answer) return
-    this.observe(answer.headers)
-    if (answer.status === 429) this.slowDown(ticket)
-    else if (answer.status < 500) this.speedUp(waiting)
+    if (answer) {
+      this.observe(answer.headers)
+      if (answer.status === 429) this.slowDown(ticket)
+      else if (answer.status < 500) this.speedUp(waiting)
+    }
+    // Each woken retry checks again; those that still find no place wait for the next end.
+    for (const wake of this.waiters.splice(0)) wake()
   }
 
   /** Every request waits until `untilMs` (a 429's `Retry-After`), within `maxWaitMs`. */
