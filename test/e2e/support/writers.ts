@@ -66,10 +66,16 @@ export class Writer {
     fs.writeFileSync(path.join(this.folder, ...relative.split('/')), text)
   }
 
-  /** Every conflicted copy in the writer's workspace, relative to the space folder. */
+  /**
+   * Every conflicted copy in the writer's workspace, relative to the space folder. A copy being written is
+   * a hidden temporary file (`.quire-tmp-…`) until its rename: that is not a copy yet (a loaded run once
+   * listed one between the write and the rename).
+   */
   conflictedCopies(): string[] {
     if (!fs.existsSync(this.folder)) return []
-    return (fs.readdirSync(this.folder, { recursive: true }) as string[]).filter((f) => f.includes(' (conflicted copy ')).map((f) => f.split(path.sep).join('/'))
+    return (fs.readdirSync(this.folder, { recursive: true }) as string[])
+      .filter((f) => f.includes(' (conflicted copy ') && !path.basename(f).startsWith('.'))
+      .map((f) => f.split(path.sep).join('/'))
   }
 
   cli(args: string[]): Promise<Cli> {
