@@ -41,6 +41,9 @@ function optionsOf(rest: string): string[] {
   return [...unquoted.matchAll(/(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])/g)].map((m) => m[1])
 }
 
+/** Options the docs name for other programs: node's flags (bin/quire.mjs's first line, bench:edit), tsc's, the newcomer's tour script's. */
+const FOREIGN = new Set(['--max-semi-space-size', '--heap-growing-percent', '--expose-gc', '--noEmit', '--direct', '--keep'])
+
 const optionIn = (help: string, option: string) => new RegExp(`(^|[\\s\\[(|,])${option}(?![\\w-])`, 'm').test(help)
 const ALWAYS = new Set(['--help', '-h'])
 
@@ -78,6 +81,20 @@ describe('the quire commands and options that README.md and docs/ name', () => {
         for (const sub of subs) if (!new RegExp(`^quire cr ${sub}\\b`, 'm').test(text)) wrong.push(`${where}: no subcommand "cr ${sub}" in quire cr --help`)
       }
       for (const option of optionsOf(m.rest)) if (!ALWAYS.has(option) && !optionIn(text, option)) wrong.push(`${where}: quire ${m.command} --help has no ${option}`)
+    }
+    expect(wrong).toEqual([])
+  })
+
+  it('named on their own (`--once`, with no quire before it) are options of some quire command', () => {
+    const all = [help.usage, ...help.commands.values()].join('\n')
+    const wrong: string[] = []
+    for (const page of docPages()) {
+      for (const piece of codePieces(fs.readFileSync(path.join(REPO, page), 'utf8'))) {
+        if (/(?<![\w./~-])quire(?= +[a-z-])/.test(piece.text)) continue // checked with its command above
+        for (const option of optionsOf(piece.text).filter((o) => o.startsWith('--'))) {
+          if (!FOREIGN.has(option) && !optionIn(all, option)) wrong.push(`${page}:${piece.line}: ${option} is no option of any quire command`)
+        }
+      }
     }
     expect(wrong).toEqual([])
   })
