@@ -4,7 +4,10 @@
  * network), then follows the README's "A five-minute tour" exactly as the clone's README.md writes it,
  * as a newcomer would, and checks each step's visible result:
  *
- * - `npx quire serve` (the app's way in) prints a link with a secret, and the link serves the app;
+ * - `npx quire serve` (the app's way in) prints a link with a secret, and the link serves the app; then,
+ *   when Chromium is there (CHROMIUM_PATH, default /usr/bin/chromium; --no-app skips it), the tour's
+ *   "In the app" paragraph is clicked through in it as it reads: the demo, a space, a saved edit, the
+ *   change request, asking Ada, her approval, the merge;
  * - the terminal tour, block by block: the demo service (left running), then the writer's, the
  *   reviewer's and the writer's terminal again, each line run by bash as written. Each line must exit 0
  *   and print what its comment quotes (`# "..."`, whitespace runs compared as one space); what the
@@ -18,7 +21,7 @@
  * node_modules: a full `npm ci` of the clone takes minutes, so the clone gets a node_modules folder of
  * links to this checkout's packages instead (its own `.cache`, so the clone builds its own CLI there).
  *
- *   node scripts/newcomer-tour.mjs [--direct] [--keep]
+ *   node scripts/newcomer-tour.mjs [--direct] [--keep] [--no-app]
  *
  * --direct runs `npx quire ...` as `node bin/quire.mjs ...` of the clone (the file npx runs: package.json's
  * bin), after one real `npx quire --version` shows npx finds it; npm's start-up costs seconds a call on
@@ -34,6 +37,8 @@ const args = new Set(process.argv.slice(2))
 const DIRECT = args.has('--direct')
 const KEEP = args.has('--keep')
 const REPO = fileURLToPath(new URL('..', import.meta.url))
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const APP = !args.has('--no-app') && fs.existsSync(CHROMIUM)
 const started = Date.now()
 
 const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'quire-newcomer-')))
@@ -52,7 +57,7 @@ function fail(step, why, output = '') {
 
 /** The environment of the tour: the caller's PATH and tools, none of its Quire settings. */
 function tourEnv(extra = {}) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('QUIRE_') && !k.startsWith('npm_')))
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('QUIRE_') && !k.startsWith('npm_') && !k.startsWith('XDG_')))
   return { ...env, HOME: home, QUIRE_TOKEN_STORE: 'file', NPM_CONFIG_UPDATE_NOTIFIER: 'false', NO_UPDATE_NOTIFIER: '1', ...extra }
 }
 
@@ -156,6 +161,77 @@ async function appWayIn(section) {
   const html = await page.text()
   if (page.status !== 200 || !/<div id="root">/.test(html)) fail(line, `the link's page is not the app (HTTP ${page.status})`, html.slice(0, 400))
   say(`✓ ${line}  (a link with a secret; the app's page is served)`)
+  return found[0]
+}
+
+/**
+ * The tour's "In the app" paragraph in Chromium (playwright-core, as the browser tests drive it): each
+ * control it names, clicked as it says, and what it says the app then shows.
+ */
+async function appTour(link, paragraph) {
+  const { chromium } = await import('playwright-core')
+  const profile = path.join(tmp, 'chromium')
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'], viewport: { width: 1280, height: 800 } })
+  const page = context.pages()[0] ?? (await context.newPage())
+  const wait = { timeout: 90_000 }
+  const step = async (what, action) => {
+    // Each control the script uses must be one the paragraph names, in bold or in italics.
+    for (const name of what.match(/\*\*[^*]+\*\*|\*[^*]+\*/g) ?? []) if (!paragraph.includes(name)) fail(`the app tour: ${what}`, `the README's paragraph does not say ${name}`)
+    try {
+      await action()
+    } catch (error) {
+      fail(`the app tour: ${what}`, error.message.split('\n')[0])
+    }
+    say(`✓ in the app: ${what}`)
+  }
+  const sections = page.getByRole('navigation', { name: 'Sections' })
+  const section = (name) => sections.getByRole('button', { name, exact: true }).click()
+  try {
+    await step('open the link; click **Use the demo service**', async () => {
+      await page.goto(link)
+      await page.getByRole('button', { name: 'Use the demo service' }).click()
+      await page.getByRole('heading', { name: 'Spaces' }).waitFor(wait)
+    })
+    await step('tick **User Guide** under Spaces; wait for *In sync*', async () => {
+      await page.getByRole('checkbox', { name: 'User Guide' }).click()
+      await page.locator('li.space-row', { hasText: 'User Guide' }).getByText('In sync').waitFor(wait)
+    })
+    const folder = /`(~\/Quire\/[^`]+)`/.exec(paragraph)?.[1]
+    if (!folder) fail('the app tour', 'the paragraph names no folder under ~/Quire')
+    const faq = path.join(expandHome(folder), 'faq.md')
+    await step(`save a change to a page of \`${folder}\`: **Change requests** → **Mine** shows it, as a draft`, async () => {
+      fs.appendFileSync(faq, '\nSaved in my editor, from the app tour.\n')
+      await section('Change requests')
+      await page.getByRole('button', { name: 'Mine', exact: true }).click()
+      await page.locator('li.cr', { hasText: 'Mine' }).getByText('draft', { exact: true }).waitFor(wait)
+    })
+    const mine = page.locator('li.cr', { hasText: 'Mine' })
+    const number = /#(\d+)/.exec((await mine.locator('.cr-subject').textContent()) ?? '')?.[1]
+    await step('tick **Ada Reviewer** under *Ask for a review*; click **Submit for review**', async () => {
+      await mine.getByRole('checkbox', { name: /Ada Reviewer/ }).check()
+      await mine.getByRole('button', { name: 'Submit for review' }).click()
+      await page.getByText(`Submitted #${number} for review`).waitFor(wait)
+    })
+    await step('click **Sign in as the reviewer**: Ada finds it under **For review** and clicks **Approve**', async () => {
+      await sections.getByRole('button', { name: 'Sign in as the reviewer' }).click()
+      await sections.getByText('Ada Reviewer (demo service)').waitFor(wait)
+      await sections.getByRole('button', { name: /^For review/ }).click()
+      const card = page.locator('li.cr', { hasText: `#${number}` })
+      await card.getByRole('button', { name: 'Approve' }).click(wait)
+      await page.getByText(`Approved #${number}`).waitFor(wait)
+    })
+    await step('**Sign in as the writer**; **Merge…** under Change requests merges it', async () => {
+      await sections.getByRole('button', { name: 'Sign in as the writer' }).click()
+      await sections.getByText('Quire Owner (demo service)').waitFor(wait)
+      await section('Change requests')
+      await page.getByRole('button', { name: 'Mine', exact: true }).click()
+      await page.locator('li.cr', { hasText: `#${number}` }).getByRole('button', { name: 'Merge…' }).click(wait)
+      await page.getByRole('group', { name: new RegExp(`^Confirm merging #${number} in `) }).getByRole('button', { name: `Merge #${number}` }).click(wait)
+      await page.getByText(`Merged #${number}.`).waitFor(wait)
+    })
+  } finally {
+    await context.close()
+  }
 }
 
 /** The demo service, left running: what it prints must be the README's sample output, placeholders filled. */
@@ -220,7 +296,12 @@ async function main() {
     if (code !== 0 || !output.includes(version)) fail('npx quire --version', `npx does not run the clone's quire (exit ${code})`, output)
     say(`✓ npx quire --version  (${version}: npx runs the clone's bin/quire.mjs; the tour runs that file directly)`)
   }
-  await appWayIn(section)
+  const link = await appWayIn(section)
+  if (APP) {
+    const paragraph = /\*\*In the app\.\*\*[\s\S]*?\n\n/.exec(section)?.[0]
+    if (!paragraph) fail('the app tour', 'the tour has no "**In the app.**" paragraph')
+    await appTour(link, paragraph)
+  } else say(`(the app tour in a browser skipped: ${args.has('--no-app') ? '--no-app' : `no Chromium at ${CHROMIUM}`})`)
   await startService(shells[0], sample)
   for (const block of shells.slice(1)) await runTerminal(block)
   say(`the tour passed in ${Math.round((Date.now() - started) / 1000)} s`)
