@@ -176,7 +176,7 @@ async function appTour(link, paragraph) {
   const wait = { timeout: 90_000 }
   const step = async (what, action) => {
     // Each control the script uses must be one the paragraph names, in bold or in italics.
-    for (const name of what.match(/\*\*[^*]+\*\*|\*[^*]+\*/g) ?? []) if (!paragraph.includes(name)) fail(`the app tour: ${what}`, `the README's paragraph does not say ${name}`)
+    for (const name of what.match(/\*\*[^*]+\*\*|\*[^*]+\*/g) ?? []) if (!squash(paragraph).includes(squash(name))) fail(`the app tour: ${what}`, `the README's paragraph does not say ${name}`)
     try {
       await action()
     } catch (error) {
