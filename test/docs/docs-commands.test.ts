@@ -42,7 +42,7 @@ function optionsOf(rest: string): string[] {
 }
 
 /** Options the docs name for other programs: node's flags (bin/quire.mjs's first line, bench:edit), tsc's, the newcomer's tour script's. */
-const FOREIGN = new Set(['--max-semi-space-size', '--heap-growing-percent', '--expose-gc', '--noEmit', '--direct', '--keep'])
+const FOREIGN = new Set(['--max-semi-space-size', '--heap-growing-percent', '--expose-gc', '--noEmit', '--direct', '--keep', '--no-app'])
 
 const optionIn = (help: string, option: string) => new RegExp(`(^|[\\s\\[(|,])${option}(?![\\w-])`, 'm').test(help)
 const ALWAYS = new Set(['--help', '-h'])
