@@ -44,6 +44,9 @@ function optionsOf(rest: string): string[] {
 /** Options the docs name for other programs: node's flags (bin/quire.mjs's first line, bench:edit), tsc's, the newcomer's tour script's. */
 const FOREIGN = new Set(['--max-semi-space-size', '--heap-growing-percent', '--expose-gc', '--noEmit', '--direct', '--keep', '--no-app'])
 
+/** A code piece that runs another program than quire: its options are that program's. */
+const OTHER_PROGRAM = /(^|[\s=])(npm|node|git|tsc|eslint|vitest|electron-builder|npx (?!quire\b)\S+)\s/
+
 const optionIn = (help: string, option: string) => new RegExp(`(^|[\\s\\[(|,])${option}(?![\\w-])`, 'm').test(help)
 const ALWAYS = new Set(['--help', '-h'])
 
@@ -91,6 +94,7 @@ describe('the quire commands and options that README.md and docs/ name', () => {
     for (const page of docPages()) {
       for (const piece of codePieces(fs.readFileSync(path.join(REPO, page), 'utf8'))) {
         if (/(?<![\w./~-])quire(?= +[a-z-])/.test(piece.text)) continue // checked with its command above
+        if (OTHER_PROGRAM.test(piece.text)) continue // npm ci --no-audit, node --expose-gc: another program's options
         for (const option of optionsOf(piece.text).filter((o) => o.startsWith('--'))) {
           if (!FOREIGN.has(option) && !optionIn(all, option)) wrong.push(`${page}:${piece.line}: ${option} is no option of any quire command`)
         }
