@@ -2,13 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const hasChromium = fs.existsSync(CHROMIUM)
 export const SCREENSHOTS = path.resolve('test-output/screenshots')
 
-const repo = path.resolve(__dirname, '../..')
+// From import.meta.url, not __dirname: scripts/screenshots.ts loads this file as an ES module under tsx.
+const repo = fileURLToPath(new URL('../..', import.meta.url))
 
 export interface ServeProcess {
   url: string
