@@ -145,6 +145,9 @@ export interface ChangeRequestFileChange {
   preview?: string
 }
 
+/** How a file was opened: in a named editor (at its line), or by the system's default application (which is not told the line). */
+export type OpenedFile = { editor: string; defaultApp?: undefined } | { editor?: undefined; defaultApp: true }
+
 export interface ChangeRequestChanges {
   pages: ChangeRequestPageChange[]
   files: ChangeRequestFileChange[]
@@ -407,7 +410,8 @@ export interface QuireApi {
   reopenComment(input: { spaceId: string; changeRequestId: string; commentId: string }): Promise<CommentThread>
 
   listBrokenLinks(): Promise<BrokenLink[]>
-  openLocalFile(input: { file: string; line?: number }): Promise<void>
+  /** Opens a workspace file (a broken link's) at its line, on the computer Quire runs on; answers what opened it. */
+  openLocalFile(input: { file: string; line?: number }): Promise<OpenedFile>
   openExternal(input: { url: string }): Promise<void>
   openWorkspaceFolder(): Promise<void>
 
