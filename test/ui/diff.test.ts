@@ -174,7 +174,7 @@ describe.skipIf(!hasChromium)('the change request diff in the reviewer’s app',
       await card(cr.id).getByRole('img', { name: 'Preview of chart.png' }).waitFor()
       await card(other.id).getByRole('button', { name: 'Show changes' }).click()
       await card(other.id).getByText('Run the offline installer.', { exact: false }).first().waitFor({ timeout: 20_000 })
-      expect(await reviewer.page.getByText('fetch failed').count()).toBe(0)
+      expect(await reviewer.page.getByText('fetch failed').allTextContents()).toEqual([])
       await card(other.id).locator('.cr-changes').evaluate((el) => el.scrollIntoView({ block: 'start' }))
       await screenshotsAtSizes(reviewer.page, 'diff-03-offline-from-cache')
       expect(await axeViolations(reviewer.page)).toEqual([])
@@ -182,4 +182,19 @@ describe.skipIf(!hasChromium)('the change request diff in the reviewer’s app',
       await t.start()
     }
   }, 120_000)
+
+  it('a page new on main is in the Comments page picker after the pass that brought it, without Refresh (issue 27, item 6)', async () => {
+    await openSection(reviewer.page, 'Comments')
+    const picker = reviewer.page.getByLabel('On page')
+    const labels = async () => (await picker.locator('option').allTextContents()).map((l) => l.trim())
+    await expect.poll(labels, { timeout: 30_000 }).toContain('FAQ')
+    const adding = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Glossary' } })).body as { id: string }
+    await write(adding.id, [{ operation: 'insert_page', document: { markdown: '# Glossary\n\nTerms.\n' }, slug: 'glossary' }])
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: adding.id } })).body.result).toBe('merge')
+    // The next pass (Sync now stands for the timer) brings the page down; the picker reads the pages again after it.
+    await reviewer.page.getByRole('button', { name: 'Sync now' }).click()
+    await expect.poll(labels, { timeout: 30_000 }).toContain('Glossary')
+    await screenshotsAtSizes(reviewer.page, 'diff-04-new-page-in-picker')
+    expect(await axeViolations(reviewer.page)).toEqual([])
+  }, 90_000)
 })

@@ -10,7 +10,42 @@ function parts(before: string, after: string, by: 'words' | 'lines'): Change[] {
   // With space: jsdiff's diffWords keeps the new text's whitespace in what both share, so the old side
   // would lose its blank lines ("folder.\n\n**Does" shown as "folder. **Does"). Each side here is its
   // own markdown exactly: the parts it shows, joined, are its text.
-  return diffWordsWithSpace(before, after)
+  return joinChanges(diffWordsWithSpace(before, after))
+}
+
+/**
+ * diffWordsWithSpace keeps a space both sides share between two changed words as unchanged, which cuts
+ * "someone else" → "the writer" into word-sized marks. A run of changes with only shared whitespace
+ * between them becomes one removed part and one added part (the whitespace in both): each side still
+ * shows exactly its own text, marked as one phrase.
+ */
+function joinChanges(changes: Change[]): Change[] {
+  const out: Change[] = []
+  let removed: string[] = []
+  let added: string[] = []
+  const flush = () => {
+    if (removed.length) out.push({ value: removed.join(''), removed: true, added: false, count: 1 })
+    if (added.length) out.push({ value: added.join(''), added: true, removed: false, count: 1 })
+    removed = []
+    added = []
+  }
+  changes.forEach((c, i) => {
+    if (c.removed) removed.push(c.value)
+    else if (c.added) added.push(c.value)
+    else {
+      const next = changes[i + 1]
+      const between = (removed.length > 0 || added.length > 0) && next !== undefined && (next.added || next.removed) && /^[ \t]+$/.test(c.value)
+      if (between) {
+        removed.push(c.value)
+        added.push(c.value)
+        return
+      }
+      flush()
+      out.push(c)
+    }
+  })
+  flush()
+  return out
 }
 
 /**
