@@ -122,6 +122,15 @@ export interface ChangeRequestPageChange {
   /** Markdown on main (empty when added) and in the change request (empty when removed). */
   before: string
   after: string
+  /** The front matter keys (description, icon, hidden, cover…) the change request sets, changes or removes. */
+  frontMatter?: FrontMatterChange[]
+}
+
+/** One front matter key of a page, as YAML text on each side (absent on the side that lacks it). */
+export interface FrontMatterChange {
+  key: string
+  before?: string
+  after?: string
 }
 
 /** A file (an image, an attachment) the change request adds, removes or replaces. */
@@ -132,13 +141,24 @@ export interface ChangeRequestFileChange {
   contentType?: string
   /** Its path in the space folder (`.gitbook/assets/...`), when known. */
   path?: string
+  /** An image added or replaced, as a `data:` URL (kept with the diff, so it shows offline too). */
+  preview?: string
 }
+
+/** How a file was opened: in a named editor (at its line), or by the system's default application (which is not told the line). */
+export type OpenedFile = { editor: string; defaultApp?: undefined } | { editor?: undefined; defaultApp: true }
 
 export interface ChangeRequestChanges {
   pages: ChangeRequestPageChange[]
   files: ChangeRequestFileChange[]
+  /** The table of contents (SUMMARY.md, as Git Sync writes it) on main and in the change request, when the order, nesting or titles differ. */
+  summary?: { before: string; after: string }
   /** Comment threads on the change request. */
   comments: number
+  /** The change request's revision these changes were read at. */
+  revision?: string
+  /** Set when the service could not be reached: the changes as last read at this time. */
+  asOf?: string
 }
 
 /** Update from main's answer: the change request after it, and whether main and it changed the same places. */
@@ -159,6 +179,8 @@ export interface ChangeRequestSummary {
   updatedAt: string
   appUrl?: string
   canMerge: boolean
+  /** Its current revision: a new one means new edits (an open diff reads them). */
+  revision?: string
   /** Set when the service could not be reached: the change request as last seen at this time. */
   asOf?: string
   /** Set while an action on it (merge, update from main) waits in the outbox to be sent. */
@@ -388,7 +410,8 @@ export interface QuireApi {
   reopenComment(input: { spaceId: string; changeRequestId: string; commentId: string }): Promise<CommentThread>
 
   listBrokenLinks(): Promise<BrokenLink[]>
-  openLocalFile(input: { file: string; line?: number }): Promise<void>
+  /** Opens a workspace file (a broken link's) at its line, on the computer Quire runs on; answers what opened it. */
+  openLocalFile(input: { file: string; line?: number }): Promise<OpenedFile>
   openExternal(input: { url: string }): Promise<void>
   openWorkspaceFolder(): Promise<void>
 

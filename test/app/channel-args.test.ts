@@ -38,8 +38,9 @@ describe('channel arguments', () => {
     ['openLocalFile', [{ file: 'x.md' }], /absolute path/],
     ['openLocalFile', [{ file: '/x.md', line: 1.5 }], /integer/],
     ['openExternal', [{ url: 'javascript:alert(1)' }], /http\(s\)/],
-    ['updateSettings', [{ intervalSeconds: 5 }], /between 10 and 86400/],
-    ['updateSettings', [{ workspace: '~/Quire' }], /absolute path/],
+    // Settings are refused in the Settings screen's words (issue 27), never `updateSettings[0].workspace`.
+    ['updateSettings', [{ intervalSeconds: 5 }], /^"Sync every \(seconds\)" must be between 10 seconds and 86400 \(a day\)\. Nothing was saved\.$/],
+    ['updateSettings', [{ workspace: '~/Quire' }], /^The workspace folder must be a full path, from the top of the disk .*: "~\/Quire" is not\. Nothing was saved\.$/],
   ] as const)('refuses %s %j', (channel, args, message) => {
     expect(() => parseChannelArgs(channel, args)).toThrow(ChannelArgsError)
     expect(() => parseChannelArgs(channel, args)).toThrow(message)

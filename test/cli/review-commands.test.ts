@@ -240,4 +240,23 @@ describe('quire cr submit, review, reviewers, archive, list --review', () => {
     expect(help.code).toBe(0)
     expect(help.out).toContain('quire cr list --review')
   })
+
+  it('quire cr show lists front matter changes and keeps the diff: offline it shows the change request as last read (issue 27)', async () => {
+    fs.writeFileSync(writerFile('faq.md'), '---\ndescription: Answers to questions\n---\n\n# FAQ\n\nAnswers, kept for offline.\n')
+    expect((await quire('writer', 'watch', '--once')).code).toBe(0)
+    const cr = (await openChangeRequests(t.api, seeded.spaceId))[0]
+    const online = await quire('writer', 'cr', 'show', String(cr.number))
+    expect(online.code, online.err).toBe(0)
+    expect(online.out).toContain('  front matter description: (not set) → Answers to questions')
+    await t.stop()
+    try {
+      const offline = await quire('writer', 'cr', 'show', String(cr.number))
+      expect(offline.code, offline.err).toBe(0)
+      expect(offline.out).toMatch(new RegExp(`^#${cr.number} .*offline: as last read \\d{4}-`))
+      expect(offline.out).toContain('  edits: FAQ (faq.md)')
+      expect(offline.out).toContain('    front matter description: (not set) → Answers to questions')
+    } finally {
+      await t.start()
+    }
+  })
 })

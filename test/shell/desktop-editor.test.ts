@@ -48,7 +48,7 @@ describe.skipIf(process.platform === 'win32')('opening a file at its line in the
   it('passes the line the way the editor understands it (code: -r -g file:line:column), the file name as one argument, through no shell', async () => {
     const code = recordingEditor('code')
     const launch = systemEditor({ env: {}, guess: () => [code] })
-    expect(await launch(page, 7)).toBe(true)
+    expect(await launch(page, 7)).toBe('Visual Studio Code')
     expect(await recorded()).toEqual([['-r', '-g', `${page}:7:1`]])
     expect(fs.existsSync(path.join(dir, 'pwned'))).toBe(false)
   })
@@ -87,7 +87,7 @@ describe.skipIf(process.platform === 'win32')('opening a file at its line in the
   it('QUIRE_EDITOR wins, with {file} and {line} inside single arguments; its failure to start is reported, not hidden', async () => {
     const script = recordingEditor('my-editor')
     const launch = systemEditor({ env: { QUIRE_EDITOR: `${script} --goto {file}:{line}` }, guess: () => ['code'] })
-    expect(await launch(page, 5)).toBe(true)
+    expect(await launch(page, 5)).toBe('my-editor')
     expect(await recorded()).toEqual([['--goto', `${page}:5`]])
     const broken = systemEditor({ env: { QUIRE_EDITOR: `${path.join(dir, 'missing')} {file}` } })
     await expect(broken(page, 1)).rejects.toThrow(/could not start missing/)

@@ -170,7 +170,8 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     // The label names the file by its whole path in the space folder, not its last two segments (defect 6).
     const relative = path.relative(fs.realpathSync(path.join(workspace, 'Quire Demo', 'User Guide')), file).split(path.sep).join('/')
     await expect(legacy.first().textContent()).resolves.toContain(`in ${relative}:${line}`)
-    await page.getByText(`Asked your editor to open ${relative}:${line}.`).waitFor()
+    // What happened, said: the editor QUIRE_EDITOR names (here node, running the recorder), on quire serve's computer.
+    await page.getByText(`Opened ${relative}:${line} in node on the computer quire serve runs on.`).waitFor()
     const text = fs.readFileSync(file, 'utf8').split('\n')
     expect(text[Number(line) - 1]).toContain('legacy-setup.md')
   })

@@ -22,11 +22,16 @@ process.env.QUIRE_TOKEN_STORE = 'file'
 /** The desktop as the test plays it: records each request; `hold` keeps it pending until released; `failWith` refuses it. */
 class PlayedDesktop {
   readonly opened: Array<{ kind: 'file' | 'url' | 'folder'; target: string; line?: number }> = []
+  /** The editor a file opens in (its name, as the desktop answers), or none: the system's default application. */
+  editor: string | undefined = 'Visual Studio Code'
   hold = false
   failWith: string | undefined
   private releases: Array<() => void> = []
   readonly actions: DesktopActions = {
-    openFile: (file, line) => this.play({ kind: 'file', target: file, line }),
+    openFile: async (file, line) => {
+      await this.play({ kind: 'file', target: file, line })
+      return this.editor
+    },
     openUrl: (url) => this.play({ kind: 'url', target: url }),
     openFolder: (folder) => this.play({ kind: 'folder', target: folder }),
   }
@@ -199,9 +204,18 @@ describe.skipIf(!hasChromium)('every button gives feedback; the layout and the w
     await link.waitFor({ timeout: 30_000 })
     await link.click()
     const done = page.locator('.toast-fixed[role="status"]')
-    await expect.poll(() => done.textContent(), { timeout: 20_000 }).toMatch(/^Asked your editor to open faq\.md:3\./)
+    // What happened, named: the editor, and where (this tab is quire serve's: the file opened on its computer).
+    await expect.poll(() => done.textContent(), { timeout: 20_000 }).toMatch(/^Opened faq\.md:3 in Visual Studio Code on the computer quire serve runs on\./)
     expect(desktop.opened.at(-1)).toMatchObject({ kind: 'file', line: 3 })
     expect(desktop.opened.at(-1)!.target.endsWith(path.join('Acme', 'Docs', 'faq.md'))).toBe(true)
+    await screenshotsAtSizes(page, 'feedback-06a-link-opened-in-editor', { width: 1280, height: 800 })
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await page.getByRole('button', { name: 'Dismiss' }).click().catch(() => undefined)
+    // No editor found: the system's default application, which is not told the line; the toast says so.
+    desktop.editor = undefined
+    await link.click()
+    await expect.poll(() => done.textContent(), { timeout: 20_000 }).toMatch(/^Opened faq\.md:3 with the system's default application on the computer quire serve runs on \(it is not told the line: the link is on line 3\)\./)
+    desktop.editor = 'Visual Studio Code'
 
     desktop.failWith = 'no application knows how to open faq.md'
     await link.click()
@@ -216,6 +230,25 @@ describe.skipIf(!hasChromium)('every button gives feedback; the layout and the w
     await expect.poll(() => page.locator('.toast-fixed').count()).toBe(0)
     desktop.failWith = undefined
     await page.setViewportSize({ width: 1200, height: 860 })
+  }, 60_000)
+
+  it('issue 27: a refused setting says what is wrong in the words of the Settings screen, not the internal names', async () => {
+    await nav('Settings')
+    const folder = page.getByLabel('Workspace folder')
+    await folder.waitFor({ timeout: 20_000 })
+    const before = await folder.inputValue()
+    await folder.fill('docs')
+    await page.getByRole('button', { name: 'Save settings' }).click()
+    const refusal = page.locator('main .notice-error')
+    await expect.poll(() => refusal.textContent(), { timeout: 20_000 }).toMatch(/^The workspace folder must be a full path, from the top of the disk \(such as \/home\/ada\/Quire/)
+    const words = (await refusal.textContent())!
+    expect(words).toContain('"docs" is not. Nothing was saved.')
+    expect(words).not.toMatch(/updateSettings|\[0\]|workspace must/)
+    await screenshotsAtSizes(page, 'feedback-07-settings-refused', { width: 1280, height: 800 })
+    await page.setViewportSize({ width: 1200, height: 860 })
+    expect(await axeViolations(page)).toEqual([])
+    expect((await app.backend.getSettings()).workspace).toBe(before)
+    await folder.fill(before)
   }, 60_000)
 
   it('defect 9: at 640 px the sections bar is a short strip and the screen starts right under it (no large empty block); at 1280 px it is a side column', async () => {

@@ -102,6 +102,22 @@ describe.skipIf(!hasChromium)('the window tells the truth and offers the way out
     await expect(item.locator('.diff ins').allTextContents()).resolves.toContain('the writer')
     await screenshotsAtSizes(page, 'truth-03-conflict-compare')
     expect(await axeViolations(page)).toEqual([])
+    // Issue 27: the header stays one row at desktop widths in the conflict state (1280 px, and narrower
+    // down to where it wraps by design, 900 px): the state's words shrink, its way out stays whole.
+    for (const width of [1280, 1000]) {
+      await page.setViewportSize({ width, height: 800 })
+      const rows = await page.evaluate(() => {
+        const tops = [...document.querySelectorAll('header.topbar .brand, header.topbar .badge, header.topbar .way-out, header.topbar .toolbar button')].map((el) => {
+          const r = el.getBoundingClientRect()
+          return Math.round((r.top + r.bottom) / 2 / 20) // one row: the centers line up (align-items: center)
+        })
+        return new Set(tops).size
+      })
+      expect({ width, rows }).toEqual({ width, rows: 1 })
+      await expect(header().getByRole('button', { name: 'Show conflicts' }).isVisible()).resolves.toBe(true)
+    }
+    await screenshotsAtSizes(page, 'truth-03b-conflict-header')
+    await page.setViewportSize({ width: 1200, height: 860 })
 
     await item.getByRole('button', { name: 'Keep mine' }).click()
     // The list clears as the copy goes; the file holds the writer's version; the push sends it.

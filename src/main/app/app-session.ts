@@ -84,7 +84,7 @@ export function openLive(
   options: BackendOptions,
   report: Parameters<typeof appWorkspaceSession>[3] & { news: (news: ReviewNews) => void; statusChanged: () => void },
 ): Live {
-  const { cache, outbox, comments } = deps.store
+  const { cache, outbox, comments, diffs } = deps.store
   // The probe is armed by the session's state events; it needs the session to read the states.
   const onState: { check?: () => void } = {}
   const after: { pass?: () => void } = {}
@@ -116,7 +116,7 @@ export function openLive(
   // A comment names its page: by the cache's title, else the service's page list.
   const pageTitle = async (spaceId: string, pageId: string) =>
     cache.pageLocation(spaceId, pageId)?.title ?? (await deps.files.listPages(signedIn.gateway, spaceId)).find((p) => p.id === pageId)?.title
-  const review = new ReviewActions(engine, cache, outbox, comments, pageTitle, report.log)
+  const review = new ReviewActions(engine, cache, outbox, comments, diffs, pageTitle, report.log)
   const flow = new ReviewFlow(engine, { cache, outbox, actions: review, log: report.log, news: report.news, countChanged: report.statusChanged })
   after.pass = () => void flow.look()
   return { ...signedIn, engine, reconnect, review, flow }

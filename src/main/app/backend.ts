@@ -1,5 +1,5 @@
 import type {
-  ActivityEntry, BrokenLink, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread, ConflictComparison, DemoRole,
+  ActivityEntry, BrokenLink, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread, ConflictComparison, DemoRole, OpenedFile,
   OrganizationNode, PageSummary, QuireApi, QuireBridge, QuireEvent, SelectionTarget, SessionInfo, Settings, StatusSnapshot,
 } from '../../shared/contract'
 import { healedCacheLine, SyncEngine, WorkspaceStore, type CacheRepository, type HealedCache, type OutboxRepository, type WorkspaceSession } from '../engine'
@@ -291,7 +291,7 @@ export class QuireBackend implements QuireBridge {
   }
 
   // Plain delegations to the desktop (editor, browser, file manager).
-  readonly openLocalFile = async (input: { file: string; line?: number }): Promise<void> => this.files.openLocalFile(input.file, input.line)
+  readonly openLocalFile = async (input: { file: string; line?: number }): Promise<OpenedFile> => this.files.openLocalFile(input.file, input.line)
   readonly openExternal = async (input: { url: string }): Promise<void> => this.files.openExternal(input.url)
   readonly openWorkspaceFolder = async (): Promise<void> => this.files.openWorkspaceFolder()
 

@@ -1,6 +1,7 @@
 import type { RevisionFile, RevisionPage } from '@gitbook/api'
 import type { ChangeRequestChanges, ChangeRequestFileChange, ChangeRequestPageChange } from '../../shared/contract'
-import { paginate, type ApiGateway } from '../engine'
+import { paginate, type ApiGateway, type ChangeRequestDiffsRepository } from '../engine'
+import { frontMatterChanges, imagePreview, outline } from './change-request-extras'
 import { fromApiError } from './errors'
 
 /** A change request touching more pages than this shows the first ones (the rest is in the browser). */
@@ -31,7 +32,7 @@ function documentPages(pages: readonly RevisionPage[]): Map<string, PageAt> {
 }
 
 /** What changed among the revision's files (images, attachments): added, removed, replaced by other bytes or renamed. */
-function fileChanges(before: readonly RevisionFile[], after: readonly RevisionFile[]): ChangeRequestFileChange[] {
+export function fileChanges(before: readonly RevisionFile[], after: readonly RevisionFile[]): ChangeRequestFileChange[] {
   const was = new Map(before.map((f) => [f.id, f]))
   const now = new Map(after.map((f) => [f.id, f]))
   const ref = (f: RevisionFile, change: ChangeRequestFileChange['change']): ChangeRequestFileChange => ({
@@ -64,12 +65,17 @@ async function openThreads(gateway: ApiGateway, spaceId: string, changeRequestId
 /**
  * What a change request changes, page by page: its revision against the revision of main it is based
  * on (the last update from main, else where it started), so main's later edits do not show as the
- * change request's. Each changed page comes with both texts; the renderer diffs them word by word.
+ * change request's. Each changed page comes with both texts (the renderer diffs them) and the front
+ * matter keys it changes; images added or replaced come with a preview; a new order of the table of
+ * contents with both outlines. A diff read once is kept in `stored` by the change request's revision:
+ * the same revision is not read again (only the open comment count is), and it can be shown offline.
  */
-export async function changeRequestChanges(gateway: ApiGateway, spaceId: string, changeRequestId: string): Promise<ChangeRequestChanges> {
+export async function changeRequestChanges(gateway: ApiGateway, spaceId: string, changeRequestId: string, stored?: ChangeRequestDiffsRepository): Promise<ChangeRequestChanges> {
   const spaces = gateway.client.spaces
   try {
     const cr = (await spaces.getChangeRequestById(spaceId, changeRequestId)).data
+    const kept = stored?.get(spaceId, changeRequestId)
+    if (kept && kept.revision === cr.revision) return { ...(kept.data as ChangeRequestChanges), comments: await openThreads(gateway, spaceId, changeRequestId) }
     const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial
     const [afterRevision, beforeRevision] = await Promise.all([
       spaces.getRevisionOfChangeRequestById(spaceId, changeRequestId).then((r) => r.data),
@@ -94,14 +100,25 @@ export async function changeRequestChanges(gateway: ApiGateway, spaceId: string,
           change === 'added' ? '' : spaces.getPageInRevisionById(spaceId, baseId, page.id, { format: 'markdown' }).then((r) => markdownOf(r.data)),
           change === 'removed' ? '' : spaces.getPageInChangeRequestById(spaceId, changeRequestId, page.id, { format: 'markdown' }).then((r) => markdownOf(r.data)),
         ])
-        return { pageId: page.id, title: page.title, ...(page.path ? { path: page.path } : {}), ...(fromPath ? { fromPath } : {}), change, before: was, after: now }
+        const frontMatter = frontMatterChanges(was, now)
+        return { pageId: page.id, title: page.title, ...(page.path ? { path: page.path } : {}), ...(fromPath ? { fromPath } : {}), change, before: was, after: now, ...(frontMatter.length > 0 ? { frontMatter } : {}) }
       }),
     )
     // Without oids (metadata off) every page looks edited: only the ones whose text differs (or that moved) are changes.
     const shown = pages
       .filter((p) => p.change !== 'edited' || p.before !== p.after || p.fromPath !== undefined)
       .map((p) => (p.change === 'edited' && p.before === p.after ? { ...p, change: 'moved' as const } : p))
-    return { pages: shown, files: fileChanges(beforeRevision.files ?? [], afterRevision.files ?? []), comments: await openThreads(gateway, spaceId, changeRequestId) }
+    const afterFiles = new Map((afterRevision.files ?? []).map((f) => [f.id, f]))
+    const files = await Promise.all(
+      fileChanges(beforeRevision.files ?? [], afterRevision.files ?? []).map(async (file) => {
+        const preview = file.change === 'removed' ? undefined : await imagePreview(gateway, afterFiles.get(file.id)!)
+        return preview ? { ...file, preview } : file
+      }),
+    )
+    const [was, now] = [outline(beforeRevision.pages), outline(afterRevision.pages)]
+    const diff: ChangeRequestChanges = { pages: shown, files, ...(was !== now ? { summary: { before: was, after: now } } : {}), comments: await openThreads(gateway, spaceId, changeRequestId), revision: cr.revision }
+    stored?.save(spaceId, changeRequestId, { revision: cr.revision, fetchedAt: new Date().toISOString(), data: diff })
+    return diff
   } catch (error) {
     throw fromApiError(error, 'Reading what the change request changes')
   }

@@ -30,6 +30,7 @@ export function summary(cr: ChangeRequest, space: Pick<Space, 'title' | 'permiss
     createdBy: cr.createdBy.displayName,
     updatedAt: cr.updatedAt,
     appUrl: cr.urls.app,
+    revision: cr.revision,
     // The space's permissions say whether the caller may merge at all; only live ones can be merged.
     canMerge: live && space.permissions.merge,
   }

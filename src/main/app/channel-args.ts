@@ -113,13 +113,43 @@ const ids: Check<string[]> = (value, where) => {
 
 const spaceCr = object({ spaceId: req(id), changeRequestId: req(id) })
 
-const settingsPatch: Check<Partial<Settings>> = object({
+/** The Settings screen's names of its fields: a refusal names what the user sees, not `updateSettings[0].workspace`. */
+const SETTING_WORDS: Record<string, string> = {
+  workspace: 'The workspace folder',
+  intervalSeconds: '"Sync every (seconds)"',
+  paused: '"Pause syncing"',
+  startAtLogin: '"Start Quire at login"',
+  notifications: '"Show notifications"',
+}
+
+/** What a refused setting needs, in the user's words ("an absolute path" is said with an example). */
+const SETTING_NEEDS: Array<[RegExp, string]> = [
+  [/^must be an absolute path$/, 'must be a full path, from the top of the disk (such as /home/ada/Quire, or C:\\Users\\Ada\\Quire on Windows)'],
+  [/^must be an integer$/, 'must be a whole number of seconds'],
+  [/^must be between 10 and 86400$/, 'must be between 10 seconds and 86400 (a day)'],
+  [/^must not be empty$/, 'cannot be empty'],
+]
+
+const settingsFields = object({
   workspace: opt(absolutePath),
   intervalSeconds: opt(integer(10, 86_400)),
   paused: opt(bool),
   startAtLogin: opt(bool),
   notifications: opt(bool),
 })
+
+const settingsPatch: Check<Partial<Settings>> = (value, where) => {
+  try {
+    return settingsFields(value, where)
+  } catch (error) {
+    const found = error instanceof ChannelArgsError ? new RegExp(`^${where.replace(/[[\]]/g, '\\$&')}\\.(\\w+) (.*)$`).exec(error.message) : null
+    const field = found && SETTING_WORDS[found[1]]
+    if (!found || !field) throw error
+    const need = SETTING_NEEDS.find(([pattern]) => pattern.test(found[2]))?.[1] ?? found[2]
+    const given = (value as Record<string, unknown>)[found[1]]
+    throw new ChannelArgsError(`${field} ${need}${typeof given === 'string' && given.trim() ? `: "${given}" is not` : ''}. Nothing was saved.`)
+  }
+}
 
 /** Channels take no argument or one. */
 type ArgChecks<A extends unknown[]> = A extends [] ? [] : A extends [infer X] ? [Check<X>] : never

@@ -6,7 +6,8 @@ import { startDetached, systemEditor, type EditorLauncher } from './editor-launc
  * shell.openExternal); `quire serve` runs on the user's machine and uses the platform's opener.
  */
 export interface DesktopActions {
-  openFile(file: string, line?: number): Promise<void>
+  /** Answers the editor it opened the file in (its name), or nothing when the system's default application opened it. */
+  openFile(file: string, line?: number): Promise<string | void>
   openUrl(url: string): Promise<void>
   openFolder(folder: string): Promise<void>
 }
@@ -33,7 +34,8 @@ export function systemDesktopActions(env: NodeJS.ProcessEnv = process.env, openI
   return {
     openInEditor,
     async openFile(file, line) {
-      if (await openInEditor(file, line)) return
+      const editor = await openInEditor(file, line)
+      if (editor) return editor
       await startDetached(platformOpener(file))
     },
     openUrl: (url) => startDetached(platformOpener(url)),

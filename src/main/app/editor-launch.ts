@@ -13,8 +13,36 @@ import guessEditor from 'launch-editor/guess.js'
  * app has none: the OS default opens the file instead); and the caller learns whether an editor started.
  */
 
-/** Starts an editor on `file` at `line`; false when there is no editor to start, so the caller opens the file another way. */
-export type EditorLauncher = (file: string, line?: number) => Promise<boolean>
+/** Starts an editor on `file` at `line` and answers its name ("Visual Studio Code"); false when there is no editor to start, so the caller opens the file another way. */
+export type EditorLauncher = (file: string, line?: number) => Promise<string | false>
+
+/** What people call the editors launch-editor knows by their command. */
+const EDITOR_NAMES: Record<string, string> = {
+  code: 'Visual Studio Code',
+  'code-insiders': 'Visual Studio Code Insiders',
+  codium: 'VSCodium',
+  cursor: 'Cursor',
+  subl: 'Sublime Text',
+  sublime_text: 'Sublime Text',
+  atom: 'Atom',
+  zed: 'Zed',
+  idea: 'IntelliJ IDEA',
+  webstorm: 'WebStorm',
+  phpstorm: 'PhpStorm',
+  pycharm: 'PyCharm',
+  gedit: 'gedit',
+  'gnome-text-editor': 'Text Editor',
+  kate: 'Kate',
+  mate: 'TextMate',
+  notepad: 'Notepad',
+  'notepad++': 'Notepad++',
+}
+
+/** An editor's name from its command (a path, maybe with .exe): the known name, else the command's own. */
+export function editorName(command: string): string {
+  const base = path.basename(command).replace(/\.(exe|cmd|bat|app)$/i, '')
+  return EDITOR_NAMES[base.toLowerCase()] ?? base
+}
 
 // These run inside a terminal: started from the app or `quire serve` they would sit invisible (or take
 // over the terminal `quire serve` prints to).
@@ -84,14 +112,15 @@ export function systemEditor(options: EditorLauncherOptions = {}): EditorLaunche
   return async (file, line) => {
     const template = env.QUIRE_EDITOR?.trim()
     if (template) {
-      await start(templateCommand(template, file, line))
-      return true
+      const command = templateCommand(template, file, line)
+      await start(command)
+      return editorName(command.command)
     }
     const command = editorCommand(file, line, options.guess ? { guess: options.guess } : {})
     if (!command) return false
     return start(command).then(
-      () => true,
-      () => false,
+      () => editorName(command.command),
+      () => false as const,
     )
   }
 }

@@ -20,7 +20,8 @@ export class AppError extends Error {
 /** Turns what the gateway or the API client threw into an AppError with a message a person can act on. */
 export function fromApiError(error: unknown, what: string): AppError {
   if (error instanceof AppError) return error
-  if (error instanceof ServiceUnreachableError) return new AppError('offline', `${what}: ${error.message}`)
+  // Node's fetch says only "fetch failed" (the reason is in its cause): the user is told the service cannot be reached, which is what it means.
+  if (error instanceof ServiceUnreachableError) return new AppError('offline', `${what}: ${error.message.replace(/: fetch failed$/, '')}`)
   if (error instanceof GitBookAPIError) {
     const detail = error.errorMessage || error.message
     switch (error.code) {

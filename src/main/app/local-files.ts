@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import type { BrokenLink, PageSummary } from '../../shared/contract'
+import type { BrokenLink, OpenedFile, PageSummary } from '../../shared/contract'
 import { type ApiGateway, type CacheRepository, linkFindings, refreshLinkReport, ServiceUnreachableError, spaceFolderPath } from '../engine'
 import { cachedPageTree } from './cached-page-tree'
 import type { DesktopActions } from './desktop-actions'
@@ -80,7 +80,8 @@ export class LocalFiles {
   }
 
   /** Opens a file of the workspace (and only of the workspace) in the user's editor. */
-  async openLocalFile(file: string, line?: number): Promise<void> {
+  /** Opens a workspace file at its line; answers how (the editor's name, or the system's default application). */
+  async openLocalFile(file: string, line?: number): Promise<OpenedFile> {
     let real: string
     let root: string
     try {
@@ -92,7 +93,8 @@ export class LocalFiles {
     const relative = path.relative(root, real)
     if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new AppError('forbidden', 'Only files inside the workspace folder can be opened.')
     if (!fs.statSync(real).isFile()) throw new AppError('invalid', `${file} is not a file.`)
-    await this.desktop.openFile(real, line)
+    const editor = await this.desktop.openFile(real, line)
+    return editor ? { editor } : { defaultApp: true }
   }
 
   async openExternal(url: string): Promise<void> {

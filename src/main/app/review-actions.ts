@@ -1,6 +1,6 @@
 import type { ChangeRequest, Space } from '@gitbook/api'
 import type { ActivityEntry, ChangeRequestChanges, ChangeRequestDiscussion, MergeCheck, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread } from '../../shared/contract'
-import { type ActionOutcome, ActionRefusedError, type CacheRepository, type CommentsRepository, isUpdateConflict, mergeCheck, type OutboxRepository, ServiceUnreachableError, type SpaceRow, type WorkspaceSession } from '../engine'
+import { type ActionOutcome, ActionRefusedError, type CacheRepository, type ChangeRequestDiffsRepository, type CommentsRepository, isUpdateConflict, mergeCheck, type OutboxRepository, ServiceUnreachableError, type SpaceRow, type WorkspaceSession } from '../engine'
 import { changeRequestChanges } from './change-request-diff'
 import { ChangeRequestDiscussions } from './change-request-discussion'
 import { ChangeRequests, statusesOf, summary } from './change-requests'
@@ -23,6 +23,7 @@ export class ReviewActions {
     private readonly cache: CacheRepository,
     private readonly outbox: OutboxRepository,
     mirror: CommentsRepository,
+    private readonly diffs: ChangeRequestDiffsRepository,
     pageTitle: (spaceId: string, pageId: string) => Promise<string | undefined>,
     private readonly log: (level: ActivityEntry['level'], message: string, spaceId?: string) => void,
   ) {
@@ -52,6 +53,7 @@ export class ReviewActions {
         spaces.map((r) => ({ id: r.id, title: r.title })),
         filter,
       )
+      void this.keepDiffs(list)
       return list
     } catch (error) {
       if (!isOffline(error)) throw error
@@ -75,9 +77,37 @@ export class ReviewActions {
     return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
   }
 
-  /** What the change request changes, page by page (online only: the texts are not mirrored). */
-  changes(spaceId: string, changeRequestId: string): Promise<ChangeRequestChanges> {
-    return changeRequestChanges(this.session.gateway, spaceId, changeRequestId)
+  /** What the change request changes, page by page; offline, as last read (with asOf), when it was read once. */
+  async changes(spaceId: string, changeRequestId: string): Promise<ChangeRequestChanges> {
+    try {
+      return await changeRequestChanges(this.session.gateway, spaceId, changeRequestId, this.diffs)
+    } catch (error) {
+      const kept = this.diffs.get(spaceId, changeRequestId)
+      if (!isOffline(error) || !kept) throw offlineWithoutDiff(error)
+      return { ...(kept.data as ChangeRequestChanges), asOf: kept.fetchedAt }
+    }
+  }
+
+  /** Change requests whose diff is being kept now: one reading each at a time. */
+  private readonly keeping = new Set<string>()
+
+  /**
+   * Every live change request listed gets its diff kept for offline, read again only when its revision
+   * moved since: one at a time, behind what the user asked for, each failure left for the next list.
+   */
+  private async keepDiffs(list: ChangeRequestSummary[]): Promise<void> {
+    for (const cr of list) {
+      if ((cr.status !== 'open' && cr.status !== 'draft') || !cr.revision || this.keeping.has(cr.id)) continue
+      if (this.diffs.get(cr.spaceId, cr.id)?.revision === cr.revision) continue
+      this.keeping.add(cr.id)
+      try {
+        await changeRequestChanges(this.session.gateway, cr.spaceId, cr.id, this.diffs)
+      } catch {
+        // Offline or refused: the next list tries again.
+      } finally {
+        this.keeping.delete(cr.id)
+      }
+    }
   }
 
   /** The merge rules in force for the change request, each met or not, and what a merge would skip. */
@@ -85,6 +115,8 @@ export class ReviewActions {
     try {
       return await mergeCheck(this.session.gateway, this.session.account.userId, spaceId, changeRequestId)
     } catch (error) {
+      // Offline in plain words (not the HTTP client's "fetch failed"): the rules are the service's to judge.
+      if (isOffline(error)) throw new AppError('offline', 'the service cannot be reached; they are read again when it is back, and the service judges a merge when it goes out.')
       throw fromApiError(error, 'Reading the merge rules')
     }
   }
@@ -253,6 +285,12 @@ export class ReviewActions {
 /** The answer says when the action was asked before (already queued or sent), so the UI can say so. */
 function withRepeat<T extends { repeat?: ActionOutcome['repeat'] }>(answer: T, outcome: ActionOutcome): T {
   return outcome.repeat ? { ...answer, repeat: outcome.repeat } : answer
+}
+
+/** Offline with no diff kept: say so in plain words, not "fetch failed". */
+function offlineWithoutDiff(error: unknown): unknown {
+  if (!isOffline(error)) return error
+  return new AppError('offline', 'The service cannot be reached, and these changes were never read while it could be: they show offline once they have been opened (or listed) online.')
 }
 
 function isOffline(error: unknown): boolean {

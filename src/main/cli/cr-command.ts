@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util'
 import { ChangeRequestStatus, GitBookAPIError, type ChangeRequest } from '@gitbook/api'
 import { type ChangeRequestRow, isAuthError, isUpdateConflict, mergeCheck, type MergeCheck, paginate, pullSpace, ServiceUnreachableError, type SpaceRow } from '../engine'
+import type { ChangeRequestChanges } from '../../shared/contract'
+import { changeRequestChanges } from '../app/change-request-diff'
 import type { CliIo } from './io'
 import { isReviewCommand, reviewCommand, reviewUsage } from './review-commands'
 import { SyncUpContext } from './sync-up-context'
@@ -61,7 +63,15 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
     const spaces = gateway.client.spaces
     switch (action) {
       case 'show': {
-        const cr = (await spaces.getChangeRequestById(space.id, target.id)).data
+        let cr: ChangeRequest
+        try {
+          cr = (await spaces.getChangeRequestById(space.id, target.id)).data
+        } catch (error) {
+          if (!(error instanceof ServiceUnreachableError) || values.json) throw error
+          return showKept(ctx, io, space, target)
+        }
+        // Kept for offline: the app's diff of it (read again only when its revision moved).
+        await changeRequestChanges(gateway, space.id, cr.id, ctx.diffs).catch(() => undefined)
         ctx.outbox.saveChangeRequest(space.id, cr)
         const changes = (await spaces.getChangeRequestChanges(space.id, cr.id, { limit: 1000 })).data
         const carried = ctx.outbox.session(space.id)?.changeRequestId === cr.id ? ctx.outbox.entries(space.id) : []
@@ -76,6 +86,9 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
         io.out(`  ${cr.urls.app}`)
         for (const entry of carried) io.out(`  ${entry.state === 'deleted' ? 'deletes' : entry.kind === 'file' ? 'uploads' : 'carries'} ${entry.path}${entry.state === 'conflict' ? ' (your version; see the conflicted copy)' : ''}`)
         for (const change of changes.changes) io.out(`  ${describeChange(change)}`)
+        // What the service's list of changes does not say: front matter keys and the table of contents.
+        const kept = ctx.diffs.get(space.id, cr.id)?.data as ChangeRequestChanges | undefined
+        for (const line of kept ? describeKept(kept).filter((l) => l.startsWith('  front matter') || l.startsWith('changes the table')) : []) io.out(`  ${line.trim()}`)
         if (merging) for (const line of describeMergeCheck(merging)) io.out(`  ${line}`)
         return 0
       }
@@ -212,6 +225,37 @@ function describeMergeCheck(check: MergeCheck): string[] {
   for (const rule of check.rules) lines.push(`  ${rule.met ? 'met' : 'NOT MET'}: ${rule.asks}${rule.reason ? ` (${rule.reason})` : ''}`)
   lines.push(check.blockers.length > 0 ? `cannot be merged: ${check.blockers.join('; ')}` : 'may be merged')
   return [...lines, ...check.cautions.map((c) => `note: ${c}`)]
+}
+
+/** `cr show` offline: the change request and its diff as last read (by the app or an earlier `cr show`). */
+function showKept(ctx: SyncUpContext, io: CliIo, space: SpaceRow, target: { id: string; number: number }): number {
+  const kept = ctx.diffs.get(space.id, target.id)
+  if (!kept) {
+    io.err(`quire cr show: the service cannot be reached, and the changes of #${target.number} were never read while it could be (quire cr show or the app keep them for offline)`)
+    return 1
+  }
+  const changes = kept.data as ChangeRequestChanges
+  const row = ctx.outbox.changeRequest(target.id)
+  io.out(`#${target.number} ${row?.subject || '(no subject)'}  [${row?.status ?? 'unknown'}]  offline: as last read ${kept.fetchedAt}`)
+  io.out(`  space: ${space.title}  id: ${target.id}`)
+  for (const line of describeKept(changes)) io.out(`  ${line}`)
+  return 0
+}
+
+const KEPT_WORD = { added: 'adds page', edited: 'edits', removed: 'removes page', moved: 'moves' } as const
+const KEPT_FILE_WORD = { added: 'adds file', edited: 'replaces file', removed: 'removes file' } as const
+
+/** The lines of a kept diff: pages (renames old → new, front matter keys), files, the table of contents. */
+export function describeKept(changes: ChangeRequestChanges): string[] {
+  const lines: string[] = []
+  for (const page of changes.pages) {
+    const where = page.fromPath ? `${page.fromPath} → ${page.path ?? ''}` : (page.path ?? '')
+    lines.push(`${KEPT_WORD[page.change]}: ${page.title}${where ? ` (${where})` : ''}`)
+    for (const f of page.frontMatter ?? []) lines.push(`  front matter ${f.key}: ${f.before ?? '(not set)'} → ${f.after ?? '(removed)'}`)
+  }
+  for (const file of changes.files) lines.push(`${KEPT_FILE_WORD[file.change]}: ${file.name}${file.path ? ` (${file.path})` : ''}`)
+  if (changes.summary) lines.push('changes the table of contents (SUMMARY.md): order, nesting or titles')
+  return lines
 }
 
 function describeChange(change: { type: string; page?: { title?: string; path?: string }; file?: { name?: string } }): string {

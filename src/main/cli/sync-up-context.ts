@@ -23,10 +23,13 @@ export class SyncUpContext {
     // Ops are claimed (and sent) only while this process holds the workspace's lease.
     this.outbox = store.outbox
     this.comments = store.comments
+    this.diffs = store.diffs
     this.workspace = store.folder(workspace)
   }
 
   readonly workspace: string
+  /** Change request diffs as last read (the app's and `quire cr show`'s), for `cr show` offline. */
+  readonly diffs: WorkspaceStore['diffs']
 
   static open(options: { workspace?: string } = {}): SyncUpContext {
     const paths = quirePaths()

@@ -19,6 +19,7 @@ export * from './basics'
 
 // The cache's pages and the workspace lease.
 export type { RemotePageRow } from './cache/page-tables'
+export type { ChangeRequestDiffsRepository, StoredDiff } from './cache/change-request-diffs'
 export { describeHolder, LeaseHeldError, type LeaseHolder, type LeaseKind, type WorkspaceLease } from './cache/workspace-lease'
 
 // The one gateway for every HTTP call, and what keeps tokens out of text.

@@ -38,7 +38,8 @@ export function electronDesktopActions(shell: Pick<Shell, 'openExternal' | 'open
     async openFile(file, line) {
       await requireKind(file, 'file')
       if (!OPENABLE.has(path.extname(file).toLowerCase())) throw new Error(`refused to open ${path.basename(file)}: not a document`)
-      if (system?.openInEditor && (await system.openInEditor(file, line))) return
+      const editor = system?.openInEditor ? await system.openInEditor(file, line) : false
+      if (editor) return editor
       await openPath(shell, file)
     },
   }

@@ -39,6 +39,8 @@ export function App() {
   /** Counts finished sync passes, so screens showing remote data refresh after one. */
   const [passes, setPasses] = useState(0)
   const lastOverall = useRef<string | undefined>(undefined)
+  /** Each space's last sync time, as last seen: when one moves, a pass ended. */
+  const lastSynced = useRef<string | undefined>(undefined)
   const [theme, setTheme] = useTheme()
   const action = useAction()
   const mainRef = useRef<HTMLElement>(null)
@@ -52,8 +54,12 @@ export function App() {
 
   useEffect(() => {
     const onStatus = (next: StatusSnapshot) => {
-      if (lastOverall.current === 'syncing' && next.overall !== 'syncing') setPasses((n) => n + 1)
+      // A pass ended: the state left Syncing, or a space's last sync moved (a quick pass may never show Syncing).
+      const synced = next.spaces.map((s) => `${s.id}:${s.lastSyncAt ?? ''}`).join(',')
+      const ended = (lastOverall.current === 'syncing' && next.overall !== 'syncing') || (lastSynced.current !== undefined && synced !== lastSynced.current)
+      if (ended) setPasses((n) => n + 1)
       lastOverall.current = next.overall
+      lastSynced.current = synced
       setStatus(next)
     }
     const off = bridge.onEvent((event) => {
@@ -208,7 +214,7 @@ export function App() {
           {screen === 'spaces' && <SpacesScreen status={status} onWayOut={wayOut} />}
           {screen === 'for-review' && <ForReviewScreen passes={passes} count={status?.forReview} />}
           {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} offlineAsOf={offlineAsOf} />}
-          {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} />}
+          {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} passes={passes} />}
           {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}
           {screen === 'activity' && <ActivityScreen />}
           {screen === 'settings' && <SettingsScreen session={session} onSession={setSession} paused={status?.paused} />}

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import type Database from 'better-sqlite3'
 import { signedIn, type QuirePaths } from '../account/account'
+import { ChangeRequestDiffsRepository } from '../cache/change-request-diffs'
 import { CacheRepository, type AccountRow, type SpaceRow } from '../cache/cache-repository'
 import { openCacheDatabase, type OpenCacheOptions } from '../cache/open-cache'
 import { LeaseHeldError, WorkspaceLease, type LeaseHolder, type LeaseKind } from '../cache/workspace-lease'
@@ -35,6 +36,8 @@ export class WorkspaceStore {
   readonly cache: CacheRepository
   readonly outbox: OutboxRepository
   readonly comments: CommentsRepository
+  /** Change request diffs as last read, for reading them offline. */
+  readonly diffs: ChangeRequestDiffsRepository
   readonly lease: WorkspaceLease
 
   private constructor(
@@ -46,6 +49,7 @@ export class WorkspaceStore {
     this.lease = new WorkspaceLease(db)
     this.outbox = new OutboxRepository(db, undefined, this.lease.outboxClaim())
     this.comments = new CommentsRepository(db)
+    this.diffs = new ChangeRequestDiffsRepository(db)
   }
 
   /** Opens (and creates, migrates or heals: openCacheDatabase) the cache file of `paths`. */

@@ -10,8 +10,16 @@ export function StateLine({ words, onWayOut, busy, id }: { words: StateWords; on
     <span className={`state-line state-line-${words.kind}`} id={id} data-state={words.kind}>
       <StateBadge state={words.kind} />
       {/* "In sync", "Paused": the badge says it all; a longer headline ("Offline, last synced 4 min ago") follows it. */}
-      {words.kind !== 'nothing-selected' && STATE_LABEL[words.kind] === words.headline ? null : <span className="state-headline">{words.headline}</span>}
-      {words.detail ? <span className="state-detail muted small">{words.detail}</span> : null}
+      {words.kind !== 'nothing-selected' && STATE_LABEL[words.kind] === words.headline ? null : (
+        <span className="state-headline" title={words.headline}>
+          {words.headline}
+        </span>
+      )}
+      {words.detail ? (
+        <span className="state-detail muted small" title={words.detail}>
+          {words.detail}
+        </span>
+      ) : null}
       {words.wayOut && onWayOut ? (
         <button type="button" className="way-out" disabled={busy} onClick={() => onWayOut(words.wayOut!)}>
           {busy ? `${WAY_OUT_LABEL[words.wayOut]}…` : WAY_OUT_LABEL[words.wayOut]}

@@ -1,11 +1,11 @@
 import { useState } from 'react'
-import type { ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, MergeCheck } from '../../../shared/contract'
+import type { ChangeRequestFilter, ChangeRequestSummary, MergeCheck } from '../../../shared/contract'
 import { useBridge } from '../bridge'
+import { Changes, changeCount, useChanges } from '../components/ChangeRequestChanges'
 import { Discussion } from '../components/Discussion'
 import { MergeRules } from '../components/MergeRules'
 import { ActionFeedback, AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
 import { ReviewPanel } from '../components/ReviewPanel'
-import { TextDiff } from '../components/TextDiff'
 import { RelativeTime } from '../components/Time'
 import { saying, useAction, useLoad } from '../hooks'
 
@@ -14,53 +14,6 @@ const FILTERS: Array<{ id: ChangeRequestFilter; label: string; empty: string }> 
   { id: 'merged', label: 'Merged', empty: 'No merged change requests' },
   { id: 'archived', label: 'Archived', empty: 'No archived change requests' },
 ]
-
-const CHANGE_WORD = { added: 'New page', edited: 'Edited', removed: 'Removed', moved: 'Moved' } as const
-const FILE_WORD = { added: 'New file', edited: 'Replaced file', removed: 'Removed file' } as const
-
-/** "2 pages changed, 1 moved, 1 file added": every kind of change the change request makes, counted. */
-export function changeCount(changes: ChangeRequestChanges): string {
-  const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
-  const moved = changes.pages.filter((p) => p.change === 'moved' || p.fromPath).length
-  const parts = [n(changes.pages.length, 'page') + ' changed', ...(moved > 0 ? [`${moved} moved or renamed`] : []), ...(changes.files.length > 0 ? [n(changes.files.length, 'file') + ' changed'] : [])]
-  return parts.join(', ')
-}
-
-/** The pages a change request changes (each with a word-level diff of main's text and its own, renames as old → new) and its files. */
-export function Changes({ changes }: { changes: ChangeRequestChanges }) {
-  if (changes.pages.length === 0 && changes.files.length === 0) return <p className="muted small">This change request changes no page and no file.</p>
-  return (
-    <div className="cr-changes">
-      <p className="small">
-        {changeCount(changes)} · {changes.comments} open comment{changes.comments === 1 ? '' : 's'}
-      </p>
-      {changes.pages.map((page) => (
-        <details key={page.pageId} className="cr-page" open={changes.pages.length <= 3 && page.change !== 'moved'}>
-          <summary>
-            <span className="badge">{CHANGE_WORD[page.change]}</span> {page.title}{' '}
-            {page.fromPath ? (
-              <>
-                <code>{page.fromPath}</code> → <code>{page.path}</code>
-              </>
-            ) : page.path ? (
-              <code>{page.path}</code>
-            ) : null}
-          </summary>
-          {page.change === 'moved' ? <p className="small muted">Same text, at a new place.</p> : <TextDiff before={page.before} after={page.after} beforeLabel="On main" afterLabel="In this change request" />}
-        </details>
-      ))}
-      {changes.files.length > 0 ? (
-        <ul className="cr-files" aria-label="Files changed">
-          {changes.files.map((file) => (
-            <li key={file.id} className="small">
-              <span className="badge">{FILE_WORD[file.change]}</span> {file.name} {file.path ? <code>{file.path}</code> : null} {file.contentType ? <span className="muted">({file.contentType})</span> : null}
-            </li>
-          ))}
-        </ul>
-      ) : null}
-    </div>
-  )
-}
 
 /** Actions whose outcome shows in their card, beside their buttons: opening the PDF or the change request's web page. */
 const CARD_FEEDBACK = /^(pdf|open|describe|reply-[^:]*|resolve-[^:]*|reopen-[^:]*):/
@@ -80,19 +33,14 @@ function ChangeRequestCard(props: CardProps) {
   const { cr, act, onChanged, running } = props
   const busy = running !== undefined
   const bridge = useBridge()
-  const [changes, setChanges] = useState<ChangeRequestChanges>()
+  const ids = { spaceId: cr.spaceId, changeRequestId: cr.id }
+  const { changes, setChanges, toggle: showChanges } = useChanges(ids, act, cr.revision)
   const [confirming, setConfirming] = useState(false)
   /** The merge rules as they stood when Merge… was clicked. */
   const [mergeCheck, setMergeCheck] = useState<MergeCheck>()
-  const ids = { spaceId: cr.spaceId, changeRequestId: cr.id }
   const name = `#${cr.number} "${cr.subject || 'Untitled change request'}"`
   const live = cr.status === 'open' || cr.status === 'draft'
 
-  const showChanges = () =>
-    void act(`changes:${cr.id}`, async () => {
-      if (changes) return setChanges(undefined)
-      setChanges(await bridge.changeRequestChanges(ids))
-    })
   const askMerge = () =>
     void act(`changes:${cr.id}`, async () => {
       // The confirmation names what the merge brings into main, and what the merge rules say of it now.

@@ -72,7 +72,7 @@ function useSpaceWithThreads(spaceIds: string): string | undefined {
   return found?.id !== undefined && spaceIds.split(',').includes(found.id) ? found.id : undefined
 }
 
-export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot | undefined; offlineAsOf?: string }) {
+export function CommentsScreen({ status, offlineAsOf, passes }: { status: StatusSnapshot | undefined; offlineAsOf?: string; passes: number }) {
   const bridge = useBridge()
   const spaces = status?.spaces ?? []
   const [chosen, setChosen] = useState<string>()
@@ -85,7 +85,8 @@ export function CommentsScreen({ status, offlineAsOf }: { status: StatusSnapshot
   // Each answer carries what it was asked for: another space's (or page's) answer is never shown as this one's.
   const pagesKey = spaceId ?? ''
   const threadsKey = `${spaceId ?? ''}/${pageFilter}`
-  const pagesLoad = useLoad(async () => ({ key: pagesKey, list: spaceId ? await bridge.listPages({ spaceId }) : [] }), [pagesKey])
+  // Read again after every pass: a page the pass brought (or removed) is in the picker then, not at the next change of space.
+  const pagesLoad = useLoad(async () => ({ key: pagesKey, list: spaceId ? await bridge.listPages({ spaceId }) : [] }), [pagesKey, passes])
   // Read again when the service comes back: what was queued shows as sent.
   const reachable = status !== undefined && status.overall !== 'offline'
   const threadsLoad = useLoad(async () => ({ key: threadsKey, list: spaceId ? await bridge.listComments({ spaceId, ...(pageFilter ? { pageId: pageFilter } : {}) }) : [] }), [threadsKey, reachable])

@@ -1,23 +1,16 @@
-import { useState } from 'react'
-import type { ChangeRequestChanges, ForReviewItem } from '../../../shared/contract'
+import type { ForReviewItem } from '../../../shared/contract'
 import { useBridge } from '../bridge'
+import { Changes, useChanges } from '../components/ChangeRequestChanges'
 import { AsOfNotice, DoneNotice, ErrorNotice, Loading } from '../components/Notice'
 import { Discussion } from '../components/Discussion'
 import { ReviewPanel } from '../components/ReviewPanel'
 import { RelativeTime } from '../components/Time'
 import { useAction, useLoad, type Action } from '../hooks'
-import { Changes } from './ChangeRequestsScreen'
 
 const VERDICT_WORD = { approved: 'approved', 'changes-requested': 'requested changes' } as const
 
 function ForReviewCard({ item, busy, act, onChanged }: { item: ForReviewItem; busy: boolean; act: Action['run']; onChanged: () => void }) {
-  const bridge = useBridge()
-  const [changes, setChanges] = useState<ChangeRequestChanges>()
-  const showChanges = () =>
-    void act(`changes:${item.id}`, async () => {
-      if (changes) return setChanges(undefined)
-      setChanges(await bridge.changeRequestChanges({ spaceId: item.spaceId, changeRequestId: item.id }))
-    })
+  const { changes, toggle: showChanges } = useChanges({ spaceId: item.spaceId, changeRequestId: item.id }, act)
   return (
     <li className="card cr" data-cr-id={item.id}>
       <div className="cr-head">

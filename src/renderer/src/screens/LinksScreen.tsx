@@ -1,4 +1,4 @@
-import type { BrokenLink } from '../../../shared/contract'
+import type { BrokenLink, OpenedFile } from '../../../shared/contract'
 import { useBridge } from '../bridge'
 import { AsOfNotice, DoneNotice, ErrorNotice, Loading, Toast } from '../components/Notice'
 import { saying, useAction, useLoad } from '../hooks'
@@ -8,6 +8,17 @@ function fileLabel(link: BrokenLink): string {
   if (!link.file) return ''
   const name = link.path ?? link.file
   return link.line ? `${name}:${link.line}` : name
+}
+
+/**
+ * What a click on a broken link did, in words: which editor opened the file (at the line), or that the
+ * system's default application did (without the line). In a browser tab of `quire serve`, the file
+ * opened on the computer quire serve runs on, which may not be the one showing this tab: it says so.
+ */
+export function openedWords(link: BrokenLink, opened: OpenedFile | undefined, inBrowser: boolean): string {
+  const where = inBrowser ? ' on the computer quire serve runs on' : ''
+  if (opened?.editor) return `Opened ${fileLabel(link)} in ${opened.editor}${where}.`
+  return `Opened ${fileLabel(link)} with the system's default application${where}${link.line ? ` (it is not told the line: the link is on line ${link.line})` : ''}.`
 }
 
 export function LinksScreen({ passes, offlineAsOf }: { passes: number; offlineAsOf?: string }) {
@@ -50,7 +61,7 @@ export function LinksScreen({ passes, offlineAsOf }: { passes: number; offlineAs
             {group.links.map((link, index) => (
               <li key={`${link.target}-${link.line ?? index}`}>
                 {link.file ? (
-                  <button type="button" className="link-button" onClick={() => void action.run('open', saying(`Could not open ${fileLabel(link)}`, () => bridge.openLocalFile({ file: link.file!, ...(link.line ? { line: link.line } : {}) })), `Asked your editor to open ${fileLabel(link)}.`)}>
+                  <button type="button" className="link-button" onClick={() => void action.run('open', saying(`Could not open ${fileLabel(link)}`, () => bridge.openLocalFile({ file: link.file!, ...(link.line ? { line: link.line } : {}) })), (opened) => openedWords(link, opened as OpenedFile, bridge.inBrowser === true))}>
                     <code>{link.target}</code> <span className="muted">in {fileLabel(link)}</span>
                   </button>
                 ) : (

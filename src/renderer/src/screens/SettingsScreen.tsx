@@ -80,7 +80,7 @@ export function SettingsScreen({ session, onSession, paused }: { session: Sessio
           <label htmlFor="workspace">Workspace folder</label>
           <input id="workspace" type="text" required value={form.workspace} onChange={(e) => set('workspace', e.target.value)} aria-describedby="workspace-help" />
           <p id="workspace-help" className="hint">
-            An absolute path. Each organization gets a folder in it, each space a folder in that.
+            A full path, from the top of the disk. Each organization gets a folder in it, each space a folder in that.
           </p>
           <label htmlFor="interval">Sync every (seconds)</label>
           <input id="interval" type="number" min={10} max={86400} step={1} required value={form.intervalSeconds} onChange={(e) => set('intervalSeconds', Number(e.target.value))} />
