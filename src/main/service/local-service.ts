@@ -73,6 +73,8 @@ export interface LocalService {
   createUser(input: { displayName: string; email: string }): { id: string; token: string }
   /** Makes NAME a member of the owner's organizations with `role`, with a new token (`quire service --add-user`; the app's demo reviewer). */
   addMember(input: { name: string; role: Role }): AddedMember
+  /** How many requests the rate limit has answered 429 so far. */
+  rateLimited(): number
   /** The demo's reviewer with a token, on the start that seeded the demo (only then: tokens are kept hashed). */
   demoReviewer?: AddedMember
   close(): Promise<void>
@@ -148,6 +150,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       return { id: user.id, token: users.issueToken(user.id) }
     },
     addMember: (input) => addMember(store, ownerId, input),
+    rateLimited: () => http.rateLimited,
     demoReviewer,
     async close() {
       await Promise.all([http.close(), fileHost?.close()])

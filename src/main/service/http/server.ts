@@ -145,6 +145,8 @@ export class HttpService {
    */
   readonly validatorsWarm = new Promise<WarmupResult | undefined>((resolve) => (this.warmed = resolve))
   origin = ''
+  /** Requests answered 429 for the rate limit so far (tests read it: a 429 met and waited out). */
+  rateLimited = 0
 
   constructor(private readonly options: HttpServiceOptions) {
     this.router = new Router(options.routes, (id) => options.spec.operation(id))
@@ -273,6 +275,7 @@ export class HttpService {
     if (this.limiter) {
       const verdict = this.limiter.take(token ?? `ip:${req.socket.remoteAddress}`)
       Object.assign(headers, verdict.headers)
+      if (!verdict.allowed) this.rateLimited++
       if (!verdict.allowed) return { status: 429, body: errorBody(429, 'Rate limit exceeded; retry after the time in Retry-After'), headers }
     }
     // Signed blob downloads (file `downloadURL`s, PDFs) are links for browsers: no bearer token.
