@@ -13,10 +13,10 @@ import { startTestService, type TestService } from '../support/service'
 import { UncheckedApiClient } from '../engine/sync-up/support/restartable-service'
 import { AppWorkstation } from '../engine/sync-up/support/app-workstation'
 import { changeRequestRevision, FolderFiles, mainRevision, openChangeRequests, pagesOf, PNG, remoteOf, SEED_PAGES, seedSpace, tempDir, Workstation, type SeededSpace } from '../engine/sync-up/support/workspace'
-import { mirroredSeededSpace, quire, quireHomeForFile } from './support/cli-home'
+import { loginTo, quire, quireHomeForFile } from './support/cli-home'
 
 /** Low enough that a first mirror meets it (the client's own pace is 50 requests a second). */
-const RATE = { rateLimitPerMinute: 5, rateLimitWindowMs: 1000 }
+const RATE = { rateLimitPerMinute: 10, rateLimitWindowMs: 1000 }
 const LATENCY_MS = 10
 
 /**
@@ -58,11 +58,19 @@ async function markdownIn(spaceId: string, crId: string, pageId: string): Promis
 
 describe('quire sync and watch against the hosted profile', () => {
   it('first mirror: every page read one by one, the logo from the file host, the rate limit met and waited out', { timeout: 120_000 }, async () => {
+    seeded = await seedSpace(t)
+    await loginTo(t)
+    // The writer's window spent just before the mirror (by this test, as another of their tools would):
+    // the mirror's first requests meet 429s and wait them out, whatever the machine's speed.
     const refusedBefore = t.service.rateLimited()
-    ;({ seeded, folder } = await mirroredSeededSpace(t, home))
+    while (t.service.rateLimited() === refusedBefore) await (await fetch(`${t.service.baseUrl}/user`, { headers: { Authorization: `Bearer ${t.service.token}` } })).arrayBuffer()
+    const refusedSpending = t.service.rateLimited()
+    const sync = await quire('sync', '--once', '--space', seeded.spaceId, '--workspace', path.join(home, 'ws'))
+    expect(sync.code, sync.err).toBe(0)
+    folder = path.join(home, 'ws', 'Acme', 'Docs')
     for (const [file, text] of [['faq.md', SEED_PAGES.faq], ['guide/install.md', SEED_PAGES.install], ['README.md', SEED_PAGES.home]] as const) expect(fs.readFileSync(path.join(folder, file), 'utf8')).toBe(text)
     expect(fs.readFileSync(path.join(folder, '.gitbook', 'assets', 'logo.png')).equals(PNG)).toBe(true)
-    expect(t.service.rateLimited() - refusedBefore, 'requests answered 429 during the first mirror').toBeGreaterThan(0)
+    expect(t.service.rateLimited() - refusedSpending, 'requests of the mirror answered 429').toBeGreaterThan(0)
   })
 
   it('a remote edit comes down', { timeout: 60_000 }, async () => {
