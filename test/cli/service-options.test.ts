@@ -64,7 +64,7 @@ describe('quire service options', () => {
     const help = out.join('\n')
     const synopsis = help.slice(0, help.indexOf('\n\n'))
     const options = [...new Set(synopsis.match(/--[a-z-]+/g))]
-    expect(options.sort()).toEqual(['--add-user', '--data', '--demo', '--file-port', '--host', '--hosted', '--latency', '--port', '--rate-limit', '--role', '--token', '--token-file'])
+    expect(options.sort()).toEqual(['--add-user', '--data', '--demo', '--file-port', '--file-url', '--host', '--hosted', '--latency', '--port', '--rate-limit', '--role', '--token', '--token-file'])
     for (const option of options) expect(help, option).toMatch(new RegExp(`^ {2}${option}\\b.*\\S.{20,}`, 'm'))
     expect(help).toContain('QUIRE_HOME')
     expect(help).toMatch(/tokens of earlier starts stop working/)

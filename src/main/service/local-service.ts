@@ -38,6 +38,8 @@ export interface LocalServiceOptions {
   latencyMs?: number
   /** The hosted profile's file host port (default 0: any free port). */
   fileHostPort?: number
+  /** The file host's origin as clients reach it (through a proxy or a CDN): download URLs name it. Default its own. */
+  fileHostUrl?: string
   /** The largest tree Git import reads (default 1 GiB and 100,000 files); tests lower it to stand for a big repository. */
   gitTreeLimits?: Partial<TreeLimits>
   validateResponses?: boolean
@@ -121,7 +123,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     spec: specRegistry(),
     rateLimitPerMinute: rateLimited ? (options.rateLimitPerMinute ?? HOSTED_RATE_LIMIT.requests) : undefined,
     rateLimitWindowMs: options.rateLimitPerMinute !== undefined ? options.rateLimitWindowMs : HOSTED_RATE_LIMIT.windowMs,
-    content: { treeMarkdown: !hosted, fileOrigin: fileOrigin ?? '' },
+    content: { treeMarkdown: !hosted, fileOrigin: fileOrigin === undefined ? '' : (options.fileHostUrl?.replace(/\/+$/, '') ?? fileOrigin) },
     servesDownloads: !hosted,
     latencyMs: options.latencyMs,
     validateResponses: options.validateResponses,
