@@ -64,10 +64,30 @@ describe('quire service options', () => {
     const help = out.join('\n')
     const synopsis = help.slice(0, help.indexOf('\n\n'))
     const options = [...new Set(synopsis.match(/--[a-z-]+/g))]
-    expect(options.sort()).toEqual(['--add-user', '--data', '--demo', '--host', '--port', '--rate-limit', '--role', '--token', '--token-file'])
+    expect(options.sort()).toEqual(['--add-user', '--data', '--demo', '--file-port', '--file-url', '--host', '--hosted', '--latency', '--port', '--rate-limit', '--role', '--token', '--token-file'])
     for (const option of options) expect(help, option).toMatch(new RegExp(`^ {2}${option}\\b.*\\S.{20,}`, 'm'))
     expect(help).toContain('QUIRE_HOME')
     expect(help).toMatch(/tokens of earlier starts stop working/)
+  })
+
+  it('--hosted [--latency MS] [--rate-limit N/SEC]: trees without markdown, files from a file host on its own port, 429s past the rate', async () => {
+    const run = await startService(['--data', path.join(tmp, 'hosted'), '--demo', '--hosted', '--latency', '20', '--rate-limit', '4/SEC'])
+    try {
+      const files = (await run.line(2)).replace(/^files: /, '')
+      expect(files).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      expect(files).not.toBe(new URL(run.baseUrl).origin)
+      const get = (route: string) => fetch(`${run.baseUrl}${route}`, { headers: { Authorization: `Bearer ${run.generated}` } })
+      const collections = (await (await get('/orgs')).json()) as { items: Array<{ id: string }> }
+      const spaces = (await (await get(`/orgs/${collections.items[0].id}/spaces`)).json()) as { items: Array<{ id: string }> }
+      const tree = (await (await get(`/spaces/${spaces.items[0].id}/content`)).json()) as { pages: Array<{ markdown?: string }>; files: Array<{ downloadURL: string }> }
+      expect(tree.pages.length).toBeGreaterThan(0)
+      expect(tree.pages.every((p) => p.markdown === undefined)).toBe(true)
+      if (tree.files.length > 0) expect(new URL(tree.files[0].downloadURL).origin).toBe(files)
+      const statuses = await Promise.all(Array.from({ length: 6 }, () => get('/user').then((r) => r.status)))
+      expect(statuses).toContain(429)
+    } finally {
+      await run.stop()
+    }
   })
 
   it('without --data, keeps its database under QUIRE_HOME', async () => {

@@ -95,7 +95,7 @@ describe('page reads cost the page, not the space', () => {
 
     const again = await t.api.call('getCurrentRevision', { params: { spaceId: s.spaceId } })
     expect(again.body).toEqual(tree.body)
-    // The guide's answer carries its 40 children, each with its markdown and git oid.
+    // The guide's answer names its 40 children (references with their git oid, no markdown: issue 26).
     for (let i = 0; i < 5; i++) {
       const guide = await t.api.call('getPageById', { params: { spaceId: s.spaceId, pageId: s.pages.guide }, query: { format: 'markdown' } })
       expect(guide.body.pages).toHaveLength(PAGES)

@@ -1,5 +1,5 @@
 import { specRegistry } from '../../src/main/service/spec/openapi-spec'
-import { startLocalService, type LocalService, type LocalServiceOptions } from '../../src/main/service/local-service'
+import { startLocalService, type LocalService, type LocalServiceOptions, type ServiceProfile } from '../../src/main/service/local-service'
 
 export interface ApiResponse<T = unknown> {
   status: number
@@ -75,10 +75,25 @@ export interface TestService {
   close(): Promise<void>
 }
 
-/** A real local service on a random loopback port with an in-memory database, responses spec-checked. */
+/**
+ * The profile tests start the service in unless they name one: `QUIRE_TEST_PROFILE=hosted` runs a suite
+ * against the hosted profile (trees without markdown, files from a file host, rate limit), else friendly.
+ */
+export function testProfile(): ServiceProfile {
+  const given = process.env.QUIRE_TEST_PROFILE
+  if (given === undefined || given === '' || given === 'friendly') return 'friendly'
+  if (given === 'hosted') return 'hosted'
+  throw new Error(`QUIRE_TEST_PROFILE must be friendly or hosted, got "${given}"`)
+}
+
+/**
+ * A real local service on a random loopback port with an in-memory database, responses spec-checked; in
+ * the profile `testProfile()` names unless `options.profile` does (with its latency, rate limit and file
+ * host options, as `quire service --hosted` takes them).
+ */
 export async function startTestService(options: LocalServiceOptions = {}): Promise<TestService> {
   const errors: string[] = []
-  const service = await startLocalService({ dataDir: ':memory:', port: 0, validateResponses: true, log: (l) => errors.push(l), ...options })
+  const service = await startLocalService({ dataDir: ':memory:', port: 0, validateResponses: true, profile: testProfile(), log: (l) => errors.push(l), ...options })
   return {
     service,
     api: new ApiClient(service.baseUrl, service.token),

@@ -8,7 +8,7 @@ import { addServiceMember, defaultServiceDataDir, startLocalService } from '../s
 import type { CliIo } from './io'
 
 export const serviceUsage = `quire service [--host ADDRESS] [--port N] [--data DIR] [--token-file FILE | --token T] [--demo]
-              [--rate-limit N/MIN]
+              [--rate-limit N/MIN | N/SEC] [--hosted [--file-port N] [--file-url URL]] [--latency MS]
 quire service --add-user NAME [--role ROLE] [--data DIR]
 
 Runs the local documentation service (the GitBook-compatible API) until SIGINT or SIGTERM.
@@ -35,8 +35,16 @@ service keeps only its hash); adding the same NAME again gives them another one.
                      working, so clients signed in stay signed in
   --demo             on first start, fill the owner's account with the demo organization and spaces
                      (skipped when the owner already has an organization)
-  --rate-limit N/MIN requests each token may make per minute, answered 429 with Retry-After beyond it
-                     (default: no limit)
+  --rate-limit N/MIN requests each token may make per minute (or N/SEC: per second), answered 429 with
+                     Retry-After beyond it (default: no limit; 100/SEC with --hosted)
+  --hosted           behave as the hosted service does: revision trees carry no page markdown (a
+                     client reads pages one by one), file bytes come from a file host on a port of
+                     its own (printed on a line "files: URL"), a rate limit with X-RateLimit-* headers.
+                     Without it the service is friendlier: trees carry every page's markdown
+  --file-port N      the file host's TCP port with --hosted (default 0: any free port)
+  --file-url URL     the file host's address as clients reach it (a proxy or CDN in front of it):
+                     download URLs name it (default the file host's own address)
+  --latency MS       every request waits MS milliseconds before it is answered (a slow network)
   --add-user NAME    add a member (a display name: "Ada Reviewer"; the same name again is the same person)
   --role ROLE        their role in each organization: admin, create, review, edit, comment or read
                      (default ${DEFAULT_MEMBER_ROLE}: they can review and merge change requests)`
@@ -80,6 +88,10 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
       'token-file': { type: 'string' },
       demo: { type: 'boolean' },
       'rate-limit': { type: 'string' },
+      hosted: { type: 'boolean' },
+      'file-port': { type: 'string' },
+      'file-url': { type: 'string' },
+      latency: { type: 'string' },
       'add-user': { type: 'string' },
       role: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -94,6 +106,13 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
   if (values.role !== undefined) throw new Error('--role goes with --add-user NAME')
   const port = Number(values.port ?? '0')
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${values.port}"`)
+  const fileHostPort = Number(values['file-port'] ?? '0')
+  if (!Number.isInteger(fileHostPort) || fileHostPort < 0 || fileHostPort > 65535) throw new Error(`--file-port must be 0..65535, got "${values['file-port']}"`)
+  for (const option of ['file-port', 'file-url'] as const) if (values[option] !== undefined && !values.hosted) throw new Error(`--${option} goes with --hosted (the friendly profile serves files from its own port)`)
+  if (values['file-url'] !== undefined && !/^https?:\/\/[^/]+\/?$/.test(values['file-url'])) throw new Error(`--file-url must be an origin such as http://127.0.0.1:8081, got "${values['file-url']}"`)
+  const latencyMs = Number(values.latency ?? '0')
+  if (!Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 60_000) throw new Error(`--latency must be 0..60000 milliseconds, got "${values.latency}"`)
+  const rateLimit = values['rate-limit'] ? parseRateLimit(values['rate-limit']) : undefined
   const token = givenToken(values, io)
   const dataDir = values.data ?? serviceDataFolder()
   const service = await startLocalService({
@@ -104,7 +123,12 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
     // The token given is THE owner's token: one given at an earlier start no longer opens the service.
     onlyToken: true,
     demo: values.demo ?? false,
-    rateLimitPerMinute: values['rate-limit'] ? parseRateLimit(values['rate-limit']) : undefined,
+    rateLimitPerMinute: rateLimit?.requests,
+    rateLimitWindowMs: rateLimit?.windowMs,
+    profile: values.hosted ? 'hosted' : 'friendly',
+    fileHostPort,
+    fileHostUrl: values['file-url'],
+    latencyMs,
     log: (line) => io.err(line),
   })
   // Listening for the signals before the first line, so whoever stops the service on seeing it stops it cleanly.
@@ -116,6 +140,7 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
   // A token the user gave is not printed back: they have it, and output ends up in logs.
   io.out(token === undefined ? `${service.baseUrl} token=${service.token}` : service.baseUrl)
   io.out(`data: ${dataDir}`)
+  if (service.fileOrigin) io.out(`files: ${service.fileOrigin}`)
   const reviewer = service.demoReviewer
   if (reviewer) io.out(`reviewer: ${reviewer.displayName} (${reviewer.email}, ${reviewer.role}) token=${reviewer.token}`)
   await stopped
@@ -126,7 +151,7 @@ export async function serviceCommand(args: string[], io: CliIo): Promise<number>
 
 /** `--add-user NAME [--role ROLE]`: the member added in the data folder's service, their token printed once. */
 function addUser(values: { 'add-user'?: string; role?: string; data?: string } & Record<string, unknown>, io: CliIo): number {
-  const serving = ['host', 'port', 'token', 'token-file', 'demo', 'rate-limit'].filter((name) => values[name] !== undefined)
+  const serving = ['host', 'port', 'token', 'token-file', 'demo', 'rate-limit', 'hosted', 'file-port', 'file-url', 'latency'].filter((name) => values[name] !== undefined)
   if (serving.length > 0) throw new Error(`--add-user adds a member and exits: it takes --role and --data, not ${serving.map((name) => `--${name}`).join(', ')}`)
   const member = addServiceMember({ dataDir: values.data ?? serviceDataFolder(), name: values['add-user']!, role: values.role === undefined ? DEFAULT_MEMBER_ROLE : parseRole(values.role) })
   registerSecret(member.token)

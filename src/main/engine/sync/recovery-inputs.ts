@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { RevisionPage } from '@gitbook/api'
 import type { CacheRepository } from '../cache/cache-repository'
 import type { ApiGateway } from '../gateway/api-gateway'
+import { GatewayContentSource } from './gateway-source'
 import { contentKind, folderReason } from '../workspace/content-names'
 import type { JournalEntry, LocalState, RemoteSnapshot } from './plan-types'
 import type { RecoveryTexts } from './recovery-match'
@@ -83,6 +84,24 @@ export async function recoveryTexts(root: string, snapshot: RemoteSnapshot, jour
   }
 }
 
+/** Page reads recovery makes at once where the tree carries no markdown. */
+const READS_AT_ONCE = 8
+
+/**
+ * The texts of `ids` not in `pageTexts` yet, read one by one (`read`) into it: the hosted service's trees
+ * carry no markdown, so without them recovery's similarity step and `editedFrom` had nothing to compare
+ * and a moved, edited file became a new page. What is read stays in `pageTexts`, which the pass writes
+ * from: a page recovery read is not downloaded again.
+ */
+export async function readPageTexts(ids: readonly string[], pageTexts: Map<string, Uint8Array>, read: (id: string) => Promise<Uint8Array>): Promise<void> {
+  const missing = [...new Set(ids)].filter((id) => !pageTexts.has(id))
+  for (let at = 0; at < missing.length; at += READS_AT_ONCE) {
+    const batch = missing.slice(at, at + READS_AT_ONCE)
+    const texts = await Promise.all(batch.map((id) => read(id)))
+    batch.forEach((id, i) => pageTexts.set(id, texts[i]))
+  }
+}
+
 /** How many revisions before the current one recovery reads for earlier versions of the pages. */
 export const EARLIER_REVISIONS = 20
 
@@ -90,10 +109,13 @@ export const EARLIER_REVISIONS = 20
  * Each page's oids in the revisions before `revisionId` (its first parents, at most EARLIER_REVISIONS:
  * main's own history), for recovery to tell a file Quire wrote long ago from the writer's edit, and an
  * edit of an old copy from one of the current page. No page is read one by one: the trees' oids, and
- * their markdown where they carry it. A revision that cannot be read ends the walk.
+ * their markdown where they carry it; where they do not, the versions of the pages in `textsOf` (the edited
+ones) are read one by one. A revision that cannot be read ends the walk.
  */
-export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, revisionId: string): Promise<Map<string, Map<string, string | undefined>>> {
+export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, revisionId: string, textsOf: ReadonlySet<string> = new Set()): Promise<Map<string, Map<string, string | undefined>>> {
   const out = new Map<string, Map<string, string | undefined>>()
+  // Versions of the pages in `textsOf` whose tree carried no text: read from their revision afterwards.
+  const unread: Array<{ pageId: string; oid: string; revision: string }> = []
   let current = (await gateway.client.spaces.getRevisionById(spaceId, revisionId)).data.parents?.[0]
   for (let n = 0; current && n < EARLIER_REVISIONS; n++) {
     let revision
@@ -106,12 +128,30 @@ export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, 
       for (const page of pages) {
         // The tree's markdown where it carries it (the hosted service's does not: oids only).
         const text = 'markdown' in page && typeof page.markdown === 'string' ? page.markdown : undefined
-        if ('git' in page && page.git?.oid) out.set(page.id, (out.get(page.id) ?? new Map()).set(page.git.oid, text))
+        if ('git' in page && page.git?.oid) {
+          const versions = out.get(page.id) ?? new Map<string, string | undefined>()
+          if (text === undefined && textsOf.has(page.id) && !versions.has(page.git.oid)) unread.push({ pageId: page.id, oid: page.git.oid, revision: revision.id })
+          if (text !== undefined || !versions.has(page.git.oid)) versions.set(page.git.oid, text)
+          out.set(page.id, versions)
+        }
         if ('pages' in page && Array.isArray(page.pages)) visit(page.pages)
       }
     }
     visit(revision.pages)
     current = revision.parents?.[0]
+  }
+  // One read per earlier version of an edited page; one that cannot be read stays without its text.
+  for (let at = 0; at < unread.length; at += READS_AT_ONCE) {
+    await Promise.all(
+      unread.slice(at, at + READS_AT_ONCE).map(async ({ pageId, oid, revision }) => {
+        try {
+          const bytes = await new GatewayContentSource(gateway, spaceId, revision).page(pageId)
+          out.get(pageId)?.set(oid, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'))
+        } catch {
+          // Recovery goes on without this version's text, as it would with a tree that lacks it.
+        }
+      }),
+    )
   }
   return out
 }

@@ -38,6 +38,32 @@ export const MAX_SIMILARITY_PAIRS = 250_000
 const key = (e: { kind: string; id: string }) => `${e.kind}:${e.id}`
 
 export function matchUnjournaled(remote: readonly RemoteEntry[], journal: readonly JournalEntry[], local: LocalState, texts?: RecoveryTexts): RecoveryMatch[] {
+  const { matches, take, left, right } = matchByPlace(remote, journal, local)
+  if (!texts || left.length === 0 || right.length === 0 || left.length * right.length > MAX_SIMILARITY_PAIRS) return matches
+  const withText = <T>(items: T[], text: (t: T) => string | undefined) =>
+    items.flatMap((item) => {
+      const t = text(item)
+      return t === undefined ? [] : [{ key: item, text: t }]
+    })
+  for (const pair of pairBySimilarity(withText(left, (r) => texts.remote(r.id)), withText(right, (p) => texts.local(p)))) take(pair.left, pair.right, 'similarity')
+  return matches
+}
+
+/**
+ * The remote pages whose text recovery compares (`RecoveryTexts.remote`), for a client to read where the
+ * tree carries none (the hosted service's): `similar`, the pages no file matched by path or oid while some
+ * page file is free (the similarity step); `edited`, the pages matched to a file that differs from them
+ * (telling which version the file was edited from, `editedFrom`).
+ */
+export function recoveryTextNeeds(remote: readonly RemoteEntry[], journal: readonly JournalEntry[], local: LocalState): { similar: string[]; edited: string[] } {
+  const { matches, left, right } = matchByPlace(remote, journal, local)
+  const similar = right.length === 0 || left.length * right.length > MAX_SIMILARITY_PAIRS ? [] : left.map((r) => r.id)
+  const edited = matches.filter((m) => m.entry.kind === 'page' && m.hash !== m.entry.oid).map((m) => m.entry.id)
+  return { similar, edited }
+}
+
+/** The matches by path, then by oid; what is left for the similarity step on either side. */
+function matchByPlace(remote: readonly RemoteEntry[], journal: readonly JournalEntry[], local: LocalState) {
   const journaled = new Set(journal.map(key))
   // Paths the journal names, whether or not a file is there: such a file is already some entry's.
   const claimed = new Set(journal.map((j) => j.path))
@@ -67,17 +93,9 @@ export function matchUnjournaled(remote: readonly RemoteEntry[], journal: readon
     if (rs.length === 1 && files.length === 1) take(rs[0], files[0], 'oid')
   }
 
-  if (!texts) return matches
   const left = entries.filter((r) => r.kind === 'page' && !matched.has(key(r)))
   const right = free().filter((p) => /\.md$/i.test(p))
-  if (left.length === 0 || right.length === 0 || left.length * right.length > MAX_SIMILARITY_PAIRS) return matches
-  const withText = <T>(items: T[], text: (t: T) => string | undefined) =>
-    items.flatMap((item) => {
-      const t = text(item)
-      return t === undefined ? [] : [{ key: item, text: t }]
-    })
-  for (const pair of pairBySimilarity(withText(left, (r) => texts.remote(r.id)), withText(right, (p) => texts.local(p)))) take(pair.left, pair.right, 'similarity')
-  return matches
+  return { matches, take, left, right }
 }
 
 /**

@@ -96,12 +96,23 @@ export function withSummary(placed: PlacedTree): RemoteSnapshot {
 const TREE_TEXT_BUDGET = 16 * 1024 * 1024
 
 /**
+ * The budget, or `QUIRE_TREE_BUDGET_BYTES` where set (issue 26): 0 makes a pass read every page one by one
+ * as against the hosted service, whose trees carry no markdown; a large one keeps a big space's whole tree.
+ */
+export function treeTextBudget(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.QUIRE_TREE_BUDGET_BYTES?.trim()
+  if (given === undefined || given === '') return TREE_TEXT_BUDGET
+  if (!/^\d+$/.test(given) || !Number.isSafeInteger(Number(given))) throw new Error(`QUIRE_TREE_BUDGET_BYTES must be a number of bytes (0 or more), got "${given}"`)
+  return Number(given)
+}
+
+/**
  * The markdown the tree carries for the pages a pass will write (`wanted`: their oid differs from what
  * the journal last wrote), kept only when it hashes to the page's `git.oid`: then it is the very file a
  * page GET would give, and that GET is saved. At most `budget` characters are kept, so a first mirror of
  * a large space holds a bounded part of the response (in bytes) while the rest downloads page by page.
  */
-export function pageTextsFromTree(revision: Pick<Revision, 'pages'>, wanted: (id: string, oid: string) => boolean, budget = TREE_TEXT_BUDGET): Map<string, Uint8Array> {
+export function pageTextsFromTree(revision: Pick<Revision, 'pages'>, wanted: (id: string, oid: string) => boolean, budget = treeTextBudget()): Map<string, Uint8Array> {
   const texts = new Map<string, Uint8Array>()
   let kept = 0
   walkPages(revision.pages, (page) => {

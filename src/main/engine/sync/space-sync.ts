@@ -15,7 +15,8 @@ import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
 import type { JournalEntry, RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
-import { earlierPageVersions, journalIntact, unexplainedPages, listContentFiles, recoveryTexts, rememberJournalSize } from './recovery-inputs'
+import { earlierPageVersions, journalIntact, unexplainedPages, listContentFiles, readPageTexts, recoveryTexts, rememberJournalSize } from './recovery-inputs'
+import { recoveryTextNeeds } from './recovery-match'
 import { pageTextsFromTree, placeRemoteTree, remoteRows, withSummary, type PlacedTree } from './remote-snapshot'
 
 export interface SpacePassOptions {
@@ -88,7 +89,16 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   stats.save(scanned)
   const links = localLinksKey(snapshot)
   const relinkPages = (cache.setting(localLinksSetting(space.id)) ?? '') !== links
-  const recover = intact ? undefined : { texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts), earlier: fullJournal.length === 0 && unexplainedPages(snapshot, local) ? await earlierPageVersions(options.gateway, space.id, revisionId) : undefined }
+  const gatewaySource = new GatewayContentSource(gateway, space.id, revisionId)
+  // Where the tree carries no markdown (the hosted service's), the pages recovery compares are read first.
+  // (The edited pages' only where earlier versions are compared: see editedFrom.)
+  const needs = intact ? undefined : recoveryTextNeeds(snapshot.entries, journal, local)
+  const readsEarlier = needs !== undefined && fullJournal.length === 0 && unexplainedPages(snapshot, local)
+  if (needs) await readPageTexts([...needs.similar, ...(readsEarlier ? needs.edited : [])], pageTexts, (id) => gatewaySource.page(id))
+  const recover = needs && {
+    texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts),
+    earlier: readsEarlier ? await earlierPageVersions(options.gateway, space.id, revisionId, new Set(needs.edited)) : undefined,
+  }
   const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages, recover })
   // A recovered file edited from an earlier version: that version's text is its merge base.
   for (const action of plan.actions) if (action.type === 'recover' && action.baseText !== undefined) cache.pageBases.remember(space.id, action.oid, action.baseText)
@@ -105,7 +115,6 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   let steps = 0
   // Page texts downloaded and not yet journaled: each is kept as its page's merge base with its entry.
   const downloaded = new Map<string, Uint8Array>()
-  const gatewaySource = new GatewayContentSource(gateway, space.id, revisionId)
   const result = await executePlan(plan, {
     files,
     source: {

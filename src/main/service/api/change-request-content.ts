@@ -268,7 +268,7 @@ async function updateChangeRequestContent(ctx: RequestContext) {
   const write = await writeInSteps(ctx, changes, parsedLinks)
   const changeRequest = changeRequestJson(ctx.store, write.changeRequest, ctx.origin)
   if (ctx.query.compat !== false) return ok(changeRequest)
-  const view = new RevisionView(ctx.store, write.revision, { origin: ctx.origin, metadata: true })
+  const view = new RevisionView(ctx.store, write.revision, { origin: ctx.origin, metadata: true, fileOrigin: ctx.content.fileOrigin })
   return ok({
     changeRequest,
     changes: write.result.changedPages.map((change) => changeJson(ctx, write.changeRequest, change)),

@@ -37,7 +37,7 @@ function getChangeRequestPDF(ctx: RequestContext) {
   const oid = gitBlobOid(pdf)
   ctx.store.repo(RevisionsRepository).putBlobs(new Map([[oid, pdf]]))
   const expiresAt = Math.floor(ctx.store.clock().getTime() / 1000) + PDF_LINK_SECONDS
-  return ok({ url: signedDownloadUrl(ctx.origin, { oid, name: `change-request-${cr.number}.pdf`, contentType: 'application/pdf', expiresAt }) })
+  return ok({ url: signedDownloadUrl(ctx.content.fileOrigin || ctx.origin, { oid, name: `change-request-${cr.number}.pdf`, contentType: 'application/pdf', expiresAt }) })
 }
 
 export const changeRequestPdfRoutes: Route[] = [{ operationId: 'getChangeRequestPDF', handler: getChangeRequestPDF }]

@@ -30,6 +30,8 @@ function revisionView(ctx: RequestContext, revision: Revision): RevisionView {
   return new RevisionView(ctx.store, revision, {
     origin: ctx.origin,
     metadata: ctx.query.metadata !== false,
+    fileOrigin: ctx.content.fileOrigin,
+    treeMarkdown: ctx.content.treeMarkdown,
   })
 }
 

@@ -14,9 +14,23 @@ export interface RequestContext {
   store: ServiceStore
   /** Base URL of the service without `/v1`, e.g. `http://127.0.0.1:4000`. */
   origin: string
+  /** How revision content is answered (the service's profile: friendly or hosted). */
+  content: ContentProfile
   /** Lets a handler ask for work after the response is sent (e.g. processing an imported spec). */
   defer(task: () => Promise<void>): void
 }
+
+/**
+ * What sets the hosted profile's content apart from the friendly one's. `treeMarkdown`: revision trees
+ * carry each page's markdown (friendly) or none (hosted: a client reads pages one by one).
+ * `fileOrigin`: where file download URLs point, '' for the API's own origin.
+ */
+export interface ContentProfile {
+  treeMarkdown: boolean
+  fileOrigin: string
+}
+
+export const FRIENDLY_CONTENT: ContentProfile = { treeMarkdown: true, fileOrigin: '' }
 
 export interface HandlerResult {
   status: number

@@ -1,25 +1,26 @@
-/** A fixed one-minute window per token, reported with GitBook's X-RateLimit-* headers. */
+/** A fixed window per token (a minute unless given), reported with GitBook's X-RateLimit-* headers. */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; used: number }>()
 
   constructor(
-    readonly perMinute: number,
+    readonly perWindow: number,
     private readonly now: () => number = Date.now,
+    private readonly windowMs = 60_000,
   ) {}
 
   take(key: string): { allowed: boolean; headers: Record<string, string> } {
     const now = this.now()
     let window = this.windows.get(key)
-    if (!window || now - window.start >= 60_000) {
+    if (!window || now - window.start >= this.windowMs) {
       window = { start: now, used: 0 }
       this.windows.set(key, window)
     }
-    const allowed = window.used < this.perMinute
+    const allowed = window.used < this.perWindow
     if (allowed) window.used++
-    const resetAt = window.start + 60_000
+    const resetAt = window.start + this.windowMs
     const headers: Record<string, string> = {
-      'X-RateLimit-Limit': String(this.perMinute),
-      'X-RateLimit-Remaining': String(Math.max(0, this.perMinute - window.used)),
+      'X-RateLimit-Limit': String(this.perWindow),
+      'X-RateLimit-Remaining': String(Math.max(0, this.perWindow - window.used)),
       'X-RateLimit-Reset': String(Math.ceil(resetAt / 1000)),
     }
     if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((resetAt - now) / 1000)))
@@ -27,8 +28,15 @@ export class RateLimiter {
   }
 }
 
-export function parseRateLimit(text: string): number {
-  const match = /^(\d+)(?:\/(?:min|minute|m))?$/i.exec(text.trim())
-  if (!match || Number(match[1]) < 1) throw new Error(`--rate-limit expects N/MIN with N >= 1, got "${text}"`)
-  return Number(match[1])
+/** `--rate-limit N/MIN` or `N/SEC`: requests per window, and the window's length. */
+export interface RateLimit {
+  requests: number
+  windowMs: number
+}
+
+export function parseRateLimit(text: string): RateLimit {
+  const match = /^(\d+)(?:\/(min|minute|m|s|sec|second))?$/i.exec(text.trim())
+  if (!match || Number(match[1]) < 1) throw new Error(`--rate-limit expects N/MIN or N/SEC with N >= 1, got "${text}"`)
+  const perSecond = match[2] !== undefined && /^s/i.test(match[2])
+  return { requests: Number(match[1]), windowMs: perSecond ? 1000 : 60_000 }
 }

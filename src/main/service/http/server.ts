@@ -1,5 +1,5 @@
 import http from 'node:http'
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises'
 import type { AddressInfo } from 'node:net'
 import { APP_PREFIX, serveAppPage } from '../api/app-pages'
 import { DOWNLOAD_PREFIX, serveDownload } from '../api/downloads'
@@ -8,7 +8,8 @@ import { SpecRegistry } from '../spec/openapi-spec'
 import { warmRequestValidators, type ValidatorWarmup, type WarmupResult } from '../spec/validator-warmup'
 import type { ServiceStore } from '../store/service-store'
 import { UsersRepository } from '../store/users'
-import type { Route } from './context'
+import { chosenCoding, COMPRESS_ABOVE_BYTES, compressed, writeCompressedPieces } from './compression'
+import { FRIENDLY_CONTENT, type ContentProfile, type Route } from './context'
 import { ApiError, errorBody } from './errors'
 import { JsonPieces, writePieces } from './json-pieces'
 import { decodeJsonBody, refuseLoneSurrogates } from './json-text'
@@ -30,6 +31,17 @@ export interface HttpServiceOptions {
   routes: Route[]
   spec: SpecRegistry
   rateLimitPerMinute?: number
+  /** The rate limit's window (default a minute): tests of the hosted profile meet a 429 in a second. */
+  rateLimitWindowMs?: number
+  /** How revision content is answered: the friendly profile's trees with markdown, or the hosted one's. */
+  content?: ContentProfile
+  /**
+   * Whether the API's own origin serves file downloads (`/files/...`). The hosted profile's come from a
+   * file host of their own (file-host.ts), as the hosted service's do: its API origin has none.
+   */
+  servesDownloads?: boolean
+  /** Milliseconds every request waits before it is handled, standing for a network's round trip. */
+  latencyMs?: number
   /** Checks every response against the spec and turns a mismatch into a 500 (tests run with this on). */
   validateResponses?: boolean
   /**
@@ -133,10 +145,12 @@ export class HttpService {
    */
   readonly validatorsWarm = new Promise<WarmupResult | undefined>((resolve) => (this.warmed = resolve))
   origin = ''
+  /** Requests answered 429 for the rate limit so far (tests read it: a 429 met and waited out). */
+  rateLimited = 0
 
   constructor(private readonly options: HttpServiceOptions) {
     this.router = new Router(options.routes, (id) => options.spec.operation(id))
-    if (options.rateLimitPerMinute) this.limiter = new RateLimiter(options.rateLimitPerMinute)
+    if (options.rateLimitPerMinute) this.limiter = new RateLimiter(options.rateLimitPerMinute, undefined, options.rateLimitWindowMs)
     this.server = http.createServer((req, res) => void this.serve(req, res))
     // Idle keep-alive connections are kept a minute (as load balancers in front of hosted APIs do), not
     // Node's 5 s: a client reuses a socket it believes open (undici closes its own a second before the
@@ -186,6 +200,7 @@ export class HttpService {
   }
 
   private async serve(req: http.IncomingMessage, res: http.ServerResponse) {
+    if (this.options.latencyMs) await delay(this.options.latencyMs)
     let reply: Reply
     try {
       reply = await this.handle(req)
@@ -195,9 +210,18 @@ export class HttpService {
     const headers: Record<string, string> = { ...reply.headers }
     if (reply.status === 413) headers.Connection = 'close'
     let payload: string | Buffer | undefined
+    // JSON answers over COMPRESS_ABOVE_BYTES are compressed as the request asks (never a 413's: see below).
+    const coding = reply.status === 413 ? undefined : chosenCoding(req.headers['accept-encoding'])
     if (reply.body instanceof JsonPieces) {
       // JSON made ahead (a large page's document, from a worker): written piece by piece, never joined.
       headers['Content-Type'] = 'application/json; charset=utf-8'
+      if (coding && reply.body.byteLength > COMPRESS_ABOVE_BYTES) {
+        headers['Content-Encoding'] = coding
+        headers.Vary = 'Accept-Encoding'
+        res.writeHead(reply.status, headers)
+        await writeCompressedPieces(res, reply.body.pieces, coding, reply.body.byteLength)
+        return
+      }
       headers['Content-Length'] = String(reply.body.byteLength)
       res.writeHead(reply.status, headers)
       await writePieces(res, reply.body.pieces)
@@ -207,9 +231,14 @@ export class HttpService {
       payload = reply.body
       headers['Content-Length'] = String(payload.length)
     } else if (reply.body !== undefined && reply.status !== 204) {
-      payload = JSON.stringify(reply.body)
+      const json = Buffer.from(JSON.stringify(reply.body))
       headers['Content-Type'] = 'application/json; charset=utf-8'
-      headers['Content-Length'] = String(Buffer.byteLength(payload))
+      if (coding && json.length > COMPRESS_ABOVE_BYTES) {
+        payload = await compressed(json, coding)
+        headers['Content-Encoding'] = coding
+        headers.Vary = 'Accept-Encoding'
+      } else payload = json
+      headers['Content-Length'] = String(payload.length)
     }
     res.writeHead(reply.status, headers)
     if (reply.status !== 413 || req.complete) {
@@ -246,10 +275,11 @@ export class HttpService {
     if (this.limiter) {
       const verdict = this.limiter.take(token ?? `ip:${req.socket.remoteAddress}`)
       Object.assign(headers, verdict.headers)
+      if (!verdict.allowed) this.rateLimited++
       if (!verdict.allowed) return { status: 429, body: errorBody(429, 'Rate limit exceeded; retry after the time in Retry-After'), headers }
     }
     // Signed blob downloads (file `downloadURL`s, PDFs) are links for browsers: no bearer token.
-    if (url.pathname.startsWith(DOWNLOAD_PREFIX)) {
+    if (url.pathname.startsWith(DOWNLOAD_PREFIX) && this.options.servesDownloads !== false) {
       const download = serveDownload(this.options.store, req.method ?? 'GET', url)
       return { ...download, headers: { ...headers, ...download.headers } }
     }
@@ -323,6 +353,7 @@ export class HttpService {
         user,
         store,
         origin: this.origin,
+        content: this.options.content ?? FRIENDLY_CONTENT,
         defer: (task) => {
           const running = task()
             .catch((error: unknown) => this.options.log?.(`background task failed: ${String(error)}`))

@@ -16,8 +16,28 @@ interface RawSpec {
 }
 
 const require = createRequire(import.meta.url)
-/** The published OpenAPI description the service is held to. */
+
+/**
+ * The one place the service reads the published spec other than literally (issue 26). A document page's
+ * content is `Document`: `oneOf` markdown, a JSON document, or "Empty", the form of a page named without
+ * its content (a page answer's subpages; the hosted service's trees, read page by page). The published
+ * "Empty" is `{properties: {}, additionalProperties: false}` inside the page's `allOf`, where it sees the
+ * whole page object: it rejects every page (each has an `id`), so no page could go without content. Read
+ * as its title says: an object with neither `markdown` nor `document`. Self-contained (no imports, no
+ * closure): its source is sent to the validators' workers (worker-ajv.ts), which read the spec themselves.
+ */
+export function applySpecErrata(components: Record<string, Record<string, unknown>>): void {
+  const document = components.schemas?.Document as { oneOf?: Array<Record<string, unknown>> } | undefined
+  const empty = document?.oneOf?.find((branch) => branch.title === 'Empty' && branch.additionalProperties === false)
+  if (!empty) return
+  delete empty.properties
+  delete empty.additionalProperties
+  empty.not = { anyOf: [{ required: ['markdown'] }, { required: ['document'] }] }
+}
+
+/** The published OpenAPI description the service is held to (with its erratum, applySpecErrata). */
 export const publishedSpec = require('@gitbook/api/spec/openapi.json') as RawSpec
+applySpecErrata(publishedSpec.components)
 
 /** The id the spec document's components are added under; operations' refs name it (see rebaseRefs). */
 export const SPEC_ID = 'gitbook'

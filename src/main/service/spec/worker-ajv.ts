@@ -5,7 +5,7 @@
  * CommonJS run with `eval` (no build entry of their own): each starts with AJV_WORKER_PRELUDE and is given
  * ajvWorkerData() among its workerData.
  */
-import { AJV_OPTIONS, SPEC_ID, UNCHECKED_FORMATS } from './openapi-spec'
+import { AJV_OPTIONS, applySpecErrata, SPEC_ID, UNCHECKED_FORMATS } from './openapi-spec'
 
 /** The workerData fields AJV_WORKER_PRELUDE reads. Packages are required from this module's location. */
 export function ajvWorkerData() {
@@ -15,6 +15,7 @@ export function ajvWorkerData() {
     specId: SPEC_ID,
     options: AJV_OPTIONS,
     uncheckedFormats: UNCHECKED_FORMATS,
+    specErrataSource: String(applySpecErrata),
   }
 }
 
@@ -34,7 +35,9 @@ function createAjv(extra) {
   const ajv = new Ajv2020({ ...workerData.options, ...extra })
   addFormats(ajv)
   for (const format of workerData.uncheckedFormats) ajv.addFormat(format, true)
-  ajv.addSchema({ $id: workerData.specId, components: load(workerData.specFile).components })
+  const components = load(workerData.specFile).components
+  ;(0, eval)('(' + workerData.specErrataSource + ')')(components)
+  ajv.addSchema({ $id: workerData.specId, components })
   return ajv
 }
 `

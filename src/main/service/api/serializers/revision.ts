@@ -27,7 +27,18 @@ export interface ContentViewOptions {
   origin: string
   /** Query `metadata=false` omits the mutable Git Sync metadata (`git`). */
   metadata: boolean
+  /** Where file download URLs point (the hosted profile's file host); the API's origin when absent or ''. */
+  fileOrigin?: string
+  /** Whether revision trees carry each page's markdown (default: yes; the hosted profile's carry none). */
+  treeMarkdown?: boolean
 }
+
+/**
+ * How much of a page's content its JSON carries: its markdown or document (`format`), or none, as the
+ * spec's `Document` "Empty" form: a reference a client reads one by one (a page answer's subpages; the
+ * hosted profile's trees).
+ */
+type PageContent = PageFormat | 'reference'
 
 const DEFAULT_LAYOUT: Required<PageLayout> = {
   width: 'default',
@@ -239,30 +250,28 @@ export class RevisionView {
     return new JsonPieces(pieces)
   }
 
-  /** Document pages at and below `page` (in the order `pageJson` writes them) whose body is large. */
+  /** The page itself when it is a document whose body is large (its subpages are references: no body). */
   private largeDocumentPages(page: TreePage): Array<{ page: TreePage; body: string }> {
-    const found: Array<{ page: TreePage; body: string }> = []
-    const visit = (each: TreePage): void => {
-      if (each.type === 'link') return
-      if (each.type !== 'group') {
-        const body = this.body(each)
-        if (body.length >= DOCUMENT_OFF_THREAD_CHARS) found.push({ page: each, body })
-      }
-      each.pages.forEach(visit)
-    }
-    visit(page)
-    return found
+    if (page.type !== 'document') return []
+    const body = this.body(page)
+    return body.length >= DOCUMENT_OFF_THREAD_CHARS ? [{ page, body }] : []
   }
 
-  pagesJson(format: PageFormat = 'markdown') {
-    return this.revision.tree.pages.map((page) => this.pageJson(page, format))
+  /** The revision's tree: every page with its markdown (friendly profile), or as references (hosted). */
+  pagesJson() {
+    const content: PageContent = this.options.treeMarkdown === false ? 'reference' : 'markdown'
+    return this.revision.tree.pages.map((page) => this.pageJson(page, content, 'relative', content))
   }
 
   filesJson() {
     return this.revision.tree.files.map((file) => this.fileJson(file))
   }
 
-  pageJson(page: TreePage, format: PageFormat, refs: MarkdownRefs = 'relative'): Record<string, unknown> {
+  /**
+   * A page's JSON with its content as `format` asks; its subpages' as `children` (default: references, as
+   * a page's answer gives them; a tree gives the same to every level).
+   */
+  pageJson(page: TreePage, format: PageContent, refs: MarkdownRefs = 'relative', childContent: PageContent = 'reference'): Record<string, unknown> {
     const base = {
       id: page.id,
       title: page.title || 'Untitled',
@@ -273,7 +282,7 @@ export class RevisionView {
       updatedAt: page.updatedAt,
       ...(page.metadata.condition ? { condition: page.metadata.condition } : {}),
     }
-    const children = () => page.pages.map((child) => this.pageJson(child, format, refs))
+    const children = () => page.pages.map((child) => this.pageJson(child, childContent, refs, childContent))
     if (page.type === 'link') {
       return {
         ...base,
@@ -306,9 +315,8 @@ export class RevisionView {
       ...base,
       kind: 'sheet',
       type: 'document',
-      ...(format === 'document'
-        ? { document: this.document(page, gitPath) }
-        : { markdown: refs === 'stable' ? this.stableMarkdown(page, gitPath) : file.markdown }),
+      ...(format === 'document' ? { document: this.document(page, gitPath) } : {}),
+      ...(format === 'markdown' ? { markdown: refs === 'stable' ? this.stableMarkdown(page, gitPath) : file.markdown } : {}),
       urls: { app: appUrl(this.options.origin, `/spaces/${this.revision.spaceId}/page/${page.id}`) },
       slug: page.slug,
       path,
@@ -389,7 +397,7 @@ export class RevisionView {
       id: file.id,
       name: file.name,
       contentType: file.contentType,
-      downloadURL: signedDownloadUrl(this.options.origin, { oid: file.blobOid, name: file.name, contentType: file.contentType }),
+      downloadURL: signedDownloadUrl(this.options.fileOrigin || this.options.origin, { oid: file.blobOid, name: file.name, contentType: file.contentType }),
       size: file.size,
       ...(file.dimensions ? { dimensions: file.dimensions } : {}),
       ...(this.options.metadata ? { git: { oid: file.blobOid, path: this.gitPaths.get(file.id) ?? '' } } : {}),

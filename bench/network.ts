@@ -1,0 +1,140 @@
+/**
+ * bench:network (issue 26): a first mirror by `quire sync --once` as a writer runs it (the compiled CLI,
+ * no lifted caps) against `quire service --hosted` (pages one by one, files from a file host, its rate
+ * limit), through a shaped network (80 ms round trip, 50 Mbit/s each way, one extra round trip per new
+ * connection), on a generated space shaped like a large real tree (800 pages, 300 files, nested five
+ * deep), beside `git clone` of the same tree over git's smart HTTP through the same network.
+ *
+ * Each figure is printed with its floor and their ratio. The mirror's floor: the fewest requests the
+ * hosted API allows (the tree, each page, each file) at the pace its rate limit allows (a round trip each,
+ * as many in flight as the limit lets through: requests / rate) plus the bytes that went over the link /
+ * bandwidth, plus one connection's set-up. git clone's: its two requests on one connection plus the pack's
+ * bytes / bandwidth. The verdict: first mirror within 1.3x its floor.
+ *
+ * BENCH_NETWORK_PAGES, BENCH_NETWORK_FILES, BENCH_NETWORK_RTT_MS, BENCH_NETWORK_MBIT change the shape.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import readline from 'node:readline'
+import { serveGitOverHttp } from '../test/support/git-http'
+import { screenshotSizes, seedSpace } from './support/generated-space'
+import { load, verdict } from './support/run'
+import { freePort, Network, type NetworkShape } from './support/shaped-proxy'
+import { HOSTED_RATE_LIMIT } from '../src/main/service/local-service'
+
+const PAGES = Number(process.env.BENCH_NETWORK_PAGES ?? 800)
+const FILES = Number(process.env.BENCH_NETWORK_FILES ?? 300)
+const SHAPE: NetworkShape = { rttMs: Number(process.env.BENCH_NETWORK_RTT_MS ?? 80), bitsPerSecond: Number(process.env.BENCH_NETWORK_MBIT ?? 50) * 1e6, extraConnectRtts: 1 }
+const MAX_RATIO = 1.3
+const TOKEN = 'qs_bench-network-token-0123456789'
+const bin = path.resolve('bin/quire.mjs')
+
+/** `quire service --hosted` on `dataDir`, its file host on `filePort` named to clients as `fileUrl`. */
+async function startHostedService(dataDir: string, filePort: number, fileUrl: string) {
+  const child = spawn(process.execPath, [bin, 'service', '--hosted', '--port', '0', '--file-port', String(filePort), '--file-url', fileUrl, '--data', dataDir, '--token', TOKEN, ...(process.env.BENCH_NETWORK_RATE ? ['--rate-limit', process.env.BENCH_NETWORK_RATE] : [])], { stdio: ['ignore', 'pipe', 'pipe'] })
+  readline.createInterface({ input: child.stderr }).on('line', (line) => {
+    if (!line.includes('--token puts the token')) process.stderr.write(`service: ${line}\n`)
+  })
+  const first = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the service exited (${code})`)))
+    readline.createInterface({ input: child.stdout }).once('line', resolve)
+  })
+  return { port: Number(new URL(first).port), stop: () => child.kill('SIGTERM') }
+}
+
+/** Runs the CLI with QUIRE_HOME=home; its wall time in ms. */
+function quire(home: string, args: string[]): Promise<number> {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUIRE_HOME: home, QUIRE_TOKEN_STORE: 'file' } })
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`quire ${args[0]} exited ${code}: ${out}`))))
+  })
+}
+
+/** `git clone` in a child, the event loop free meanwhile (the proxy and the git server run in this process). */
+function timedAsync(command: string, args: string[], cwd: string): Promise<number> {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, GIT_CONFIG_GLOBAL: os.devNull, GIT_CONFIG_NOSYSTEM: '1' } })
+    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${command} ${args[0]} exited ${code}`))))
+  })
+}
+
+function timed(command: string, args: string[], cwd: string): number {
+  const started = performance.now()
+  execFileSync(command, args, { cwd, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_GLOBAL: os.devNull, GIT_CONFIG_NOSYSTEM: '1' } })
+  return performance.now() - started
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
+const mbytes = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`
+
+async function main() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-network-'))
+  const dataDir = path.join(root, 'service')
+  fs.mkdirSync(dataDir)
+  const network = new Network(SHAPE)
+  const stops: Array<() => unknown> = []
+  try {
+    const seeded = await seedSpace(dataDir, TOKEN, { pages: PAGES, files: FILES, fileSize: screenshotSizes, title: 'Large Manual' })
+    const filePort = await freePort()
+    const fileProxy = await network.proxy(filePort)
+    stops.push(fileProxy.close)
+    const service = await startHostedService(dataDir, filePort, fileProxy.origin)
+    stops.push(service.stop)
+    const apiProxy = await network.proxy(service.port)
+    stops.push(apiProxy.close)
+
+    // The writer signs in (not timed), then the first mirror.
+    const home = path.join(root, 'home')
+    await quire(home, ['login', '--endpoint', `${apiProxy.origin}/v1`, '--token', TOKEN])
+    const before = { down: network.down.bytes, up: network.up.bytes, connections: network.connections }
+    const mirrorMs = await quire(home, ['sync', '--once', '--space', seeded.spaceId, '--workspace', path.join(home, 'ws')])
+    const mirror = { down: network.down.bytes - before.down, up: network.up.bytes - before.up, connections: network.connections - before.connections }
+    const folder = path.join(home, 'ws', 'Bench', 'Large Manual')
+
+    // The same tree as a git repository, cloned over smart HTTP through the same network.
+    const repos = path.join(root, 'git')
+    const work = path.join(root, 'tree')
+    fs.cpSync(folder, work, { recursive: true, filter: (src) => !path.basename(src).startsWith('.quire') })
+    timed('git', ['init', '-q'], work)
+    timed('git', ['add', '-A'], work)
+    timed('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@quire.local', 'commit', '-q', '-m', 'tree'], work)
+    fs.mkdirSync(repos)
+    timed('git', ['clone', '-q', '--bare', work, path.join(repos, 'manual.git')], root)
+    const git = await serveGitOverHttp(repos)
+    stops.push(git.close)
+    const gitProxy = await network.proxy(Number(new URL(git.origin).port))
+    stops.push(gitProxy.close)
+    const gitBefore = { down: network.down.bytes, connections: network.connections }
+    const cloneMs = await timedAsync('git', ['clone', '-q', `${gitProxy.origin}/manual.git`, path.join(root, 'clone')], root)
+    const clone = { down: network.down.bytes - gitBefore.down, connections: network.connections - gitBefore.connections }
+
+    // Floors.
+    const { rttMs, bitsPerSecond, extraConnectRtts } = SHAPE
+    const connectMs = rttMs * (1 + extraConnectRtts)
+    const wire = (bytes: number) => (bytes * 8 * 1000) / bitsPerSecond
+    const requests = 1 + PAGES + FILES
+    const ratePerSecond = (HOSTED_RATE_LIMIT.requests * 1000) / HOSTED_RATE_LIMIT.windowMs
+    const inFlight = Math.max(1, ratePerSecond * (rttMs / 1000))
+    const mirrorFloor = connectMs + (requests * rttMs) / inFlight + wire(mirror.down)
+    const cloneFloor = connectMs + 2 * rttMs + wire(clone.down)
+
+    console.log(`bench:network: ${PAGES} pages, ${FILES} files (${mbytes(seeded.fileBytes)}); ${rttMs} ms round trip, ${bitsPerSecond / 1e6} Mbit/s, ${extraConnectRtts} extra round trip a connection; rate limit ${ratePerSecond}/s (${inFlight.toFixed(1)} in flight at that round trip); load ${load()}`)
+    console.log(`first mirror (quire sync --once): ${seconds(mirrorMs)}, ${mbytes(mirror.down)} down, ${mbytes(mirror.up)} up, ${mirror.connections} connections`)
+    console.log(`  floor: ${seconds(mirrorFloor)} (${requests} requests / ${ratePerSecond}/s + ${mbytes(mirror.down)} / bandwidth + a connection), ratio ${(mirrorMs / mirrorFloor).toFixed(2)}`)
+    console.log(`git clone over smart HTTP: ${seconds(cloneMs)}, ${mbytes(clone.down)} down, ${clone.connections} connections`)
+    console.log(`  floor: ${seconds(cloneFloor)} (2 requests + ${mbytes(clone.down)} / bandwidth + a connection), ratio ${(cloneMs / cloneFloor).toFixed(2)}`)
+    console.log(`quire first mirror / git clone: ${(mirrorMs / cloneMs).toFixed(2)}; floors: ${(mirrorFloor / cloneFloor).toFixed(2)}`)
+    console.log(`${verdict(mirrorMs <= MAX_RATIO * mirrorFloor)} first mirror within ${MAX_RATIO}x its floor (${seconds(MAX_RATIO * mirrorFloor)})`)
+  } finally {
+    for (const stop of stops.reverse()) await stop()
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+}
+
+await main()
