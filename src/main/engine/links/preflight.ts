@@ -108,13 +108,14 @@ export function preflightLinks(input: PreflightInput): PreflightFinding[] {
     }
     if (/^\/(?:pages|files)\//.test(path)) return undefined
     const resolved = resolveRelativePath(path.startsWith('/') ? '' : from, path)
-    if (resolved === undefined) return { kind, reason: { text: `${path} climbs above the space folder` } }
     if (kind === 'file') {
-      if (all.has(resolved)) return undefined
+      if (resolved !== undefined && all.has(resolved)) return undefined
+      // As the service reads it: a wrong number of `../` before an asset still names the asset.
       const marker = path.lastIndexOf(ASSETS_MARKER)
       if (marker !== -1 && assetNames.has(path.slice(marker + ASSETS_MARKER.length))) return undefined
-      return { kind: 'file', reason: gone(resolved) ?? { text: `no file at ${resolved}` } }
     }
+    if (resolved === undefined) return { kind, reason: { text: `${path} climbs above the space folder` } }
+    if (kind === 'file') return { kind: 'file', reason: gone(resolved) ?? { text: `no file at ${resolved}` } }
     const folder = resolved === '' || path.endsWith('/') || /(^|\/)\.{0,2}$/.test(path)
     const base = resolved === '' ? '' : `${resolved}/`
     const candidates = folder ? [`${base}README.md`] : /\.md$/i.test(resolved) ? [resolved] : [`${resolved}.md`, `${base}README.md`]
