@@ -35,11 +35,17 @@ export interface PreflightFinding {
   reason: string
   /** Set when the link points into a page the push renames or deletes: that page's path. */
   moved?: string
+  /**
+   * For page and file links, the path the link resolves to, as the service's report names a broken
+   * target (`guide/setup.md`, `missing/`): the same broken link in both reports has the same one.
+   */
+  resolved?: string
 }
 
 interface Problem {
   kind: PreflightKind
   reason: { text: string; moved?: string }
+  resolved?: string
 }
 
 const ASSETS_MARKER = '.gitbook/assets/'
@@ -75,12 +81,12 @@ export function preflightLinks(input: PreflightInput): PreflightFinding[] {
   const pages = [...input.markdown.keys()].filter(isPageFile).sort()
   for (const from of pages) {
     const { body } = bodyOf(from)
-    const report = (at: { line: number; column: number }, kind: PreflightKind, target: string, reason: Problem['reason']) =>
-      findings.push({ file: from, line: at.line, column: at.column, kind, target, reason: reason.text, ...(reason.moved === undefined ? {} : { moved: reason.moved }) })
+    const report = (at: { line: number; column: number }, kind: PreflightKind, target: string, reason: Problem['reason'], resolved?: string) =>
+      findings.push({ file: from, line: at.line, column: at.column, kind, target, reason: reason.text, ...(reason.moved === undefined ? {} : { moved: reason.moved }), ...(resolved === undefined ? {} : { resolved }) })
     const found: Array<{ start: number; finding: () => void }> = []
     for (const link of extractLinks(body)) {
       const problem = checkLink(link.target, from)
-      if (problem) found.push({ start: link.start, finding: () => report(link, problem.kind, link.target, problem.reason) })
+      if (problem) found.push({ start: link.start, finding: () => report(link, problem.kind, link.target, problem.reason, problem.resolved) })
     }
     if (body.includes('{%')) {
       const code = outlineOf(from).code
@@ -115,14 +121,14 @@ export function preflightLinks(input: PreflightInput): PreflightFinding[] {
       if (marker !== -1 && assetNames.has(path.slice(marker + ASSETS_MARKER.length))) return undefined
     }
     if (resolved === undefined) return { kind, reason: { text: `${path} climbs above the space folder` } }
-    if (kind === 'file') return { kind: 'file', reason: gone(resolved) ?? { text: `no file at ${resolved}` } }
+    if (kind === 'file') return { kind: 'file', reason: gone(resolved) ?? { text: `no file at ${resolved}` }, resolved }
     const folder = resolved === '' || path.endsWith('/') || /(^|\/)\.{0,2}$/.test(path)
     const base = resolved === '' ? '' : `${resolved}/`
     const candidates = folder ? [`${base}README.md`] : /\.md$/i.test(resolved) ? [resolved] : [`${resolved}.md`, `${base}README.md`]
     const page = candidates.find((c) => input.markdown.has(c) && isPageFile(c))
     if (page === undefined) {
       const reason = candidates.map(gone).find((r) => r !== undefined) ?? { text: `no page at ${candidates[0]}` }
-      return { kind: 'page', reason }
+      return { kind: 'page', reason, resolved: folder && resolved !== '' ? `${resolved}/` : resolved }
     }
     if (anchor === undefined || outlineOf(page).anchors.has(anchor)) return undefined
     return { kind: 'anchor', reason: { text: `no heading #${anchor} in ${page}` } }
