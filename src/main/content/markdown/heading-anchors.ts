@@ -6,7 +6,7 @@
  */
 import type { Nodes } from 'mdast'
 import { slugify } from '../gitsync/slug'
-import { endOffset, parseMarkdownTree, startOffset, visitNodes } from './syntax-tree'
+import { parseMarkdownTree } from './syntax-tree'
 
 const GITBOOK_TAG = /\{%.*?%\}/gs
 const HTML_TAG = /<[^>]*>/g
@@ -15,27 +15,67 @@ const HTML_ID = /\s(?:id|name)\s*=\s*(["'])(.*?)\1/gi
 /** What a body offers links, and where its code is (text there is never markup to check). */
 export interface BodyOutline {
   anchors: Set<string>
-  /** Source ranges [start, end) of code blocks and inline code. */
+  /** Source ranges [start, end) of fenced code blocks and inline code. */
   code: Array<[number, number]>
 }
 
+const FENCE_OPENER = /^\s*(`{3,}|~{3,})(.*)$/
+const ATX_HEADING = /^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/
+const NOT_PARAGRAPH = /^\s*(?:[-*+>|]|\d+[.)]|#|\{%|<|$)/
+const INLINE_CODE = /(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g
+
+/**
+ * Read line by line, not parsed whole: remark over every page of a space took seconds, and only the
+ * headings (each parsed alone, for its text), `id`s and code of a body matter here. Fences are followed
+ * at any indentation (GitBook's tabs and steppers indent them), so a `# Summary` in an example is no heading.
+ */
 export function bodyOutline(body: string): BodyOutline {
   const anchors = new Set<string>()
   const code: Array<[number, number]> = []
-  const tree = parseMarkdownTree(body)
   const slugs = new Set<string>()
   const gitbookSlugs = new Set<string>()
-  visitNodes(tree, (node) => {
-    if (node.type === 'heading') {
-      const text = cleanText(textOf(node))
-      anchors.add(uniqueAnchor(slugify(text), slugs))
-      anchors.add(uniqueAnchor(gitbookAnchor(text), gitbookSlugs))
-    } else if (node.type === 'html') {
-      for (const match of node.value.matchAll(HTML_ID)) if (match[2] !== '') anchors.add(match[2])
-    } else if (node.type === 'code' || node.type === 'inlineCode') {
-      code.push([startOffset(node), endOffset(node)])
+  const addHeading = (markdown: string) => {
+    // Plain text is its own text; markup is parsed, as the heading it is (alone, `1. Step` would be a list).
+    const plain = !/[\\`*_[\]<>&!~]/.test(markdown)
+    const text = cleanText(plain ? markdown : textOf(parseMarkdownTree(`# ${markdown.replace(/\n/g, ' ')}`)))
+    anchors.add(uniqueAnchor(slugify(text), slugs))
+    anchors.add(uniqueAnchor(gitbookAnchor(text), gitbookSlugs))
+  }
+  let fence: { char: string; length: number; start: number } | undefined
+  let paragraph: string | undefined
+  let offset = 0
+  for (const raw of body.split('\n')) {
+    const start = offset
+    offset += raw.length + 1
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw
+    if (fence) {
+      const closer = new RegExp(`^\\s*${fence.char === '`' ? '`' : '~'}{${fence.length},}[ \\t]*$`)
+      if (closer.test(line)) {
+        code.push([fence.start, start + line.length])
+        fence = undefined
+      }
+      continue
     }
-  })
+    const opener = FENCE_OPENER.exec(line)
+    if (opener && !(opener[1][0] === '`' && opener[2].includes('`'))) {
+      fence = { char: opener[1][0], length: opener[1].length, start }
+      paragraph = undefined
+      continue
+    }
+    for (const match of line.matchAll(INLINE_CODE)) code.push([start + match.index, start + match.index + match[0].length])
+    for (const match of line.matchAll(HTML_ID)) if (match[2] !== '') anchors.add(match[2])
+    const atx = ATX_HEADING.exec(line)
+    if (atx) {
+      addHeading(atx[1] ?? '')
+      paragraph = undefined
+    } else if (paragraph !== undefined && SETEXT_UNDERLINE.test(line)) {
+      addHeading(paragraph)
+      paragraph = undefined
+    } else {
+      paragraph = NOT_PARAGRAPH.test(line) ? undefined : (paragraph === undefined ? line : `${paragraph}\n${line}`)
+    }
+  }
   return { anchors, code }
 }
 
