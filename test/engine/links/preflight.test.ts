@@ -21,10 +21,14 @@ describe('link pre-flight', () => {
       '',
       '[guide](guide.md) [folder](setup/) [folder no slash](./setup) [up](README.md)',
       '[anchor](guide.md#install-the-app) [numbered](guide.md#id-1.-first-step) [slugged](guide.md#1-first-step) [kept](guide.md#kept) [and](guide.md#math-and-tex)',
+      '[setext](#setext-title) `{% include "in-inline-code.md" %}`',
       '[own](#here) ![shot](.gitbook/assets/shot.png) ![deep slip](../../.gitbook/assets/shot.png) <img src=".gitbook/assets/diagram%20(1).svg">',
       '[web](https://example.com/x.md) [id](/pages/abc123)',
       '',
       '## Here',
+      '',
+      'Setext title',
+      '---',
       '',
       '{% content-ref url="guide.md" %}',
       '[guide.md](guide.md)',
@@ -58,6 +62,12 @@ describe('link pre-flight', () => {
       '{% endcontent-ref %}',
       '',
       '{% include ".gitbook/includes/hlep.md" %}',
+      '',
+      'An example [of a heading](#fenced):',
+      '',
+      '    ```markdown',
+      '    # Fenced',
+      '    ```',
     ].join('\n')
     const findings = preflightLinks(input({ 'broken.md': page }))
     expect(findings.map((f) => `${f.file}:${f.line} ${f.kind} ${f.target}`)).toEqual([
@@ -68,6 +78,7 @@ describe('link pre-flight', () => {
       'broken.md:12 page missing/',
       'broken.md:13 page missing/',
       'broken.md:16 include .gitbook/includes/hlep.md',
+      'broken.md:18 anchor #fenced',
     ])
     expect(findings[0]).toMatchObject({ column: 17, reason: 'no page at setpu.md' })
     expect(findings[1].reason).toBe('no heading #instal-the-app in guide.md')
