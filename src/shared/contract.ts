@@ -246,6 +246,10 @@ export interface BrokenLink {
   /** The same file relative to its space folder (forward slashes): what the report shows. */
   path?: string
   line?: number
+  /** `local`: found by the link pre-flight in the file as it is now, not yet in the service's report. */
+  source?: 'service' | 'local'
+  /** Why the pre-flight finds it broken (`no page at guide/setup.md`). */
+  reason?: string
 }
 
 export interface PageSummary {

@@ -59,6 +59,8 @@ describe('quire sync / status / links', () => {
       expect(line, `${link.localFile}:${link.line}`).toContain(path.basename(link.target))
     }
     const text = await quire('links', '--broken')
+    // Broken links listed: exit 1, for CI.
+    expect(text.code).toBe(1)
     expect(text.out).toMatch(/Quire Demo\/User Guide: 3 broken links/)
     expect(text.out).toMatch(/^ {2}\S+\.md:\d+ {2}broken {2}guides\/conflicts\.md$/m)
   })

@@ -46,7 +46,7 @@ export class QuireBackend implements QuireBridge {
     this.cache = store.cache
     this.outbox = store.outbox
     this.settings = new SettingsStore(this.cache, paths.defaultWorkspace)
-    this.files = new LocalFiles(this.cache, () => this.settings.get().workspace, options.desktop ?? systemDesktopActions())
+    this.files = new LocalFiles(this.cache, () => this.settings.get().workspace, options.desktop ?? systemDesktopActions(), (spaceId) => this.live?.engine.linkPreflight(spaceId) ?? [])
     this.conflicts = new Conflicts({ cache: this.cache, outbox: this.outbox, workspace: () => this.settings.get().workspace, push: (spaceId) => void this.live?.engine.push(spaceId) })
     this.status = new StatusView({ cache: this.cache, settings: this.settings, files: this.files, conflicts: this.conflicts, session: () => this.live?.engine, forReview: () => this.live?.flow.forReview, now: options.now })
     this.events = new BackendEvents(paths.logFile, () => this.status.snapshot(), options.now)

@@ -1,10 +1,17 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { BrokenLink, OpenedFile, PageSummary } from '../../shared/contract'
-import { type ApiGateway, type CacheRepository, linkFindings, refreshLinkReport, ServiceUnreachableError, spaceFolderPath } from '../engine'
+import { type ApiGateway, type CacheRepository, linkFindings, type PreflightFinding, refreshLinkReport, ServiceUnreachableError, spaceFolderPath } from '../engine'
 import { cachedPageTree } from './cached-page-tree'
 import type { DesktopActions } from './desktop-actions'
 import { AppError, fromApiError } from './errors'
+
+/** A row of the service's link report as the cache keeps it (engine/links/link-reports.ts). */
+interface LinkItem {
+  status?: string
+  targetReference?: { page?: string; file?: string }
+  locationReferences?: Array<{ page?: string }>
+}
 
 /** Pages and broken links mapped to the workspace's files, and opening those files (only those) for the user. */
 export class LocalFiles {
@@ -12,6 +19,8 @@ export class LocalFiles {
     private readonly cache: CacheRepository,
     private readonly workspace: () => string,
     private readonly desktop: DesktopActions,
+    /** The engine session's link pre-flight of a space folder (none without a live session). */
+    private readonly preflight: (spaceId: string) => PreflightFinding[] = () => [],
   ) {}
 
   async listPages(gateway: ApiGateway, spaceId: string): Promise<PageSummary[]> {
@@ -64,17 +73,62 @@ export class LocalFiles {
           target: finding.target,
           ...(folder && finding.localFile ? { file: path.join(folder, ...finding.localFile.split('/')), path: finding.localFile } : {}),
           ...(finding.line ? { line: finding.line } : {}),
+          source: 'service',
+        })
+      }
+      if (!folder) continue
+      // The pre-flight of the files as they are now: what the service's report cannot show yet.
+      const pages = this.pagesByPath(row.id)
+      for (const finding of this.localFindings(row.id, pages)) {
+        const page = pages.get(finding.file)
+        out.push({
+          spaceId: row.id,
+          spaceTitle: row.title,
+          ...(page ? { pageId: page.id } : {}),
+          pageTitle: page?.title || finding.file,
+          target: finding.target,
+          file: path.join(folder, ...finding.file.split('/')),
+          path: finding.file,
+          line: finding.line,
+          source: 'local',
+          reason: finding.reason,
         })
       }
     }
     return out
   }
 
+  /**
+   * The pre-flight's findings of a space that the service's report does not already list: a broken link
+   * both see (same page, same resolved target) is the service's, shown and counted once.
+   */
+  private localFindings(spaceId: string, pages: ReadonlyMap<string, { id: string }>): PreflightFinding[] {
+    const known = new Set<string>()
+    for (const item of (this.cache.linkReport(spaceId)?.items ?? []) as LinkItem[]) {
+      if (item.status !== 'broken') continue
+      const target = item.targetReference?.page ?? item.targetReference?.file
+      for (const location of item.locationReferences ?? []) if (location.page && target) known.add(`${location.page}\n${target}`)
+    }
+    return this.preflight(spaceId).filter((f) => f.resolved === undefined || !known.has(`${pages.get(f.file)?.id}\n${f.resolved}`))
+  }
+
+  /** The synced pages of a space by their file in its folder, with their titles. */
+  private pagesByPath(spaceId: string): Map<string, { id: string; title?: string }> {
+    const pages = new Map<string, { id: string; title?: string }>()
+    for (const entry of this.cache.journal(spaceId)) {
+      if (entry.kind !== 'page') continue
+      pages.set(entry.path, { id: entry.id, title: this.cache.pageLocation(spaceId, entry.id)?.title })
+    }
+    return pages
+  }
+
+  /** The header's count: the service's broken links, and the pre-flight's it does not list yet. */
   brokenLinkCount(): number {
     let count = 0
     for (const row of this.cache.selectedSpaces()) {
-      const items = (this.cache.linkReport(row.id)?.items ?? []) as Array<{ status?: string; locationReferences?: unknown[] }>
+      const items = (this.cache.linkReport(row.id)?.items ?? []) as LinkItem[]
       for (const item of items) if (item.status === 'broken') count += Math.max(1, item.locationReferences?.length ?? 0)
+      count += this.localFindings(row.id, this.pagesByPath(row.id)).length
     }
     return count
   }

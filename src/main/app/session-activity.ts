@@ -72,6 +72,13 @@ export function sessionActivity(cache: CacheRepository, log: Log): (event: Sessi
           reported.add(key)
           log('warning', `${name}: ${report.message}`, spaceId)
         }
+        // Sent all the same: the writer decides; the link report lists each with its file and line.
+        const broken = (result.brokenLinks ?? []).filter((l) => !reported.has(`${spaceId}\nlink\n${l.file}:${l.line}\n${l.target}`))
+        for (const l of broken) reported.add(`${spaceId}\nlink\n${l.file}:${l.line}\n${l.target}`)
+        if (broken.length > 0) {
+          const where = broken.slice(0, 3).map((l) => `${l.file}:${l.line} ${l.target}`).join(', ')
+          log('warning', `${name}: this push adds ${broken.length} broken link${broken.length === 1 ? '' : 's'} (sent all the same): ${where}${broken.length > 3 ? ', …' : ''}`, spaceId)
+        }
         if (result.stopped && result.planned === 0) log('warning', `${name}: queued changes wait to be sent (${result.stopped.message})`, spaceId)
         if (result.settled) log('info', `${name}: your change request was ${result.settled.status === 'merged' ? 'merged' : 'closed'}`, spaceId)
       }

@@ -45,6 +45,13 @@ export function printSessionEvents(io: CliIo, cache: CacheRepository, outbox: Ou
           saidReports.add(key)
           io.out(`${name}: ${report.message}`)
         }
+        // Still sent: the writer decides. Each said once, as reports are.
+        const broken = (result.brokenLinks ?? []).filter((l) => !saidReports.has(`${spaceId}\nlink\n${l.file}:${l.line}\n${l.target}`))
+        if (broken.length > 0) io.out(`${name}: this push adds ${broken.length} broken link${broken.length === 1 ? '' : 's'} (sent all the same):`)
+        for (const l of broken) {
+          saidReports.add(`${spaceId}\nlink\n${l.file}:${l.line}\n${l.target}`)
+          io.out(`  ${l.file}:${l.line}  ${l.target}  (${l.reason})`)
+        }
         for (const failure of result.failures) io.out(`${name}: refused: ${failure}`)
         // Said when it changes: a round pushes twice, and a long watch meets the same outage every interval.
         const waiting = result.stopped ? `${name}: ${result.stopped.reason}: ${outbox.unfinished(spaceId).length} operation(s) wait in the outbox` : undefined

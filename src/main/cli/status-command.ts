@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { cacheDiskFull, describeSyncUp, linkFindings, quirePaths, readSpaceStatuses, readSyncUpStatuses, WorkspaceStore, type SpaceStatus } from '../engine'
+import { cacheDiskFull, describeSyncUp, linkFindings, localLinkFindings, quirePaths, readSpaceStatuses, readSyncUpStatuses, WorkspaceStore, type SpaceStatus } from '../engine'
 import { describeState, type SpaceSyncState } from '../../shared/space-state'
 import type { CliIo } from './io'
 import { SIGN_IN_HINT, signedOutReason, spaceStateReader } from './space-states'
@@ -70,15 +70,21 @@ function describe(s: SpaceStatus, state: string): string {
   return lines.join('\n')
 }
 
-export const linksUsage = `quire links [--broken] [--json]
+export const linksUsage = `quire links [--broken] [--local] [--json]
 
 The service's link reports for the synced spaces (refreshed by quire sync when a revision changes),
-each link located in the local file and line that holds it. Works offline.`
+each link located in the local file and line that holds it. Works offline.
+
+  --broken  only the broken links of the service's report
+  --local   also the pre-flight of the files as they are now (relative page links, anchors, assets,
+            content-ref and include targets), each with file:line; nothing is fetched
+
+With --broken or --local the command exits 1 when it lists a broken link (for CI), 0 otherwise.`
 
 export async function linksCommand(args: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { broken: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: { broken: { type: 'boolean', default: false }, local: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
     strict: true,
   })
   if (values.help) {
@@ -94,24 +100,32 @@ export async function linksCommand(args: string[], io: CliIo): Promise<number> {
     for (const space of spaces) {
       const report = cache.linkReport(space.spaceId)
       const links = await linkFindings(cache, space.spaceId, space.folder, { brokenOnly: values.broken })
-      results.push({ space: `${space.organization}/${space.title}`, spaceId: space.spaceId, folder: space.folder, revision: report?.revisionId, stale: report !== undefined && report.revisionId !== space.remoteRevision, links })
+      const local = values.local && space.folder ? localLinkFindings(space.folder) : undefined
+      results.push({ space: `${space.organization}/${space.title}`, spaceId: space.spaceId, folder: space.folder, revision: report?.revisionId, stale: report !== undefined && report.revisionId !== space.remoteRevision, links, ...(local ? { local } : {}) })
     }
+    // For CI: a listed broken link fails the run (the service's or the pre-flight's).
+    const listsBroken = results.some((r) => r.links.some((l) => l.status === 'broken') || (r.local?.length ?? 0) > 0)
+    const code = (values.broken || values.local) && listsBroken ? 1 : 0
     if (values.json) {
       io.out(JSON.stringify({ spaces: results }, null, 2))
-      return 0
+      return code
     }
     for (const r of results) {
       if (r.revision === undefined) {
         io.out(`${r.space}: no link report yet (run quire sync)`)
-        continue
+      } else {
+        io.out(`${r.space}: ${r.links.length} ${values.broken ? 'broken ' : ''}link${r.links.length === 1 ? '' : 's'} in the service's report${r.stale ? ' (report of an older revision)' : ''}`)
+        for (const l of r.links) {
+          const where = l.localFile ? `${l.localFile}${l.line ? `:${l.line}` : ''}` : `page ${l.pageTitle ?? l.pageId ?? '?'} (not synced)`
+          io.out(`  ${where}  ${l.status}  ${l.target}`)
+        }
       }
-      io.out(`${r.space}: ${r.links.length} ${values.broken ? 'broken ' : ''}link${r.links.length === 1 ? '' : 's'}${r.stale ? ' (report of an older revision)' : ''}`)
-      for (const l of r.links) {
-        const where = l.localFile ? `${l.localFile}${l.line ? `:${l.line}` : ''}` : `page ${l.pageTitle ?? l.pageId ?? '?'} (not synced)`
-        io.out(`  ${where}  ${l.status}  ${l.target}`)
+      if (r.local) {
+        io.out(`${r.space}: ${r.local.length} broken link${r.local.length === 1 ? '' : 's'} in the local files (pre-flight)`)
+        for (const l of r.local) io.out(`  ${l.file}:${l.line}  broken  ${l.target}  (${l.reason})`)
       }
     }
-    return 0
+    return code
   } finally {
     store.close()
   }

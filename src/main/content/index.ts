@@ -13,6 +13,7 @@ export { ContentError } from './errors'
 
 export { gitBlobOid } from './markdown/blob-oid'
 export { dumpFrontMatter, loadFrontMatter, normalizeMetadata } from './markdown/front-matter'
+export { bodyOutline, type BodyOutline } from './markdown/heading-anchors'
 export { classifyTarget, extractLinks, rewriteLinks, type LinkKind, type LinkSyntax, type MarkdownLink } from './markdown/links'
 export { normalizeBody, normalizeTitle, parsePageMarkdown, serializePageMarkdown, splitPageMarkdown, type PageFile, type PageFileParts } from './markdown/page-file'
 export { documentToMarkdown } from './markdown/document/from-document'

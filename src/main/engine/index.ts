@@ -42,6 +42,8 @@ export { describeSyncUp, filesOf, readSyncUpStatuses } from './push/sync-up-stat
 export type { CommentsRepository, Thread } from './comments/comments-repository'
 export { bodyMarkdown, refreshPageThreads, threadOf } from './comments/threads'
 export { linkFindings, refreshLinkReport } from './links/link-reports'
+export { localLinkFindings } from './links/local-preflight'
+export type { PreflightFinding } from './links/preflight'
 
 // Files written whole or not at all.
 export { writeFileAtomic } from './workspace/atomic-write'

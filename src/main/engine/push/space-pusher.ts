@@ -1,3 +1,5 @@
+import { pushLinkFindings } from '../links/local-preflight'
+import type { PreflightFinding } from '../links/preflight'
 import { enqueueAction } from '../outbox/action-keys'
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
 import { journalIntact } from '../sync/recovery-inputs'
@@ -38,6 +40,17 @@ export interface PushResult {
   waitingDeletions?: number
   /** When to push again (ms since the epoch) so the waiting removals are planned once the desk is quiet. */
   replanAt?: number
+  /** Broken links this push adds (link pre-flight): it is sent all the same, the writer decides. */
+  brokenLinks?: PreflightFinding[]
+}
+
+/** The pre-flight of a push; a check that fails never holds the push back. */
+function preflightOf(folder: string, plan: PushPlan): PreflightFinding[] {
+  try {
+    return pushLinkFindings(folder, plan)
+  } catch {
+    return []
+  }
 }
 
 /**
@@ -89,6 +102,8 @@ export class SpacePusher {
     await closeResolvedConflicts(this.o)
     const plan = await this.plan()
     result.reports.push(...plan.reports)
+    const broken = preflightOf(this.o.folder, plan)
+    if (broken.length > 0) result.brokenLinks = broken
     if (plan.replanAt !== undefined) result.replanAt = plan.replanAt
     result.waitingDeletions = plan.waitingDeletions?.size ?? 0
     result.planned = await enqueuePlan(this.o, plan)

@@ -9,6 +9,8 @@ import { workspaceHold } from '../push/hold'
 import type { PushResult, SpacePusher } from '../push/space-pusher'
 import { SyncEngine, type PassReport, type SyncProgressEvent } from '../sync/sync-engine'
 import { WorkspaceWatcher, type WatchedSpace } from '../watch/watcher'
+import { localLinkFindings } from '../links/local-preflight'
+import type { PreflightFinding } from '../links/preflight'
 import { describeHolder, waitFor, type LeaseHolder, type LeaseKind, type WorkspaceLease } from '../cache/workspace-lease'
 import { authErrorKey, storedSpaceFacts } from './space-facts'
 import { ActionRefusedError, authMessage, isAuthError, type ActionOutcome } from './session-outcomes'
@@ -77,6 +79,8 @@ export class WorkspaceSession {
   private readonly queuedPushes = new Map<string, Promise<void>>()
   private readonly pushers: SpacePushers
   private readonly lastPush = new Map<string, PushResult>()
+  /** The link pre-flight of each space folder, kept while the watcher sees none of its files change. */
+  private readonly preflights = new Map<string, PreflightFinding[]>()
   private readonly running = new Map<string, { done: number; total: number }>()
   private readonly states = new Map<string, SpaceSyncState>()
   /** When each space's state was last derived during a pass (steps are many; a state is a few queries). */
@@ -394,6 +398,7 @@ export class WorkspaceSession {
     } finally {
       this.running.clear()
     }
+    this.preflights.clear()
     // The service answered this pass with the token: a refusal noted before is over.
     if (report.spaces.some((space) => space.state !== 'offline' && space.state !== 'error')) this.noteAuth(undefined)
     this.emit({ type: 'pass', report })
@@ -423,10 +428,32 @@ export class WorkspaceSession {
 
   private pushed(spaceId: string, result: PushResult) {
     this.lastPush.set(spaceId, result)
+    this.preflights.delete(spaceId)
     // A push that planned (result.waitingDeletions is set) says whether a removal waits; one that only sent keeps what was planned.
     if (result.waitingDeletions !== undefined && !this.stopped) this.later.schedule(spaceId, result.replanAt, () => (this.paused() ? Promise.resolve() : this.push(spaceId)))
     this.noteAuth(result.stopped?.reason === 'signed-out' ? result.stopped.message : undefined)
     this.emit({ type: 'push', spaceId, result })
+  }
+
+  /**
+   * The link pre-flight of a space's folder as it is now: the broken links of the writer's files, each
+   * with file and line, that the service's report of the revision cannot show yet. Kept until the
+   * watcher, a pass or a push says the folder changed; read afresh each time when nothing watches.
+   */
+  linkPreflight(spaceId: string): PreflightFinding[] {
+    const folder = this.spaces().find((s) => s.spaceId === spaceId)?.folder
+    if (!folder) return []
+    const kept = this.preflights.get(spaceId)
+    if (kept && this.watcher) return kept
+    let findings: PreflightFinding[]
+    try {
+      findings = localLinkFindings(folder)
+    } catch (error) {
+      this.emit({ type: 'log', level: 'warning', message: `link pre-flight: ${error instanceof Error ? error.message : String(error)}` })
+      findings = []
+    }
+    this.preflights.set(spaceId, findings)
+    return findings
   }
 
   /** The spaces being synced that have a folder (the sync-down engine names it on the first pass). */
@@ -454,6 +481,7 @@ export class WorkspaceSession {
       renameWindowMs: this.o.renameWindowMs,
       usePolling: this.o.usePolling,
       onChange: (spaceId) => {
+        this.preflights.delete(spaceId)
         if (!this.paused()) void this.push(spaceId)
       },
       onError: (error) => this.emit({ type: 'log', level: 'warning', message: `watcher: ${error instanceof Error ? error.message : String(error)}` }),

@@ -46,7 +46,7 @@ export function LinksScreen({ passes, offlineAsOf }: { passes: number; offlineAs
           {links.loading ? 'Refreshing…' : 'Refresh'}
         </button>
       </div>
-      <p className="muted">Broken links in the spaces you sync, by page. Choose one to open its file at the line in your editor.</p>
+      <p className="muted">Broken links in the spaces you sync, by page: the service's report and the check of your local files. Choose one to open its file at the line in your editor.</p>
       <AsOfNotice asOf={offlineAsOf} />
       <ErrorNotice message={links.error ?? (opening ? undefined : action.error)} />
       <DoneNotice message={opening ? undefined : action.done} />
@@ -63,6 +63,7 @@ export function LinksScreen({ passes, offlineAsOf }: { passes: number; offlineAs
                 {link.file ? (
                   <button type="button" className="link-button" onClick={() => void action.run('open', saying(`Could not open ${fileLabel(link)}`, () => bridge.openLocalFile({ file: link.file!, ...(link.line ? { line: link.line } : {}) })), (opened) => openedWords(link, opened as OpenedFile, bridge.inBrowser === true))}>
                     <code>{link.target}</code> <span className="muted">in {fileLabel(link)}</span>
+                    {link.source === 'local' ? <span className="muted small"> (local edit, not sent yet{link.reason ? `: ${link.reason}` : ''})</span> : null}
                   </button>
                 ) : (
                   <span>
