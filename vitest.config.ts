@@ -12,6 +12,7 @@ const MEASURED = [
   'test/service/content-document-stall.test.ts',
   'test/service/content-stall.test.ts',
   'test/service/content-write-cost.test.ts',
+  'test/service/validator-offthread.test.ts',
   'test/service/small-write-space-cost.test.ts',
   'test/content/link-scanner.test.ts',
   'test/engine/gateway-transport.test.ts',
