@@ -9,6 +9,7 @@ import { isIgnoredPath } from '../../../src/main/engine/watch/ignore'
 import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
 import { ApiClient } from '../../support/service'
 import { changeRequestsOf, checkConvergence, conflictCopies, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, checkPageIdentity, checkSummaryOrder, Ledger, mainPages, noteCreated, pagesWithText, pageTexts } from './support/fuzz-invariants'
+import { CACHE_DAMAGES, type CacheDamage, damageCache, EDGE_DRAWS, type EdgeHarness, lostAnswerThenCollaborator, repeatedAction, updateAfterConflictingMerge } from './support/fuzz-edge-draws'
 import { FuzzNetwork } from './support/fuzz-network'
 import { restartableServiceForFile, UncheckedApiClient } from './support/restartable-service'
 import { rng, type Rng } from '../../support/rng'
@@ -232,19 +233,30 @@ function underTitle(text: string, line: string): string {
   return `${text.slice(0, at)}\n${line}\n${text.slice(at)}`
 }
 
-/** The writer's save of a page whose content a pass is downloading, a few milliseconds after it arrived. */
-function saveDuringPass(run: Run, pageId: string, delayMs: number) {
+/**
+ * The writer's save of a page whose content a pass is downloading, a few milliseconds after it arrived:
+ * in place, or by writing a temp file beside it and renaming it over the page file (vim's writebackup,
+ * VS Code, JetBrains' safe write), the window atomic-write.ts closes.
+ */
+function saveDuringPass(run: Run, pageId: string, delayMs: number, how: 'in-place' | 'rename') {
   const row = run.ws.cache.journal(run.seeded.spaceId).find((j) => j.kind === 'page' && j.id === pageId)
   const file = row?.path ?? run.ws.cache.remoteTree(run.seeded.spaceId).pages.find((p) => p.id === pageId)?.gitPath
   if (!file || !pageFiles(run).includes(file)) return
   const w = `w${run.token++}x`
-  run.ledger.save(w, `saved during a pass in ${file}`)
+  run.ledger.save(w, `saved during a pass in ${file}${how === 'rename' ? ' (by a rename over it)' : ''}`)
   run.ledger.touched.add(pageId)
   const save = new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(() => {
+    const full = run.ws.file(file)
+    const temp = path.join(path.dirname(full), `.${path.basename(full)}.${w}.tmp`)
     try {
-      if (run.disjoint) fs.writeFileSync(run.ws.file(file), underTitle(fs.readFileSync(run.ws.file(file), 'utf8'), `During ${w}.`))
-      else fs.appendFileSync(run.ws.file(file), `\nDuring ${w}.\n`)
+      const saved = (text: string) => (run.disjoint ? underTitle(text, `During ${w}.`) : `${text}\nDuring ${w}.\n`)
+      if (how === 'rename') {
+        fs.writeFileSync(temp, saved(fs.readFileSync(full, 'utf8')))
+        fs.renameSync(temp, full)
+      } else if (run.disjoint) fs.writeFileSync(full, saved(fs.readFileSync(full, 'utf8')))
+      else fs.appendFileSync(full, `\nDuring ${w}.\n`)
     } catch {
+      fs.rmSync(temp, { force: true })
       run.ledger.removed.add(w) // the file was gone (moved by the pass): nothing was saved
     }
   })
@@ -465,8 +477,30 @@ async function step(run: Run): Promise<string> {
     return merge(run)
   }
   if (roll < 0.68) return identityStep(run, leaves)
-  if (roll < 0.85) return push(run)
+  if (roll < 0.77) return edgeStep(run)
+  if (roll < 0.88) return push(run)
   return pull(run)
+}
+
+/** Issue 25's draws (support/fuzz-edge-draws.ts), over the harness of this file. */
+async function edgeStep(run: Run): Promise<string> {
+  const draw = run.r.pick([...EDGE_DRAWS])!
+  const harness: EdgeHarness = {
+    other: someoneElse,
+    writerId: t.service.ownerId,
+    ensureUp,
+    push: () => push(run),
+    reopenIfKilled: (label) => reopenIfKilled(run, label),
+    mergedBySomeoneElse: (changes) => mergedBySomeoneElse(run, changes),
+    observeMain: () => observeMain(run),
+    pageFiles: () => pageFiles(run),
+    pageAt: (file) => pageAt(run, file),
+    localEdit: (file, line) => localEdit(run, file, line),
+  }
+  if (draw === 'update-after-conflict') return updateAfterConflictingMerge(run, harness)
+  if (draw === 'lost-answer-then-collaborator') return lostAnswerThenCollaborator(run, harness)
+  if (draw === 'repeat-action') return repeatedAction(run, harness)
+  return loseCache(run, run.r.pick([...CACHE_DAMAGES])!)
 }
 
 const IDENTITY_DRAWS = ['restore', 'rename-back', 'file-manager-move', 'backup-save', 'hidden-and-back', 'cache-loss', 'summary-swap'] as const
@@ -574,17 +608,25 @@ function swapInSummary(run: Run): string {
  * writer has no open change request and nothing queued: the outbox (what is in flight, which change
  * request is the writer's) lives in the cache, and with it gone P3 cannot be judged.
  */
-async function loseCache(run: Run): Promise<string> {
+async function loseCache(run: Run, damage?: CacheDamage): Promise<string> {
   await ensureUp()
-  if (run.ws.outbox.unfinished(run.seeded.spaceId).length > 0) return 'cache loss: work queued'
-  if ((await changeRequestsOf(someoneElse(), run.seeded.spaceId, t.service.ownerId)).length > 0) return 'cache loss: change request open'
+  const what = damage ? `cache ${damage}` : 'cache loss'
+  if (run.ws.outbox.unfinished(run.seeded.spaceId).length > 0) return `${what}: work queued`
+  if ((await changeRequestsOf(someoneElse(), run.seeded.spaceId, t.service.ownerId)).length > 0) return `${what}: change request open`
   // The writer still knows which file is which page (the ledger's P6 and P9 need it before the next pass).
   for (const j of run.ws.cache.journal(run.seeded.spaceId)) if (j.kind === 'page') run.lostJournal.set(j.path, j.id)
   const lost = run.ws
   ;(run as Partial<Run>).ws = undefined // no writer to look at while the app signs in again
   await lost.close()
-  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(run.dir, `cache.db${suffix}`), { force: true })
+  const cache = path.join(run.dir, 'cache.db')
+  // Every connection is closed: the WAL is in the file, which alone is the cache.
+  for (const suffix of [damage ? undefined : '', '-wal', '-shm']) if (suffix !== undefined) fs.rmSync(`${cache}${suffix}`, { force: true })
+  const aside = () => fs.readdirSync(run.dir).filter((f) => f.startsWith('cache.db.damaged-') && !/-(wal|shm)$/.test(f))
+  const asideBefore = aside().length
+  if (damage) damageCache(cache, damage)
   run.ws = await open(run)
+  // A damaged cache is set aside (never deleted) and a fresh one rebuilt; a lost one is simply fresh.
+  if (damage && aside().length !== asideBefore + 1) throw new Error(`${what}: the damaged cache was not set aside (${JSON.stringify(fs.readdirSync(run.dir))})`)
   if (run.frontEnd === 'app') {
     // The app knows its spaces' folders from its cache: signed in again, it makes a pass (faults off, as
     // its start is) before the writer can be looked at.
@@ -596,7 +638,7 @@ async function loseCache(run: Run): Promise<string> {
       run.net.on = on
     }
   }
-  return 'cache lost'
+  return damage ? `cache ${damage}: set aside and rebuilt` : 'cache lost'
 }
 
 /** Faults off, service up: push and pull until nothing moves (P8: it does, and the outbox drains). */
@@ -686,7 +728,7 @@ async function sequence(seed: number, frontEnd: FrontEnd) {
   t.service.store.repo(OrganizationsRepository).setMember(seeded.orgId, other!.id, 'admin')
   const partial = { seed, r, seeded, dir, frontEnd, disjoint: seed % 2 === 0, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>(), lostJournal: new Map() } as Omit<Run, 'ws' | 'net'>
   const run = partial as Run
-  run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms) => saveDuringPass(run, id, ms), beforeRequest: () => {
+  run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms, how) => saveDuringPass(run, id, ms, how), beforeRequest: () => {
       // Not while the app's backend starts (before there is a writer to look at).
       if (run.ws) noteCreated(run.ledger, run.ws)
     } })
