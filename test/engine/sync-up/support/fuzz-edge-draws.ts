@@ -61,20 +61,37 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 export async function updateAfterConflictingMerge(run: EdgeRun, h: EdgeHarness): Promise<string> {
   await h.ensureUp()
   const spaceId = run.seeded.spaceId
-  const [cr] = await changeRequestsOf(h.other(), spaceId, h.writerId)
-  if (!cr) return 'update after a conflicting merge: no change request'
-  const head = pagesWithText((await h.other().call('getRevisionOfChangeRequestById', { params: { spaceId, changeRequestId: cr.id } })).body as Revision)
-  const main = await mainPages(h.other(), spaceId)
-  const changed = [...head.values()].filter((p) => p.path !== 'README.md' && main.has(p.id) && main.get(p.id)!.markdown !== p.markdown)
-  const page = run.r.pick(changed)
-  if (!page) return `update after a conflicting merge: #${cr.number} changes no page of main`
+  const changedPages = async () => {
+    const [cr] = await changeRequestsOf(h.other(), spaceId, h.writerId)
+    if (!cr) return { changed: [] }
+    const head = pagesWithText((await h.other().call('getRevisionOfChangeRequestById', { params: { spaceId, changeRequestId: cr.id } })).body as Revision)
+    const main = await mainPages(h.other(), spaceId)
+    return { cr, main, changed: [...head.values()].filter((p) => p.path !== 'README.md' && main.has(p.id) && main.get(p.id)!.markdown !== p.markdown) }
+  }
+  let found = await changedPages()
+  let pushed = ''
+  if (found.changed.length === 0) {
+    // The writer's change request changes no page of main yet: the writer edits one and pushes first.
+    const file = run.r.pick(h.pageFiles().filter((f) => f !== 'SUMMARY.md' && !f.endsWith('README.md') && h.pageAt(f) !== undefined))
+    if (!file) return 'update after a conflicting merge: no page file'
+    const w = word(run, 'w')
+    h.localEdit(file, `Local ${w}.`)
+    run.ledger.save(w, `edit of ${file} before a conflicting merge`)
+    run.ledger.touched.add(h.pageAt(file)!)
+    pushed = `edit of ${file}, ${await h.push()}; `
+    await h.ensureUp()
+    found = await changedPages()
+  }
+  const { cr, main } = found
+  const page = run.r.pick(found.changed)
+  if (!cr || !main || !page) return `${pushed}update after a conflicting merge: no change request changing a page of main`
   const w = word(run, 'o')
   run.ledger.save(w, `someone else's edit of ${page.path} merged while #${cr.number} was open`)
   await h.mergedBySomeoneElse([{ operation: 'update_page', page: page.id, document: { markdown: `${main.get(page.id)!.markdown.trimEnd()}\n\nRemote ${w}.\n` } }])
   if (!run.disjoint) {
     const merged = await h.other().call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
     await h.observeMain()
-    if (merged.body.result === 'merge') return `merge of ${page.path} by someone else, then #${cr.number} merged`
+    if (merged.body.result === 'merge') return `${pushed}merge of ${page.path} by someone else, then #${cr.number} merged`
   }
   let label: string
   try {
@@ -82,7 +99,7 @@ export async function updateAfterConflictingMerge(run: EdgeRun, h: EdgeHarness):
   } catch (error) {
     label = `threw: ${message(error)}`
   }
-  return await h.reopenIfKilled(`merge of ${page.path} by someone else, #${cr.number} updated from main by the writer: ${label}`)
+  return await h.reopenIfKilled(`${pushed}merge of ${page.path} by someone else, #${cr.number} updated from main by the writer: ${label}`)
 }
 
 /**
@@ -129,17 +146,21 @@ export async function lostAnswerThenCollaborator(run: EdgeRun, h: EdgeHarness): 
 export async function repeatedAction(run: EdgeRun, h: EdgeHarness): Promise<string> {
   await h.ensureUp()
   const spaceId = run.seeded.spaceId
-  const kind = run.r.pick(['comment', 'reply', 'resolve'] as const)!
+  const threads = (await h.other().call('listCommentsInSpace', { params: { spaceId }, query: { limit: 1000 } })).body.items as Comment[]
+  const drawn = run.r.pick(['comment', 'reply', 'resolve'] as const)!
+  // No thread to answer yet: the writer comments (and so opens one for later draws).
+  const kind = drawn === 'comment' || (drawn === 'reply' ? threads.some((c) => c.status === 'open') : threads.length > 0) ? drawn : 'comment'
   let ask: FrontEndAsk
   let pageId: string | undefined
   if (kind === 'comment') {
+    // A page of main the writer's Quire knows (quire comment refuses a file it knows no page of).
     const main = await mainPages(h.other(), spaceId)
-    const file = run.r.pick(h.pageFiles().filter((f) => main.has(h.pageAt(f) ?? '')))
+    const known = new Map(run.ws.cache.journal(spaceId).filter((j) => j.kind === 'page' && main.has(j.id) && run.ws.cache.remoteTree(spaceId).pages.some((p) => p.id === j.id)).map((j) => [j.path, j.id]))
+    const file = run.r.pick(h.pageFiles().filter((f) => known.has(f)))
     if (!file) return 'repeated comment: no page of main'
-    pageId = h.pageAt(file)!
+    pageId = known.get(file)!
     ask = { kind, pageId, text: `Asked ${run.token++}?` }
   } else {
-    const threads = (await h.other().call('listCommentsInSpace', { params: { spaceId }, query: { limit: 1000 } })).body.items as Comment[]
     const thread = run.r.pick(kind === 'reply' ? threads.filter((c) => c.status === 'open') : threads)
     if (!thread) return `repeated ${kind}: no thread`
     pageId = (thread.target as { page?: { id: string } }).page?.id
@@ -157,7 +178,8 @@ export async function repeatedAction(run: EdgeRun, h: EdgeHarness): Promise<stri
     }
     answers[answers.length - 1] = await h.reopenIfKilled(answers.at(-1)!)
   }
-  const added = opsOfIt().filter((op) => !before.has(op.seq))
+  // A retry after the service refused the first ask is a new op (action-keys.ts); two that may post are not.
+  const added = opsOfIt().filter((op) => !before.has(op.seq) && op.state !== 'failed')
   if (added.length > 1) throw new Error(`P3 the same ${kind} asked twice is ${added.length} operations: ${JSON.stringify(added.map((op) => [op.seq, op.key, op.state]))}`)
   return `${kind} asked twice: ${answers.join(' / ')}`
 }
