@@ -91,17 +91,22 @@ export const EARLIER_REVISIONS = 20
  * main's own history), for recovery to tell a file Quire wrote long ago from the writer's edit, and an
  * edit of an old copy from one of the current page. No page is read one by one: the trees' oids, and
  * their markdown where they carry it. A revision that cannot be read ends the walk.
+ *
+ * A merge's second parent (the head of the change request it merged, the current revision's too) counts
+ * as an earlier version: a file holding the writer's text as their merged change request carried it was
+ * sent and merged, not edited since; taken for an edit, it would undo what main merged beside it while
+ * the cache was lost (the randomized test's cache damage after a merge it had not pulled).
  */
 export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, revisionId: string): Promise<Map<string, Map<string, string | undefined>>> {
   const out = new Map<string, Map<string, string | undefined>>()
-  let current = (await gateway.client.spaces.getRevisionById(spaceId, revisionId)).data.parents?.[0]
-  for (let n = 0; current && n < EARLIER_REVISIONS; n++) {
-    let revision
+  const read = async (id: string) => {
     try {
-      revision = (await gateway.client.spaces.getRevisionById(spaceId, current)).data
+      return (await gateway.client.spaces.getRevisionById(spaceId, id)).data
     } catch {
-      break
+      return undefined
     }
+  }
+  const take = (revision: { pages: readonly RevisionPage[] }) => {
     const visit = (pages: readonly RevisionPage[]) => {
       for (const page of pages) {
         // The tree's markdown where it carries it (the hosted service's does not: oids only).
@@ -111,6 +116,20 @@ export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, 
       }
     }
     visit(revision.pages)
+  }
+  const mergedHead = async (revision: { parents?: string[] }) => {
+    const head = revision.parents?.[1] === undefined ? undefined : await read(revision.parents[1])
+    if (head) take(head)
+  }
+  const now = await read(revisionId)
+  if (!now) return out
+  await mergedHead(now)
+  let current = now.parents?.[0]
+  for (let n = 0; current && n < EARLIER_REVISIONS; n++) {
+    const revision = await read(current)
+    if (!revision) break
+    take(revision)
+    await mergedHead(revision)
     current = revision.parents?.[0]
   }
   return out

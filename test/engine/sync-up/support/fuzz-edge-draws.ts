@@ -52,46 +52,41 @@ const word = (run: EdgeRun, who: 'w' | 'o') => `${who}${run.token++}x`
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 120)
 
 /**
- * Someone else merges an edit of a page the writer's open change request changes (at the same place as
- * the writer's, except in a paragraph-level sequence); the reviewer's merge of the writer's change request
- * is refused for conflicts, and the writer's Quire updates it from main (quire cr update; the app's Update
- * from main): the service refuses (409 naming the pages), the writer's version goes to a conflicted copy,
- * and the update is asked again.
+ * The writer changes a paragraph of a page and pushes; someone else merges a change of the same paragraph
+ * (in a paragraph-level sequence, a paragraph of their own at the end instead); the reviewer's merge of the
+ * writer's change request is refused for conflicts, and the writer's Quire updates it from main (quire cr
+ * update; the app's Update from main): the service refuses (409 naming the pages), the writer's version
+ * goes to a conflicted copy, main's stays in the change request, and the update is asked again.
  */
 export async function updateAfterConflictingMerge(run: EdgeRun, h: EdgeHarness): Promise<string> {
   await h.ensureUp()
   const spaceId = run.seeded.spaceId
-  const changedPages = async () => {
-    const [cr] = await changeRequestsOf(h.other(), spaceId, h.writerId)
-    if (!cr) return { changed: [] }
-    const head = pagesWithText((await h.other().call('getRevisionOfChangeRequestById', { params: { spaceId, changeRequestId: cr.id } })).body as Revision)
-    const main = await mainPages(h.other(), spaceId)
-    return { cr, main, changed: [...head.values()].filter((p) => p.path !== 'README.md' && main.has(p.id) && main.get(p.id)!.markdown !== p.markdown) }
-  }
-  let found = await changedPages()
-  let pushed = ''
-  if (found.changed.length === 0) {
-    // The writer's change request changes no page of main yet: the writer edits one and pushes first.
-    const file = run.r.pick(h.pageFiles().filter((f) => f !== 'SUMMARY.md' && !f.endsWith('README.md') && h.pageAt(f) !== undefined))
-    if (!file) return 'update after a conflicting merge: no page file'
-    const w = word(run, 'w')
-    h.localEdit(file, `Local ${w}.`)
-    run.ledger.save(w, `edit of ${file} before a conflicting merge`)
-    run.ledger.touched.add(h.pageAt(file)!)
-    pushed = `edit of ${file}, ${await h.push()}; `
-    await h.ensureUp()
-    found = await changedPages()
-  }
-  const { cr, main } = found
-  const page = run.r.pick(found.changed)
-  if (!cr || !main || !page) return `${pushed}update after a conflicting merge: no change request changing a page of main`
-  const w = word(run, 'o')
-  run.ledger.save(w, `someone else's edit of ${page.path} merged while #${cr.number} was open`)
-  await h.mergedBySomeoneElse([{ operation: 'update_page', page: page.id, document: { markdown: `${main.get(page.id)!.markdown.trimEnd()}\n\nRemote ${w}.\n` } }])
+  const inMain = await mainPages(h.other(), spaceId)
+  const file = run.r.pick(h.pageFiles().filter((f) => f !== 'SUMMARY.md' && !f.endsWith('README.md') && inMain.has(h.pageAt(f) ?? '')))
+  if (!file) return 'update after a conflicting merge: no page file'
+  const pageId = h.pageAt(file)!
+  const w = word(run, 'w')
+  const text = run.ws.read(file)
+  const last = [...text.matchAll(/^[A-Z][^\n]*\.$/gm)].at(-1)
+  if (run.disjoint || !last) h.localEdit(file, `Local ${w}.`)
+  else run.ws.write(file, `${text.slice(0, last.index + last[0].length - 1)}, changed ${w}.${text.slice(last.index + last[0].length)}`)
+  run.ledger.save(w, `edit of ${file} before a conflicting merge`)
+  run.ledger.touched.add(pageId)
+  const pushed = `edit of ${file}, ${await h.push()}`
+  await h.ensureUp()
+  const [cr] = await changeRequestsOf(h.other(), spaceId, h.writerId)
+  const head = cr && pagesWithText((await h.other().call('getRevisionOfChangeRequestById', { params: { spaceId, changeRequestId: cr.id } })).body as Revision).get(pageId)
+  const main = (await mainPages(h.other(), spaceId)).get(pageId)
+  if (!cr || !head || !main || !head.markdown.includes(w)) return `${pushed}; the edit is not in a change request`
+  const o = word(run, 'o')
+  run.ledger.save(o, `someone else's change of ${file} merged while #${cr.number} was open`)
+  const same = !run.disjoint && last && main.markdown.includes(`${last[0]}\n`)
+  const theirs = same ? main.markdown.replace(`${last[0]}\n`, `${last[0].slice(0, -1)}, theirs ${o}.\n`) : `${main.markdown.trimEnd()}\n\nRemote ${o}.\n`
+  await h.mergedBySomeoneElse([{ operation: 'update_page', page: pageId, document: { markdown: theirs } }])
   if (!run.disjoint) {
     const merged = await h.other().call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
     await h.observeMain()
-    if (merged.body.result === 'merge') return `${pushed}merge of ${page.path} by someone else, then #${cr.number} merged`
+    if (merged.body.result === 'merge') return `${pushed}; someone else's change merged, then #${cr.number} merged`
   }
   let label: string
   try {
@@ -99,7 +94,7 @@ export async function updateAfterConflictingMerge(run: EdgeRun, h: EdgeHarness):
   } catch (error) {
     label = `threw: ${message(error)}`
   }
-  return await h.reopenIfKilled(`${pushed}merge of ${page.path} by someone else, #${cr.number} updated from main by the writer: ${label}`)
+  return await h.reopenIfKilled(`${pushed}; someone else's change merged${same ? ' (the same paragraph)' : ''}, #${cr.number} updated from main by the writer: ${label}`)
 }
 
 /**
