@@ -50,4 +50,27 @@ describe('update from main after a conflicting merge', () => {
     expect(main).toContain(B5)
     expect(main).not.toContain(A3)
   })
+
+  it("after the conflict flow and the merge, the writer's next edit of that page is sent (the reverted page's journal is not emptied)", { timeout: 60_000 }, async () => {
+    const { a, b, spaceId, install } = await twoWriters()
+    a.write(INSTALL_PAGE, paragraphs({ 3: A3 }))
+    await a.push()
+    const aCr = a.outbox.session(spaceId)!.changeRequestId!
+    b.write(INSTALL_PAGE, paragraphs({ 3: B3 }))
+    await b.push()
+    expect(await b.merge(b.outbox.session(spaceId)!.changeRequestId!)).toBe('merge')
+    // quire cr update: refused, the push keeps A's version in a conflicted copy, updated again.
+    expect(await a.updateFromMain(aCr)).toMatch(/^refused, then conflicts \(1 conflicted copies\)/)
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: aCr } })).body.result).toBe('merge')
+    // A edits the page again before A's Quire has seen the merge: the push settles the merged change request, then plans.
+    const later = `${a.read(INSTALL_PAGE).trimEnd()}\n\nWritten after the merge.\n`
+    a.write(INSTALL_PAGE, later)
+    await a.push()
+    await a.pull()
+    await a.push()
+    const next = a.outbox.session(spaceId)?.changeRequestId
+    expect(next).toBeDefined()
+    expect(next).not.toBe(aCr)
+    expect(await changeRequestMarkdown(t.api, spaceId, next!, install)).toContain('Written after the merge.')
+  })
 })
