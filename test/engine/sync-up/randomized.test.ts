@@ -744,6 +744,7 @@ async function sequence(seed: number, frontEnd: FrontEnd) {
     for (run.step = 1; run.step <= steps; run.step++) {
       const t0 = process.cpuUsage()
       history.push(await step(run))
+      if (process.env.QUIRE_FUZZ_TRACE) console.log(`STEP ${history.at(-1)}\n  ops ${JSON.stringify(run.ws.outbox.ops(seeded.spaceId, 1000).map((o) => [o.seq, o.kind, o.state, o.kind === 'content' ? (o.payload.changes as unknown as Array<Record<string, unknown>>).map((c) => [c.operation, c.page, typeof (c.document as { markdown?: string } | undefined)?.markdown === 'string' ? (c.document as { markdown: string }).markdown.replace(/\n/g, '|') : undefined]) : undefined]))}\n  entries ${JSON.stringify(run.ws.outbox.entries(seeded.spaceId).map((e) => [e.path, e.hash.slice(0, 8), e.state]))}`)
       noteCreated(run.ledger, run.ws)
       if (process.env.QUIRE_FUZZ_TIMING) history[history.length - 1] += ` ${cpuMs(t0)}ms`
       await Promise.all(run.saves)

@@ -147,7 +147,7 @@ describe('recovery without a journal', () => {
     expect(await markdownIn(seeded.spaceId, crId, faqId)).toContain('Answered after the cache was lost.')
   })
 
-  it("a lost cache over a file as the writer's merged change request left it: taken as that version, not an edit that undoes what main merged beside it", { timeout: 60_000 }, async () => {
+  it("a lost cache over a file as the writer's merged change request carried it: taken as that version, not an edit that undoes what main merged beside it", { timeout: 60_000 }, async () => {
     const seeded = await seedSpace(t)
     const spaceId = seeded.spaceId
     const at = dir('quire-merged-head-')
@@ -157,6 +157,9 @@ describe('recovery without a journal', () => {
     first.write('faq.md', '# FAQ\n\nQuestions, changed by the writer.\n')
     await first.push()
     const mine = first.outbox.session(spaceId)!.changeRequestId!
+    // A collaborator adds a paragraph inside it: the file holds the writer's batch, not the change request's head.
+    const carried = (await t.api.call('getPageInChangeRequestById', { params: { spaceId, changeRequestId: mine, pageId: faqId }, query: { format: 'markdown' } })).body.markdown as string
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: mine }, body: { changes: [{ operation: 'update_page', page: faqId, document: { markdown: `${carried}\nA collaborator's line.\n` } }] } })
     // Someone merges a paragraph in the same page; then the writer's change request is merged beside it.
     const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
     const main = (await t.api.call('getPageById', { params: { spaceId, pageId: faqId }, query: { format: 'markdown' } })).body.markdown as string
@@ -173,6 +176,7 @@ describe('recovery without a journal', () => {
     const merged = (await t.api.call('getPageById', { params: { spaceId, pageId: faqId }, query: { format: 'markdown' } })).body.markdown as string
     expect(merged).toContain('changed by the writer')
     expect(merged).toContain('Merged beside it.')
+    expect(merged).toContain("A collaborator's line.")
     expect(ws.read('faq.md')).toBe(merged)
     const pushed = await ws.push()
     expect(pushed.sent).toBe(0)

@@ -117,9 +117,16 @@ export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, 
     }
     visit(revision.pages)
   }
+  // The merged change request's revisions, from its head back along first parents (each batch the writer
+  // sent is one): a file may hold any of them, e.g. the writer's batch before a collaborator's edit in it.
   const mergedHead = async (revision: { parents?: string[] }) => {
-    const head = revision.parents?.[1] === undefined ? undefined : await read(revision.parents[1])
-    if (head) take(head)
+    let id = revision.parents?.[1]
+    for (let n = 0; id !== undefined && n < EARLIER_REVISIONS; n++) {
+      const head = await read(id)
+      if (!head || (head.type !== 'edits' && head.type !== 'update')) return
+      take(head)
+      id = head.parents?.[0]
+    }
   }
   const now = await read(revisionId)
   if (!now) return out
