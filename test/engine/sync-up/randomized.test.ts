@@ -521,11 +521,11 @@ async function identityStep(run: Run, leaves: string[]): Promise<string> {
   if (file === undefined || id === undefined) return `${draw}: no page file`
   const text = run.ws.read(file)
   // Half the time the page comes back with the writer's edit in it.
-  const edited = (): string => {
-    if (!r.chance(0.5)) return text
+  const edited = (from = text): string => {
+    if (!r.chance(0.5)) return from
     const w = `w${run.token++}x`
     ledger.save(w, `${draw} of ${file}`)
-    return run.disjoint ? underTitle(text, `Local ${w}.`) : `${text.trimEnd()}\n\nLocal ${w}.\n`
+    return run.disjoint ? underTitle(from, `Local ${w}.`) : `${from.trimEnd()}\n\nLocal ${w}.\n`
   }
   const pushed = async () => (r.chance(0.6) ? ` ${await push(run)}` : '')
   touch(run, file)
@@ -535,8 +535,11 @@ async function identityStep(run: Run, leaves: string[]): Promise<string> {
   if (draw === 'restore') {
     fs.rmSync(run.ws.file(file))
     const label = await pushed()
-    run.ws.write(file, edited())
-    return `delete and restore ${file}${label}`
+    // Quire put the file back (someone else changed the page: their edit beats the deletion): the writer
+    // finds it there and edits that file; else the writer's copy comes back.
+    const back = fs.existsSync(run.ws.file(file))
+    run.ws.write(file, edited(back ? run.ws.read(file) : text))
+    return `delete and restore ${file}${label}${back ? ' (put back by Quire)' : ''}`
   }
   if (draw === 'rename-back') {
     const away = `${dir}renamed-${run.token++}.md`
