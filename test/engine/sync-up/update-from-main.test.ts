@@ -1,4 +1,6 @@
+import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { Workstation } from './support/workspace'
 import { serviceForFile } from './support/hooks'
 import { changeRequestMarkdown, INSTALL_PAGE, mainMarkdown, paragraphs, twoWritersPerTest } from './support/two-writers'
 
@@ -11,7 +13,7 @@ import { changeRequestMarkdown, INSTALL_PAGE, mainMarkdown, paragraphs, twoWrite
  */
 
 const t = serviceForFile()
-const { twoWriters } = twoWritersPerTest(t)
+const { twoWriters, keep } = twoWritersPerTest(t)
 
 const A3 = 'Paragraph 3 as A rewrote it.'
 const B3 = 'Paragraph 3 as B rewrote it.'
@@ -72,5 +74,27 @@ describe('update from main after a conflicting merge', () => {
     expect(next).toBeDefined()
     expect(next).not.toBe(aCr)
     expect(await changeRequestMarkdown(t.api, spaceId, next!, install)).toContain('Written after the merge.')
+  })
+
+  it('two conflicts of one page within the same second: the second version of the writer gets a copy of its own, none is lost', { timeout: 60_000 }, async () => {
+    const { a, b, seeded, spaceId } = await twoWriters()
+    const at = new Date(2026, 11, 1, 22, 15, 0)
+    const writer = keep(new Workstation(t, seeded, a.dir, { now: () => at }))
+    const round = async (mine: string, theirs: string) => {
+      writer.write(INSTALL_PAGE, paragraphs({ 3: mine }))
+      await b.pull()
+      b.write(INSTALL_PAGE, paragraphs({ 3: theirs }))
+      await b.push()
+      expect(await b.merge(b.outbox.session(spaceId)!.changeRequestId!)).toBe('merge')
+      return (await writer.push()).conflicts
+    }
+    const first = await round(A3, B3)
+    const second = await round('Paragraph 3 as A rewrote it again.', 'Paragraph 3 as B rewrote it again.')
+    expect(first).toEqual(['guide/install (conflicted copy 2026-12-01 221500).md'])
+    expect(second).toContain('guide/install (conflicted copy 2026-12-01 221500 2).md')
+    const copies = fs.readdirSync(writer.file('guide')).filter((f) => f.includes('conflicted copy')).map((f) => fs.readFileSync(writer.file(`guide/${f}`), 'utf8'))
+    expect(copies.length, JSON.stringify({ copies, first, second })).toBe(2)
+    expect(copies.some((c) => c.includes(A3))).toBe(true)
+    expect(copies.some((c) => c.includes('Paragraph 3 as A rewrote it again.'))).toBe(true)
   })
 })

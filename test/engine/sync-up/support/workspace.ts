@@ -115,7 +115,7 @@ export class Workstation extends SpaceFiles {
      * `deletionQuietMs`: how long a removal waits (default here 0: the tests of this workstation test
      * other things than the quiet interval; those that test it pass the product's default).
      */
-    options: { gateway?: Partial<ConstructorParameters<typeof ApiGateway>[0]>; deletionQuietMs?: number } = {},
+    options: { gateway?: Partial<ConstructorParameters<typeof ApiGateway>[0]>; deletionQuietMs?: number; now?: () => Date } = {},
   ) {
     super()
     const r = 'service' in remote ? remoteOf(remote) : remote
@@ -138,6 +138,7 @@ export class Workstation extends SpaceFiles {
       folder: this.folder,
       userId,
       deletionQuietMs: options.deletionQuietMs ?? 0,
+      now: options.now,
     })
   }
 
