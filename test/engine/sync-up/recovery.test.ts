@@ -182,4 +182,28 @@ describe('recovery without a journal', () => {
     expect(pushed.sent).toBe(0)
     expect(ws.outbox.session(spaceId)?.changeRequestId).toBeUndefined()
   })
+
+  it('a lost cache over a file whose only edit is a comment marker, its page changed in main since: once the marker is posted, the next pass brings main\'s version', { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const spaceId = seeded.spaceId
+    const at = dir('quire-marker-only-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    const faqId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    first.write('faq.md', `${first.read('faq.md')}\n<!-- comment: Is this still true? -->\n`)
+    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: faqId, document: { markdown: '# FAQ\n\nQuestions.\n\nMerged meanwhile.\n' } }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+
+    const ws = workstation(seeded, at)
+    await ws.pull()
+    await ws.push() // posts the marker and takes it out of the file: the file is the version it was edited from
+    await ws.pull()
+    const main = (await t.api.call('getPageById', { params: { spaceId, pageId: faqId }, query: { format: 'markdown' } })).body.markdown as string
+    expect(main).toContain('Merged meanwhile.')
+    expect(ws.read('faq.md')).toBe(main)
+  })
 })

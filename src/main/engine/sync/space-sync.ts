@@ -66,7 +66,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const sameHold = (cache.setting(holdSetting(space.id)) ?? '') === holdKey
   // A journal that lost entries (a rebuilt cache, deleted rows) is recovered by a full pass, whatever the revision.
   const intact = journalIntact(cache, space.id)
-  if (remote.revision === space.syncedRevision && !unfinished && sameHold && intact && (await folderExists(folder))) {
+  if (remote.revision === space.syncedRevision && !unfinished && sameHold && intact && !journalBehind(cache, space.id) && (await folderExists(folder))) {
     const status = folderStatus({ type: 'unchanged', revision: remote.revision })
     cache.setSpaceState(space.id, status.state, { lastError: null, issues: [], lastSyncAt: now() })
     return { ...status, spaceId: space.id, revision: remote.revision, steps: 0 }
@@ -230,3 +230,14 @@ const localLinksSetting = (spaceId: string) => `local_links:${spaceId}`
 
 /** The cache setting that keeps which pages the last full pass of a space held out. */
 const holdSetting = (spaceId: string) => `held_pages:${spaceId}`
+
+/**
+ * Whether a page's journal entry names an older version than the synced revision's tree while its file
+ * was written as that version: a file recovered as an earlier version with an edit that is gone since (a
+ * marker posted and taken out of it), or an edit that waits for its push. A pass then looks again though
+ * the revision is the same, so an unedited file is brought up to date. From the cache alone.
+ */
+function journalBehind(cache: SpacePassOptions['cache'], spaceId: string): boolean {
+  const remote = new Map(cache.remoteTree(spaceId).pages.map((p) => [p.id, p.gitOid]))
+  return cache.journal(spaceId).some((j) => j.kind === 'page' && j.oid !== '' && j.oid === j.baseHash && remote.get(j.id) !== undefined && remote.get(j.id) !== j.oid)
+}
