@@ -58,8 +58,6 @@ const BASE_SEED = Number(process.env.QUIRE_FUZZ_SEED ?? 9000)
 const KNOWN_OPEN: Record<string, string> = process.env.QUIRE_FUZZ_SEED
   ? {}
   : {
-      'cli:9056': 'P4: a marker and someone else\'s edit of guide/README.md, then the cache byte-flipped: after recovery the file differs from main',
-      'app:9056': 'P4: a marker and someone else\'s edit of guide/README.md, then the cache byte-flipped: after recovery the file differs from main',
       'cli:9096': 'P4: update from main, merge, backup-save then a file manager move of guide/install.md: sent as a new page, the page keeps no file',
       'app:9096': 'P4: update from main, merge, backup-save then a file manager move of guide/install.md: sent as a new page, the page keeps no file',
       'cli:9165': 'P9: the cache zeroed, then SUMMARY.md edited before the first pass: recovery takes the remote SUMMARY.md, the swap is dropped',
