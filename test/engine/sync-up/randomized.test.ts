@@ -25,7 +25,13 @@ process.env.QUIRE_LATE_SAVE_MS = '0'
  * Random sequences of a writer's saves (edits, new pages, deletions, renames, comment and reply markers,
  * saves during sync down passes, page files replaced by symlinks or grown past 8 MB), someone else's work
  * (edits and deletions merged at once, pages with hidden or editor-junk slugs, edits inside the writer's
- * change request, "update from main" after an unrelated merge), merges, and a network that answers 429
+ * change request, "update from main" after an unrelated merge), merges, issue 25's edges
+ * (support/fuzz-edge-draws.ts: a reviewer's update from main after a conflicting merge, run through the
+ * writer's front end, quire cr update or the app's Update from main; a lost answer, applied or not, then a
+ * collaborator's paragraph in the same page inside the writer's change request; the same comment, reply or
+ * resolve asked twice from the CLI or the app; cache.db truncated, zeroed or byte-flipped between steps,
+ * set aside and rebuilt; and, during passes, saves by a temp file renamed over the page file), and a
+ * network that answers 429
  * and 5xx, loses answers, cuts bodies mid-read, refuses connections while the service restarts, and a
  * process killed after the service acted. Against the real local service, after every merge (only a
  * merge changes the space's content) and at the quiet points before and after the final merge (P1 is
@@ -42,7 +48,7 @@ process.env.QUIRE_LATE_SAVE_MS = '0'
  * QUIRE_FUZZ_SEQUENCES sequences from QUIRE_FUZZ_SEED; a failure names its seed: replay it with
  * QUIRE_FUZZ_SEED=<seed> QUIRE_FUZZ_SEQUENCES=1 (QUIRE_FUZZ_DEBUG=1 adds the outbox, journal and files;
  * QUIRE_FUZZ_ALL=1 runs every sequence and reports all failures; QUIRE_FUZZ_TIMING=1 prints each step's
- * CPU time). Faults are drawn per request shape and rank, so a seed replays the same faults; how a save
+ * CPU time; QUIRE_FUZZ_TRACE=1 prints the outbox after each step). Faults are drawn per request shape and rank, so a seed replays the same faults; how a save
  * during a pass interleaves with the pass's own writes depends on timing, so that part may not replay exactly.
  */
 
