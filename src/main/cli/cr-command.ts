@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { ChangeRequestStatus, GitBookAPIError, type ChangeRequest } from '@gitbook/api'
-import { type ChangeRequestRow, isAuthError, isUpdateConflict, mergeCheck, type MergeCheck, paginate, pullSpace, ServiceUnreachableError, type SpaceRow } from '../engine'
+import { type ChangeRequestRow, isAuthError, mergeCheck, type MergeCheck, paginate, pullSpace, ServiceUnreachableError, type SpaceRow, updateFromMainOrConflicts } from '../engine'
 import type { ChangeRequestChanges } from '../../shared/contract'
 import { changeRequestChanges } from '../app/change-request-diff'
 import type { CliIo } from './io'
@@ -93,25 +93,17 @@ export async function crCommand(args: string[], io: CliIo): Promise<number> {
         return 0
       }
       case 'update': {
-        let answer: { result: string }
-        try {
-          answer = (await spaces.updateChangeRequest(space.id, target.id)).data
-        } catch (error) {
-          // Main and the writer's own change request changed the same places: the service changed nothing.
-          // A push turns those pages into conflicted copies (main's version kept), then the update goes through.
-          const own = ctx.outbox.session(space.id)?.changeRequestId === target.id
-          if (!(error instanceof GitBookAPIError) || !own || !isUpdateConflict(`HTTP ${error.code}: ${error.errorMessage}`)) throw error
-          io.out(`#${target.number}: ${error.errorMessage}`)
-          if (!ctx.lease.held) {
-            // Another Quire process syncs this workspace: its next push makes the copies, not this command.
-            io.err(`quire cr update: the Quire process syncing this workspace keeps your version of those places in conflicted copies at its next push; run quire cr update ${target.number} again then`)
-            return 1
-          }
-          const pushed = await (await ctx.pusher(space)).push()
-          for (const copy of pushed.conflicts) io.out(`  your version is kept in ${copy}`)
-          await spaces.updateChangeRequest(space.id, target.id)
-          answer = { result: 'conflicts' }
+        // Main and the writer's own change request changed the same places: the service changed nothing.
+        // A push turns those pages into conflicted copies (main's version kept), then the update goes through;
+        // while another Quire process syncs this workspace, its next push makes the copies, not this command.
+        const push = ctx.lease.held ? async () => (await ctx.pusher(space)).push() : undefined
+        const answer = await updateFromMainOrConflicts({ gateway, outbox: ctx.outbox, spaceId: space.id, changeRequestId: target.id, push })
+        if (answer.refused) io.out(`#${target.number}: ${answer.refused}`)
+        if (answer.result === 'refused') {
+          io.err(`quire cr update: the Quire process syncing this workspace keeps your version of those places in conflicted copies at its next push; run quire cr update ${target.number} again then`)
+          return 1
         }
+        for (const copy of answer.copies) io.out(`  your version is kept in ${copy}`)
         io.out(answer.result === 'conflicts' ? `updated #${target.number}: both sides changed some pages; main's version is kept, yours in conflicted copies` : `updated #${target.number} from the space's content`)
         return 0
       }

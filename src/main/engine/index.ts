@@ -36,6 +36,7 @@ export type { NewOutboxOp, OutboxOp, PayloadOf } from './outbox/outbox-types'
 export { enqueueAction } from './outbox/action-keys'
 export { OutboxSender } from './outbox/outbox-sender'
 export { SpacePusher } from './push/space-pusher'
+export { updateFromMainOrConflicts, type OwnUpdate } from './push/update-own-from-main'
 export { describeSyncUp, filesOf, readSyncUpStatuses } from './push/sync-up-status'
 
 // Comments and links, as mirrored in the cache.

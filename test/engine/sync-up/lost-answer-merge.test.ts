@@ -107,4 +107,31 @@ describe('a lost answer, then a collaborator edits the same page inside the chan
     expect(back.conflicts).toHaveLength(1)
     expect(writer.read(back.conflicts[0])).toBe(mine)
   })
+
+  it("the answer lost, the resend's connection refused, then a collaborator's paragraph: the batch is reconciled again and merged, not sent over theirs", async () => {
+    const { a, seeded, spaceId, install } = await twoWriters()
+    // Content writes meet a reset before any answer (never arrived; retried at once), then refused connections.
+    const faults = ['ECONNRESET']
+    let faulty = false
+    const network: typeof fetch = async (input, init) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+      const code = faulty && (init?.method ?? 'GET').toUpperCase() === 'POST' && /\/change-requests\/[^/]+\/content/.test(url) ? (faults.shift() ?? 'ECONNREFUSED') : undefined
+      if (code) throw new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) })
+      return fetch(input, init)
+    }
+    const writer = keep(new Workstation(t, seeded, a.dir, { gateway: { fetch: network } }))
+    writer.write(INSTALL_PAGE, paragraphs({ 7: 'Paragraph 7, first edit.' }))
+    expect((await writer.push()).failures).toEqual([])
+    const crId = writer.outbox.session(spaceId)!.changeRequestId!
+    faulty = true
+    writer.write(INSTALL_PAGE, paragraphs({ 2: MINE, 7: 'Paragraph 7, first edit.' }))
+    expect((await writer.push()).stopped).toBeDefined()
+    faulty = false
+    await collaborator(spaceId, crId, install, (markdown) => `${markdown.trimEnd()}\n\n${APPENDED}\n`)
+    expect((await writer.push()).failures).toEqual([])
+    expect(writer.outbox.unfinished(spaceId)).toEqual([])
+    const carried = await changeRequestMarkdown(t.api, spaceId, crId, install)
+    expect(carried).toContain(APPENDED)
+    expect(carried).toContain(MINE)
+  })
 })

@@ -146,4 +146,64 @@ describe('recovery without a journal', () => {
     expect([...pages.values()].filter((p) => p.title === 'FAQ')).toHaveLength(1)
     expect(await markdownIn(seeded.spaceId, crId, faqId)).toContain('Answered after the cache was lost.')
   })
+
+  it("a lost cache over a file as the writer's merged change request carried it: taken as that version, not an edit that undoes what main merged beside it", { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const spaceId = seeded.spaceId
+    const at = dir('quire-merged-head-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    const faqId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    first.write('faq.md', '# FAQ\n\nQuestions, changed by the writer.\n')
+    await first.push()
+    const mine = first.outbox.session(spaceId)!.changeRequestId!
+    // A collaborator adds a paragraph inside it: the file holds the writer's batch, not the change request's head.
+    const carried = (await t.api.call('getPageInChangeRequestById', { params: { spaceId, changeRequestId: mine, pageId: faqId }, query: { format: 'markdown' } })).body.markdown as string
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: mine }, body: { changes: [{ operation: 'update_page', page: faqId, document: { markdown: `${carried}\nA collaborator's line.\n` } }] } })
+    // Someone merges a paragraph in the same page; then the writer's change request is merged beside it.
+    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
+    const main = (await t.api.call('getPageById', { params: { spaceId, pageId: faqId }, query: { format: 'markdown' } })).body.markdown as string
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: faqId, document: { markdown: `${main}\nMerged beside it.\n` } }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: mine } })).body.result).toBe('merge')
+    // The cache goes before the writer's Quire saw either merge: the file still holds the change request's version.
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+
+    const ws = workstation(seeded, at)
+    await ws.pull()
+    const merged = (await t.api.call('getPageById', { params: { spaceId, pageId: faqId }, query: { format: 'markdown' } })).body.markdown as string
+    expect(merged).toContain('changed by the writer')
+    expect(merged).toContain('Merged beside it.')
+    expect(merged).toContain("A collaborator's line.")
+    expect(ws.read('faq.md')).toBe(merged)
+    const pushed = await ws.push()
+    expect(pushed.sent).toBe(0)
+    expect(ws.outbox.session(spaceId)?.changeRequestId).toBeUndefined()
+  })
+
+  it('a lost cache over a file whose only edit is a comment marker, its page changed in main since: once the marker is posted, the next pass brings main\'s version', { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const spaceId = seeded.spaceId
+    const at = dir('quire-marker-only-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    const faqId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'faq.md')![0]
+    first.write('faq.md', `${first.read('faq.md')}\n<!-- comment: Is this still true? -->\n`)
+    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: faqId, document: { markdown: '# FAQ\n\nQuestions.\n\nMerged meanwhile.\n' } }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+
+    const ws = workstation(seeded, at)
+    await ws.pull()
+    await ws.push() // posts the marker and takes it out of the file: the file is the version it was edited from
+    await ws.pull()
+    const main = (await t.api.call('getPageById', { params: { spaceId, pageId: faqId }, query: { format: 'markdown' } })).body.markdown as string
+    expect(main).toContain('Merged meanwhile.')
+    expect(ws.read('faq.md')).toBe(main)
+  })
 })

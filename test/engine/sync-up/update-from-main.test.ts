@@ -1,4 +1,6 @@
+import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { Workstation } from './support/workspace'
 import { serviceForFile } from './support/hooks'
 import { changeRequestMarkdown, INSTALL_PAGE, mainMarkdown, paragraphs, twoWritersPerTest } from './support/two-writers'
 
@@ -11,7 +13,7 @@ import { changeRequestMarkdown, INSTALL_PAGE, mainMarkdown, paragraphs, twoWrite
  */
 
 const t = serviceForFile()
-const { twoWriters } = twoWritersPerTest(t)
+const { twoWriters, keep } = twoWritersPerTest(t)
 
 const A3 = 'Paragraph 3 as A rewrote it.'
 const B3 = 'Paragraph 3 as B rewrote it.'
@@ -49,5 +51,50 @@ describe('update from main after a conflicting merge', () => {
     expect(main).toContain(B3)
     expect(main).toContain(B5)
     expect(main).not.toContain(A3)
+  })
+
+  it("after the conflict flow and the merge, the writer's next edit of that page is sent (the reverted page's journal is not emptied)", { timeout: 60_000 }, async () => {
+    const { a, b, spaceId, install } = await twoWriters()
+    a.write(INSTALL_PAGE, paragraphs({ 3: A3 }))
+    await a.push()
+    const aCr = a.outbox.session(spaceId)!.changeRequestId!
+    b.write(INSTALL_PAGE, paragraphs({ 3: B3 }))
+    await b.push()
+    expect(await b.merge(b.outbox.session(spaceId)!.changeRequestId!)).toBe('merge')
+    // quire cr update: refused, the push keeps A's version in a conflicted copy, updated again.
+    expect(await a.updateFromMain(aCr)).toMatch(/^refused, then conflicts \(1 conflicted copies\)/)
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: aCr } })).body.result).toBe('merge')
+    // A edits the page again before A's Quire has seen the merge: the push settles the merged change request, then plans.
+    const later = `${a.read(INSTALL_PAGE).trimEnd()}\n\nWritten after the merge.\n`
+    a.write(INSTALL_PAGE, later)
+    await a.push()
+    await a.pull()
+    await a.push()
+    const next = a.outbox.session(spaceId)?.changeRequestId
+    expect(next).toBeDefined()
+    expect(next).not.toBe(aCr)
+    expect(await changeRequestMarkdown(t.api, spaceId, next!, install)).toContain('Written after the merge.')
+  })
+
+  it('two conflicts of one page within the same second: the second version of the writer gets a copy of its own, none is lost', { timeout: 60_000 }, async () => {
+    const { a, b, seeded, spaceId } = await twoWriters()
+    const at = new Date(2026, 11, 1, 22, 15, 0)
+    const writer = keep(new Workstation(t, seeded, a.dir, { now: () => at }))
+    const round = async (mine: string, theirs: string) => {
+      writer.write(INSTALL_PAGE, paragraphs({ 3: mine }))
+      await b.pull()
+      b.write(INSTALL_PAGE, paragraphs({ 3: theirs }))
+      await b.push()
+      expect(await b.merge(b.outbox.session(spaceId)!.changeRequestId!)).toBe('merge')
+      return (await writer.push()).conflicts
+    }
+    const first = await round(A3, B3)
+    const second = await round('Paragraph 3 as A rewrote it again.', 'Paragraph 3 as B rewrote it again.')
+    expect(first).toEqual(['guide/install (conflicted copy 2026-12-01 221500).md'])
+    expect(second).toContain('guide/install (conflicted copy 2026-12-01 221500 2).md')
+    const copies = fs.readdirSync(writer.file('guide')).filter((f) => f.includes('conflicted copy')).map((f) => fs.readFileSync(writer.file(`guide/${f}`), 'utf8'))
+    expect(copies.length, JSON.stringify({ copies, first, second })).toBe(2)
+    expect(copies.some((c) => c.includes(A3))).toBe(true)
+    expect(copies.some((c) => c.includes('Paragraph 3 as A rewrote it again.'))).toBe(true)
   })
 })

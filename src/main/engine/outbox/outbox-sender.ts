@@ -171,9 +171,13 @@ export class OutboxSender {
         return
       }
     }
+    // A batch found not to have arrived is sent again; should that request never leave either, it stays
+    // `sending` (not `pending`): the next claim reconciles it again, so a page someone changed in the change
+    // request meanwhile is merged with theirs, never overwritten by the stored text.
+    const phase = op.kind === 'content' && op.state === 'sending' ? 'resend' : 'send'
     const context = op.kind === 'content' ? { head: this.outbox.session(op.spaceId)?.headRevision } : undefined
     this.outbox.markSending(op.seq, context)
-    const answer = await this.guard(op, 'send', () => this.send(op)).catch((error: unknown) => this.afterUpdateFromMain(op, error))
+    const answer = await this.guard(op, phase, () => this.send(op)).catch((error: unknown) => this.afterUpdateFromMain(op, error))
     try {
       await this.finish(op, answer)
     } catch (error) {
@@ -189,7 +193,7 @@ export class OutboxSender {
    * refusal: a cut or unreadable answer leaves the op `sending`, to be reconciled before it is sent again.
    * An op whose request certainly never left (refused connection, 429) goes back to `pending`.
    */
-  private async guard<T>(op: OutboxOp, phase: 'reconcile' | 'send', run: () => Promise<T>): Promise<T> {
+  private async guard<T>(op: OutboxOp, phase: 'reconcile' | 'send' | 'resend', run: () => Promise<T>): Promise<T> {
     try {
       return await run()
     } catch (error) {

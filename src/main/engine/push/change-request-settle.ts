@@ -48,6 +48,10 @@ export async function settleChangeRequest(o: SpacePusherOptions, gone: ChangeReq
         if (!merged.pages.has(entry.pageId)) cache.forgetJournal(spaceId, entry.pageId, 'page')
         continue
       }
+      // A conflicted page: the change request carried main's version (reverted), not the file; the journal
+      // is what the conflict flow wrote (main's version, which the file then held). Taken as carried, its
+      // empty hash would become the page's base, and the writer's next edit of it would never be sent.
+      if (entry.state === 'conflict') continue
       // A page deleted on the service since the merge is journaled too: sync down then removes its file.
       const remote = (entry.kind === 'file' ? merged.files.get(entry.pageId) : merged.pages.get(entry.pageId)) ?? ''
       const local = await localHashes(o, entry.path)

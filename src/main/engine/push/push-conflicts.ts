@@ -51,8 +51,11 @@ async function finishConflict(o: SpacePusherOptions, c: ConflictRow, replaced: R
     }
     throw error
   }
-  const copy = resolveIn(o, c.copyPath)
-  if (!(await exists(copy))) await writeFileAtomic(copy, c.localText)
+  const copyPath = await keptCopy(o, c.copyPath, c.localText)
+  if (copyPath !== c.copyPath) {
+    outbox.removeConflict(spaceId, c.copyPath)
+    outbox.addConflict({ spaceId, path: c.path, pageId: c.pageId, copyPath, localText: c.localText, remoteOid: c.remoteOid })
+  }
   const current = await hashOf(resolveIn(o, c.path))
   // Only over the writer's version that is in the copy (or nothing): a save since then stays.
   if (current === gitBlobOid(c.localText) || current === undefined) await replaceGuarded(o, c.path, page.markdown, current, replaced)
@@ -60,7 +63,25 @@ async function finishConflict(o: SpacePusherOptions, c: ConflictRow, replaced: R
     cache.recordJournal(spaceId, { id: c.pageId, kind: 'page', path: c.path, oid: page.oid, baseHash: gitBlobOid(page.markdown) })
     cache.pageBases.remember(spaceId, page.oid, page.markdown)
   })
-  outbox.openConflict(spaceId, c.copyPath)
+  outbox.openConflict(spaceId, copyPath)
+}
+
+/**
+ * Writes the writer's version to its conflicted copy, unless the copy is there already with that text (a
+ * push that stopped part way). A copy of the same name holding another text (a second conflict of the
+ * page within the same second of the stamp) is never overwritten nor taken for this one: the copy gets
+ * the next free name (`... (conflicted copy <stamp> 2).md`). Answers the copy's path.
+ */
+async function keptCopy(o: SpacePusherOptions, copyPath: string, text: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? copyPath : copyPath.replace(/\)(\.[^./]*)?$/, (end, ext: string | undefined) => ` ${n}${end.slice(0, 1)}${ext ?? ''}`)
+    const full = resolveIn(o, candidate)
+    if (!(await exists(full))) {
+      await writeFileAtomic(full, text)
+      return candidate
+    }
+    if ((await fs.readFile(full, 'utf8')) === text) return candidate
+  }
 }
 
 /** A conflict is over once its copy is gone (the writer took what they wanted from it). */
@@ -128,9 +149,8 @@ async function applyRewrite(o: SpacePusherOptions, r: PlannedRewrite, replaced: 
  */
 export async function keepOrphans(o: SpacePusherOptions, orphans: PushPlan['orphans']) {
   for (const orphan of orphans) {
-    const copy = resolveIn(o, orphan.copyPath)
-    if (!(await exists(copy))) await writeFileAtomic(copy, orphan.text)
-    o.outbox.addConflict({ spaceId: o.spaceId, path: orphan.path, pageId: orphan.pageId, copyPath: orphan.copyPath, localText: orphan.text, remoteOid: '' }, 'open')
+    const copyPath = await keptCopy(o, orphan.copyPath, orphan.text)
+    o.outbox.addConflict({ spaceId: o.spaceId, path: orphan.path, pageId: orphan.pageId, copyPath, localText: orphan.text, remoteOid: '' }, 'open')
     await removeMarkers(o, orphan.path, findMarkers(orphan.text).map((m) => m.source))
   }
 }

@@ -193,4 +193,4 @@ export interface PushPlan {
 }
 
 /** `name (conflicted copy 2026-01-31 093612).md`: Nextcloud's naming, recognizable by people and by Quire. */
-export const CONFLICT_COPY = / \(conflicted copy \d{4}-\d{2}-\d{2} \d{6}\)(\.[^/.]*)?$/
+export const CONFLICT_COPY = / \(conflicted copy \d{4}-\d{2}-\d{2} \d{6}(?: \d+)?\)(\.[^/.]*)?$/

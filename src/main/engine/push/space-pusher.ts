@@ -176,7 +176,7 @@ export class SpacePusher {
       posted: outbox.markerKeys(spaceId),
       userId: this.o.userId,
       refused: outbox.refusedKeys(spaceId),
-      stamp: stampOf(nowOf(this.o)),
+      stamp: freeStamp(stampOf(nowOf(this.o)), outbox.conflicts(spaceId).map((c) => c.copyPath)),
       keptLocal: keptLocalFiles(cache, spaceId),
       skippedFiles: scan.skippedFiles,
       inodeMoves: scan.inodeMoves,
@@ -229,5 +229,17 @@ export class SpacePusher {
   /** Sends whatever the outbox holds, without planning. */
   async flush(): Promise<DrainResult> {
     return this.sender.drain(this.o.spaceId)
+  }
+}
+
+/**
+ * The stamp of this plan's conflicted copies: the time, with a number added when a copy the outbox still
+ * knows has that stamp (a second conflict of a page within the same second would otherwise be given the
+ * first one's name, and the writer's second version would be lost behind it).
+ */
+function freeStamp(stamp: string, copies: readonly string[]): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? stamp : `${stamp} ${n}`
+    if (!copies.some((c) => c.includes(`(conflicted copy ${candidate})`))) return candidate
   }
 }

@@ -108,22 +108,27 @@ export const EARLIER_REVISIONS = 20
 /**
  * Each page's oids in the revisions before `revisionId` (its first parents, at most EARLIER_REVISIONS:
  * main's own history), for recovery to tell a file Quire wrote long ago from the writer's edit, and an
- * edit of an old copy from one of the current page. No page is read one by one: the trees' oids, and
- * their markdown where they carry it; where they do not, the versions of the pages in `textsOf` (the edited
-ones) are read one by one. A revision that cannot be read ends the walk.
+ * edit of an old copy from one of the current page. The trees' oids, and their markdown where they carry
+ * it; where they do not (the hosted service's trees), the versions of the pages in `textsOf` (the edited
+ * ones) are read one by one. A revision that cannot be read ends the walk.
+ *
+ * A merge's second parent (the head of the change request it merged, the current revision's too) counts
+ * as an earlier version: a file holding the writer's text as their merged change request carried it was
+ * sent and merged, not edited since; taken for an edit, it would undo what main merged beside it while
+ * the cache was lost (the randomized test's cache damage after a merge it had not pulled).
  */
 export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, revisionId: string, textsOf: ReadonlySet<string> = new Set()): Promise<Map<string, Map<string, string | undefined>>> {
   const out = new Map<string, Map<string, string | undefined>>()
   // Versions of the pages in `textsOf` whose tree carried no text: read from their revision afterwards.
   const unread: Array<{ pageId: string; oid: string; revision: string }> = []
-  let current = (await gateway.client.spaces.getRevisionById(spaceId, revisionId)).data.parents?.[0]
-  for (let n = 0; current && n < EARLIER_REVISIONS; n++) {
-    let revision
+  const read = async (id: string) => {
     try {
-      revision = (await gateway.client.spaces.getRevisionById(spaceId, current)).data
+      return (await gateway.client.spaces.getRevisionById(spaceId, id)).data
     } catch {
-      break
+      return undefined
     }
+  }
+  const take = (revision: { id: string; pages: readonly RevisionPage[] }) => {
     const visit = (pages: readonly RevisionPage[]) => {
       for (const page of pages) {
         // The tree's markdown where it carries it (the hosted service's does not: oids only).
@@ -138,6 +143,27 @@ export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, 
       }
     }
     visit(revision.pages)
+  }
+  // The merged change request's revisions, from its head back along first parents (each batch the writer
+  // sent is one): a file may hold any of them, e.g. the writer's batch before a collaborator's edit in it.
+  const mergedHead = async (revision: { parents?: string[] }) => {
+    let id = revision.parents?.[1]
+    for (let n = 0; id !== undefined && n < EARLIER_REVISIONS; n++) {
+      const head = await read(id)
+      if (!head || (head.type !== 'edits' && head.type !== 'update')) return
+      take(head)
+      id = head.parents?.[0]
+    }
+  }
+  const now = await read(revisionId)
+  if (!now) return out
+  await mergedHead(now)
+  let current = now.parents?.[0]
+  for (let n = 0; current && n < EARLIER_REVISIONS; n++) {
+    const revision = await read(current)
+    if (!revision) break
+    take(revision)
+    await mergedHead(revision)
     current = revision.parents?.[0]
   }
   // One read per earlier version of an edited page; one that cannot be read stays without its text.

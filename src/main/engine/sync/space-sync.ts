@@ -67,7 +67,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const sameHold = (cache.setting(holdSetting(space.id)) ?? '') === holdKey
   // A journal that lost entries (a rebuilt cache, deleted rows) is recovered by a full pass, whatever the revision.
   const intact = journalIntact(cache, space.id)
-  if (remote.revision === space.syncedRevision && !unfinished && sameHold && intact && (await folderExists(folder))) {
+  if (remote.revision === space.syncedRevision && !unfinished && sameHold && intact && !recoveredBehind(cache, space.id) && (await folderExists(folder))) {
     const status = folderStatus({ type: 'unchanged', revision: remote.revision })
     cache.setSpaceState(space.id, status.state, { lastError: null, issues: [], lastSyncAt: now() })
     return { ...status, spaceId: space.id, revision: remote.revision, steps: 0 }
@@ -102,6 +102,8 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages, recover })
   // A recovered file edited from an earlier version: that version's text is its merge base.
   for (const action of plan.actions) if (action.type === 'recover' && action.baseText !== undefined) cache.pageBases.remember(space.id, action.oid, action.baseText)
+  const fromEarlier = plan.actions.flatMap((a) => (a.type === 'recover' && a.baseText !== undefined ? [a.id] : []))
+  if (fromEarlier.length > 0) cache.setSetting(recoveredSetting(space.id), JSON.stringify(fromEarlier))
   const planned = folderStatus({ type: 'planned', plan })
   if (plan.blocked) {
     cache.setSpaceState(space.id, planned.state, { lastError: planned.message ?? null, issues: planned.issues })
@@ -239,3 +241,21 @@ const localLinksSetting = (spaceId: string) => `local_links:${spaceId}`
 
 /** The cache setting that keeps which pages the last full pass of a space held out. */
 const holdSetting = (spaceId: string) => `held_pages:${spaceId}`
+
+const recoveredSetting = (spaceId: string) => `recovered_behind:${spaceId}`
+
+/**
+ * Whether a page recovered as an earlier version it was edited from (recovery-match.ts `editedFrom`) is
+ * still journaled as that version while its file is unedited: its edit is gone since (a marker posted
+ * and taken out of it), and only a pass brings the file up to date, so one looks again though the
+ * revision is the same. Forgotten once none is behind. From the cache alone.
+ */
+function recoveredBehind(cache: SpacePassOptions['cache'], spaceId: string): boolean {
+  const ids = cache.setting(recoveredSetting(spaceId))
+  if (ids === undefined || ids === '') return false
+  const recovered = new Set(JSON.parse(ids) as string[])
+  const remote = new Map(cache.remoteTree(spaceId).pages.map((p) => [p.id, p.gitOid]))
+  const behind = cache.journal(spaceId).some((j) => recovered.has(j.id) && j.kind === 'page' && j.oid !== '' && j.oid === j.baseHash && remote.get(j.id) !== undefined && remote.get(j.id) !== j.oid)
+  if (!behind) cache.setSetting(recoveredSetting(spaceId), '')
+  return behind
+}

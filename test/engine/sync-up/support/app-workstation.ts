@@ -2,6 +2,7 @@ import path from 'node:path'
 import type { GatewayTuning } from '../../../../src/main/app/accounts'
 import { QuireBackend } from '../../../../src/main/app/backend'
 import { CacheRepository } from '../../../../src/main/engine/cache/cache-repository'
+import { CommentsRepository } from '../../../../src/main/engine/comments/comments-repository'
 import { openCacheDatabase } from '../../../../src/main/engine/cache/open-cache'
 import { OutboxRepository } from '../../../../src/main/engine/outbox/outbox-repository'
 import type { PushResult } from '../../../../src/main/engine/push/space-pusher'
@@ -23,8 +24,15 @@ export interface Writer {
   pull(): Promise<PullResult>
   /** "Merge" from Quire (through its outbox); a label of what became of it. */
   merge(changeRequestId: string): Promise<string>
+  /** "Update from main" of the writer's change request as the front end asks it (quire cr update; the app's Update from main); a label. */
+  updateFromMain(changeRequestId: string): Promise<string>
+  /** A comment, reply or resolve asked from the front end (quire comment/reply/resolve; the app's buttons); a label. */
+  act(ask: FrontEndAsk): Promise<string>
   close(): void | Promise<void>
 }
+
+/** What a writer asks of the front end about comment threads. */
+export type FrontEndAsk = { kind: 'comment'; pageId: string; text: string } | { kind: 'reply'; commentId: string; text: string } | { kind: 'resolve'; commentId: string }
 
 const noDesktop = { openFile: async () => {}, openUrl: async () => {}, openFolder: async () => {} }
 
@@ -127,6 +135,28 @@ export class AppWorkstation extends SpaceFiles implements Writer {
   async merge(changeRequestId: string): Promise<string> {
     const merged = await this.backend.mergeChangeRequest({ spaceId: this.seeded.spaceId, changeRequestId })
     return merged.waiting ? `waits (${merged.waiting})` : merged.status
+  }
+
+  async updateFromMain(changeRequestId: string): Promise<string> {
+    const updated = await this.backend.updateChangeRequest({ spaceId: this.seeded.spaceId, changeRequestId })
+    return updated.waiting ? `waits (${updated.waiting})` : updated.conflicts ? 'updated with conflicts' : 'updated'
+  }
+
+  async act(ask: FrontEndAsk): Promise<string> {
+    const spaceId = this.seeded.spaceId
+    const changeRequestId = ask.kind === 'comment' ? undefined : this.cachedThread(ask.commentId)
+    const thread =
+      ask.kind === 'comment'
+        ? await this.backend.postComment({ spaceId, pageId: ask.pageId, markdown: ask.text })
+        : ask.kind === 'reply'
+          ? await this.backend.replyToComment({ spaceId, commentId: ask.commentId, markdown: ask.text, changeRequestId })
+          : await this.backend.resolveComment({ spaceId, commentId: ask.commentId, changeRequestId })
+    return thread.repeat ? `already ${thread.repeat}` : thread.waiting ? `waits (${thread.waiting})` : 'sent'
+  }
+
+  /** The change request a thread belongs to, as the app's mirror knows it (what its thread view passes). */
+  private cachedThread(commentId: string): string | undefined {
+    return new CommentsRepository(this.db).thread(commentId)?.changeRequestId
   }
 
   async close() {

@@ -40,6 +40,8 @@ export class Ledger {
   readonly touched = new Set<string>()
   /** Comment, reply texts typed as markers. */
   readonly markers = new Set<string>()
+  /** Comment, reply texts asked from the front end (CLI command, app button), each asked twice, with the page they are on. */
+  readonly asked = new Map<string, string | undefined>()
   /** Change requests of the writer's account made before the sequence (the seeding), not the writer's Quire's. */
   readonly before = new Set<string>()
   /** Change requests the writer's Quire recorded as created (its create ops, seen before each of its requests and after every step: settled ones are pruned). */
@@ -157,6 +159,13 @@ export async function checkExactlyOnce(ledger: Ledger, api: ApiClient, ws: Write
   await threads('listCommentsInSpace', 'listCommentRepliesInSpace', {})
   for (const cr of all) await threads('listCommentsInChangeRequest', 'listCommentRepliesInChangeRequest', { changeRequestId: cr.id })
   const onDisk = [...pageTexts(ws.folder).values(), ...conflictCopies(ws.folder).values()].join('\n')
+  for (const [text, pageId] of ledger.asked) {
+    const n = bodies.filter((b) => b === text).length
+    if (n > 1) fail('P3 an action asked twice was posted more than once', `"${text}" ${n} times`)
+    // Refused for good only when its page is gone (the writer's deletion, someone else's).
+    const gone = pageId !== undefined && (ledger.writerDeleted.has(pageId) || ledger.othersDeleted.has(pageId))
+    if (n === 0 && !gone) fail('P1 an action asked from the front end was lost', `"${text}" was never posted`)
+  }
   for (const text of ledger.markers) {
     const n = bodies.filter((b) => b === text).length
     if (n > 1) fail('P3 a marker was posted more than once', `"${text}" ${n} times`)

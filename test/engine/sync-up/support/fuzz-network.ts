@@ -11,25 +11,39 @@ import type { RestartableService } from './restartable-service'
  * (connection reset, process killed, or the service stopped right after acting); response bodies cut
  * mid-read (`TypeError: terminated`) after the service acted; the service stopped before a write, so the
  * client meets a real refused connection (it stays down until the generator starts it again); the
- * writer's change request moved by someone else just before a write; and, during sync down passes, a save
- * by the writer right after a page's content arrived.
+ * writer's change request moved by someone else just before a write; during sync down passes, a save by
+ * the writer right after a page's content arrived (in place, or by a rename over the file); and, when the
+ * generator asks (`loseNext`), the answer of the next matching write lost.
  */
 export interface NetworkHooks {
   /** Someone else moves the head of the writer's change request (an edit in it, an update from main). */
   moveHead(): Promise<string | undefined>
-  /** The writer saves a page while a pass downloads `pageId` (called with the answer in hand). */
-  saveDuringPass(pageId: string, delayMs: number): void
+  /**
+   * The writer saves a page while a pass downloads `pageId` (called with the answer in hand): in place, or
+   * as many editors do, a temp file written beside it and renamed over it.
+   */
+  saveDuringPass(pageId: string, delayMs: number, how: 'in-place' | 'rename'): void
   /** Before every request of the writer's Quire (to look at its outbox between any two of its steps). */
   beforeRequest?(): void
 }
 
-export type FaultKind = 'rate-limited' | 'unavailable' | 'lost-answer' | 'killed' | 'cut-body' | 'refused' | 'stopped-after' | 'head-moved' | 'save-during-pass'
+export type FaultKind = 'rate-limited' | 'unavailable' | 'lost-answer' | 'killed' | 'cut-body' | 'refused' | 'stopped-after' | 'head-moved' | 'save-during-pass' | 'answer-lost-as-drawn'
+
+/** A lost answer the generator asks for: the next write whose shape matches, acted on by the service or not. */
+export interface ForcedLoss {
+  shape: RegExp
+  applied: boolean
+  /** Set once it struck. */
+  hit?: boolean
+}
 
 export class FuzzNetwork {
   on = true
   killed = false
   /** Set while a sync down pass runs. */
   passing = false
+  /** The next matching write loses its answer (a draw of the generator, besides the faults drawn per request). */
+  loseNext?: ForcedLoss
   /** What was injected, for the failure message. */
   readonly events: string[] = []
   private readonly ranks = new Map<string, number>()
@@ -51,6 +65,13 @@ export class FuzzNetwork {
     this.ranks.set(shape, rank)
     const roll = rollOf(this.seed, shape, rank)
     const note = (kind: FaultKind, extra = '') => this.events.push(`${kind} ${shape}#${rank}${extra}`)
+    const lost = this.loseNext
+    if (method !== 'GET' && lost && !lost.hit && lost.shape.test(shape)) {
+      lost.hit = true
+      note('answer-lost-as-drawn', lost.applied ? ' (applied)' : ' (never arrived)')
+      if (lost.applied) await (await fetch(input, init)).body?.cancel()
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) })
+    }
     const error = (status: number, message: string) =>
       new Response(JSON.stringify({ error: { code: status, message } }), { status, headers: { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) } })
 
@@ -71,8 +92,9 @@ export class FuzzNetwork {
       const page = /\/page\/([^/]+)$/.exec(url.pathname)?.[1]
       if (this.passing && page && roll < 0.4) {
         const delayMs = [0, 1, 2, 4, 8][Math.floor(rollOf(this.seed, `${shape}:delay`, rank) * 5)]
-        note('save-during-pass', ` +${delayMs}ms`)
-        this.hooks.saveDuringPass(decodeURIComponent(page), delayMs)
+        const how = rollOf(this.seed, `${shape}:how`, rank) < 0.5 ? 'rename' : 'in-place'
+        note('save-during-pass', ` +${delayMs}ms ${how}`)
+        this.hooks.saveDuringPass(decodeURIComponent(page), delayMs, how)
       }
       return response
     }

@@ -8,11 +8,16 @@ import { CacheRepository } from '../../../../src/main/engine/cache/cache-reposit
 import { openCacheDatabase } from '../../../../src/main/engine/cache/open-cache'
 import { CommentsRepository } from '../../../../src/main/engine/comments/comments-repository'
 import { ApiGateway } from '../../../../src/main/engine/gateway/api-gateway'
+import { enqueueAction } from '../../../../src/main/engine/outbox/action-keys'
 import { OutboxRepository } from '../../../../src/main/engine/outbox/outbox-repository'
+import { OutboxSender } from '../../../../src/main/engine/outbox/outbox-sender'
+import type { NewOutboxOp } from '../../../../src/main/engine/outbox/outbox-types'
+import { updateFromMainOrConflicts } from '../../../../src/main/engine/push/update-own-from-main'
 import { SpacePusher } from '../../../../src/main/engine/push/space-pusher'
 import { pullSpace } from '../../../../src/main/engine/watch/pull'
 import { OrganizationsRepository } from '../../../../src/main/service/store/organizations'
 import type { ApiClient, TestService } from '../../../support/service'
+import type { FrontEndAsk } from './app-workstation'
 
 /** A small space with a tree worth editing: a home page, a leaf, a page with subpages, an image. */
 export const SEED_PAGES = {
@@ -99,6 +104,7 @@ export class Workstation extends SpaceFiles {
   readonly comments: CommentsRepository
   readonly gateway: ApiGateway
   readonly pusher: SpacePusher
+  readonly userId: string
   private readonly db
 
   constructor(
@@ -109,7 +115,7 @@ export class Workstation extends SpaceFiles {
      * `deletionQuietMs`: how long a removal waits (default here 0: the tests of this workstation test
      * other things than the quiet interval; those that test it pass the product's default).
      */
-    options: { gateway?: Partial<ConstructorParameters<typeof ApiGateway>[0]>; deletionQuietMs?: number } = {},
+    options: { gateway?: Partial<ConstructorParameters<typeof ApiGateway>[0]>; deletionQuietMs?: number; now?: () => Date } = {},
   ) {
     super()
     const r = 'service' in remote ? remoteOf(remote) : remote
@@ -118,6 +124,7 @@ export class Workstation extends SpaceFiles {
     this.outbox = new OutboxRepository(this.db)
     this.comments = new CommentsRepository(this.db)
     const userId = r.userId
+    this.userId = userId
     const account = this.cache.saveAccount({ id: `acct-${userId}`, endpoint: r.origin, userId, displayName: 'Writer', tokenStore: 'file' })
     this.cache.upsertOrganization({ id: seeded.orgId, accountId: account.id, title: 'Acme' })
     this.cache.upsertSpace({ id: seeded.spaceId, orgId: seeded.orgId, title: 'Docs' })
@@ -131,6 +138,7 @@ export class Workstation extends SpaceFiles {
       folder: this.folder,
       userId,
       deletionQuietMs: options.deletionQuietMs ?? 0,
+      now: options.now,
     })
   }
 
@@ -150,6 +158,35 @@ export class Workstation extends SpaceFiles {
   /** "Merge" from Quire's CLI (through the outbox); what the service answered. */
   async merge(changeRequestId: string): Promise<string> {
     return (await this.pusher.merge(changeRequestId)).result
+  }
+
+  /** `quire cr update` (cli/cr-command.ts): asked of the service; refused for conflicts, the push makes the copies and it is asked again. */
+  async updateFromMain(changeRequestId: string): Promise<string> {
+    const updated = await updateFromMainOrConflicts({ gateway: this.gateway, outbox: this.outbox, spaceId: this.seeded.spaceId, changeRequestId, push: () => this.push() })
+    return updated.result === 'refused' ? 'refused' : updated.refused ? `refused, then ${updated.result} (${updated.copies.length} conflicted copies)` : updated.result
+  }
+
+  /**
+   * `quire comment`, `quire reply`, `quire resolve` (cli/comments-command.ts `post`): the op queued under
+   * its deterministic key in the current push session, then the outbox sent; a repeat already sent is not.
+   */
+  async act(ask: FrontEndAsk): Promise<string> {
+    const spaceId = this.seeded.spaceId
+    const userId = this.userId
+    const session = this.outbox.ensureSession(spaceId, userId)
+    const scope = ask.kind === 'comment' ? undefined : this.comments.thread(ask.commentId)?.changeRequestId
+    const payload =
+      ask.kind === 'comment'
+        ? { pageId: ask.pageId, text: ask.text.trim(), target: this.cache.remoteTree(spaceId).pages.some((p) => p.id === ask.pageId) ? 'space' : 'change-request', userId }
+        : ask.kind === 'reply'
+          ? { commentId: ask.commentId, text: ask.text.trim(), userId, ...(scope ? { changeRequestId: scope } : {}) }
+          : { commentId: ask.commentId, ...(scope ? { changeRequestId: scope } : {}) }
+    const op = { spaceId, generation: session.generation, kind: ask.kind, payload } as Omit<NewOutboxOp, 'key'>
+    const { seq, repeat } = enqueueAction(op, { outbox: this.outbox, comments: this.comments, userId })
+    if (repeat === 'sent') return 'already sent'
+    const drained = await new OutboxSender(this.gateway, this.outbox, this.comments).drain(spaceId)
+    const state = this.outbox.op(seq)?.state
+    return `${repeat ? `already ${repeat}, ` : ''}${state === 'done' ? 'sent' : state === 'failed' ? `refused: ${this.outbox.op(seq)?.lastError}` : `waits (${drained.stopped?.message ?? 'not sent'})`}`
   }
 
   close() {
