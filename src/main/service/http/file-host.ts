@@ -1,8 +1,8 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 import { DOWNLOAD_PREFIX, serveDownload } from '../api/downloads'
 import type { ServiceStore } from '../store/service-store'
+import { keepConnectionsAMinute, listenAt } from './listen'
 
 /**
  * The hosted profile's file host: signed download links (file bytes, PDFs) served from an origin of its
@@ -18,20 +18,12 @@ export class FileHost {
     private readonly latencyMs = 0,
   ) {
     this.server = http.createServer((req, res) => void this.serve(req, res))
-    this.server.keepAliveTimeout = 65_000
-    this.server.headersTimeout = 66_000
+    keepConnectionsAMinute(this.server)
   }
 
-  listen(port: number, host: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject)
-      this.server.listen(port, host, () => {
-        const address = this.server.address() as AddressInfo
-        const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
-        this.origin = `http://${shownHost}:${address.port}`
-        resolve(this.origin)
-      })
-    })
+  async listen(port: number, host: string): Promise<string> {
+    this.origin = await listenAt(this.server, port, host)
+    return this.origin
   }
 
   close(): Promise<void> {

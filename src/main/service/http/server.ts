@@ -1,6 +1,5 @@
 import http from 'node:http'
 import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises'
-import type { AddressInfo } from 'node:net'
 import { APP_PREFIX, serveAppPage } from '../api/app-pages'
 import { DOWNLOAD_PREFIX, serveDownload } from '../api/downloads'
 import { validateRequestBody } from '../spec/body-validation'
@@ -12,6 +11,7 @@ import { chosenCoding, COMPRESS_ABOVE_BYTES, compressed, writeCompressedPieces }
 import { FRIENDLY_CONTENT, type ContentProfile, type Route } from './context'
 import { ApiError, errorBody } from './errors'
 import { JsonPieces, writePieces } from './json-pieces'
+import { keepConnectionsAMinute, listenAt } from './listen'
 import { decodeJsonBody, refuseLoneSurrogates } from './json-text'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth'
 import { RateLimiter } from './rate-limit'
@@ -152,26 +152,14 @@ export class HttpService {
     this.router = new Router(options.routes, (id) => options.spec.operation(id))
     if (options.rateLimitPerMinute) this.limiter = new RateLimiter(options.rateLimitPerMinute, undefined, options.rateLimitWindowMs)
     this.server = http.createServer((req, res) => void this.serve(req, res))
-    // Idle keep-alive connections are kept a minute (as load balancers in front of hosted APIs do), not
-    // Node's 5 s: a client reuses a socket it believes open (undici closes its own a second before the
-    // server's `Keep-Alive: timeout`), and on a loaded machine that second is eaten by event-loop lag, so
-    // a request met a socket the server had just closed (ECONNRESET) every few hundred idle gaps.
-    this.server.keepAliveTimeout = 65_000
-    this.server.headersTimeout = 66_000
+    keepConnectionsAMinute(this.server)
   }
 
-  listen(port: number, host: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject)
-      this.server.listen(port, host, () => {
-        const address = this.server.address() as AddressInfo
-        const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
-        this.origin = `http://${shownHost}:${address.port}`
-        if (this.options.warmValidators ?? !this.options.validateResponses) this.warmValidators()
-        else this.warmed(undefined)
-        resolve(this.origin)
-      })
-    })
+  async listen(port: number, host: string): Promise<string> {
+    this.origin = await listenAt(this.server, port, host)
+    if (this.options.warmValidators ?? !this.options.validateResponses) this.warmValidators()
+    else this.warmed(undefined)
+    return this.origin
   }
 
   /**
