@@ -39,7 +39,9 @@ export default tseslint.config(
   layer(['src/main/engine/**/*.ts'], [ABOVE_ENGINE]),
   layer(['src/main/engine/outbox/**/*.ts'], [ABOVE_ENGINE, above(['push', 'sync', 'session', 'watch'], 'the outbox sends what sync up plans')]),
   layer(['src/main/engine/{cache,workspace,gateway,account}/**/*.ts'], [ABOVE_ENGINE, above(['push', 'sync', 'outbox', 'session', 'watch', 'comments', 'links'], 'cache, workspace and gateway are the bottom layer')]),
-  layer(['src/main/{app,cli,headless}/**/*.ts'], [ENGINE_INSIDE]),
+  layer(['src/main/{app,headless}/**/*.ts'], [ENGINE_INSIDE]),
+  // The CLI is a front end beside the app, not above it: what both need lives in the engine.
+  layer(['src/main/cli/**/*.ts'], [ENGINE_INSIDE, { group: ['../app/*', '../headless/*', '../shell/*'], message: 'The CLI is a front end beside the app: what both need belongs in the engine.' }]),
   // Exception: quire's entry point loads three small engine modules by themselves, so that `quire --help`
   // and every command's start pay for the cache-health listener only, not for the engine's index.
   layer(['src/main/cli/main.ts'], []),

@@ -1,7 +1,6 @@
 import type { ChangeRequest, Space } from '@gitbook/api'
 import type { ActivityEntry, ChangeRequestChanges, ChangeRequestDiscussion, MergeCheck, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread } from '../../shared/contract'
-import { type ActionOutcome, ActionRefusedError, type CacheRepository, type ChangeRequestDiffsRepository, type CommentsRepository, isUpdateConflict, mergeCheck, type OutboxRepository, ServiceUnreachableError, type SpaceRow, type WorkspaceSession } from '../engine'
-import { changeRequestChanges } from './change-request-diff'
+import { type ActionOutcome, ActionRefusedError, type CacheRepository, changeRequestChanges, type ChangeRequestDiffsRepository, type CommentsRepository, isUpdateConflict, mergeCheck, type OutboxRepository, ServiceUnreachableError, type SpaceRow, type WorkspaceSession } from '../engine'
 import { ChangeRequestDiscussions } from './change-request-discussion'
 import { ChangeRequests, statusesOf, summary } from './change-requests'
 import { Comments } from './comments'
@@ -83,7 +82,7 @@ export class ReviewActions {
       return await changeRequestChanges(this.session.gateway, spaceId, changeRequestId, this.diffs)
     } catch (error) {
       const kept = this.diffs.get(spaceId, changeRequestId)
-      if (!isOffline(error) || !kept) throw offlineWithoutDiff(error)
+      if (!isOffline(error) || !kept) throw offlineWithoutDiff(fromApiError(error, 'Reading what the change request changes'))
       return { ...(kept.data as ChangeRequestChanges), asOf: kept.fetchedAt }
     }
   }

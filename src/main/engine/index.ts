@@ -20,6 +20,7 @@ export * from './basics'
 // The cache's pages and the workspace lease.
 export type { RemotePageRow } from './cache/page-tables'
 export type { ChangeRequestDiffsRepository, StoredDiff } from './cache/change-request-diffs'
+export { changeRequestChanges, MAX_PAGES_SHOWN } from './session/change-request-changes'
 export { describeHolder, LeaseHeldError, type LeaseHolder, type LeaseKind, type WorkspaceLease } from './cache/workspace-lease'
 
 // The one gateway for every HTTP call, and what keeps tokens out of text.

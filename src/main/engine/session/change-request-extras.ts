@@ -1,7 +1,7 @@
 import type { RevisionFile, RevisionPage } from '@gitbook/api'
 import yaml from 'js-yaml'
-import type { FrontMatterChange } from '../../shared/contract'
-import type { ApiGateway } from '../engine'
+import type { FrontMatterChange } from '../../../shared/contract'
+import type { ApiGateway } from '../gateway/api-gateway'
 
 /*
  * The parts of a change request's diff beyond page texts: the table of contents (SUMMARY.md) of each
