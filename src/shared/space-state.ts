@@ -43,6 +43,11 @@ export interface SpaceFacts {
   /** A pass or push is working on the space now. */
   running?: { done: number; total: number }
   paused: boolean
+  /**
+   * Why the service cannot be reached, when the session's last request got no answer at all (cleared by
+   * the next answer). Outranks work running: a push waiting out its retries is offline, not syncing.
+   */
+  unreachable?: string
   /** The service refused the token (HTTP 401). */
   authError?: string
   /** Sync up is on: a kept local edit is on its way, not a problem. */
@@ -61,7 +66,8 @@ const BLOCKING = new Set(['local-edit', 'path-occupied', 'mass-delete'])
 
 export function deriveSpaceState(f: SpaceFacts): SpaceSyncState {
   if (f.authError !== undefined) return { kind: 'signed-out', reason: f.authError }
-  if (f.running) return { kind: 'syncing', ...f.running }
+  const queued = f.pendingEdits > 0 ? { queued: f.pendingEdits } : {}
+  if (f.running) return f.unreachable !== undefined ? { kind: 'offline', reason: f.unreachable, ...queued } : { kind: 'syncing', ...f.running }
   const issues = f.pushesEdits ? f.issues.filter((i) => i.kind !== 'local-edit') : f.issues
   const blocked = issues.filter((i) => BLOCKING.has(i.kind))
   if (f.conflicts.length > 0 || blocked.length > 0) {
@@ -73,7 +79,8 @@ export function deriveSpaceState(f: SpaceFacts): SpaceSyncState {
     const first = f.refused[0]
     return { kind: 'error', reason: `the service refused a change${first.files.length > 0 ? ` of ${first.files.join(', ')}` : ''}: ${first.error}` }
   }
-  const queued = f.pendingEdits > 0 ? { queued: f.pendingEdits } : {}
+  if (f.unreachable !== undefined) return { kind: 'offline', reason: f.unreachable, ...queued }
+  // Stored offline facts stand until some answer says otherwise (a push or pass that reached the service).
   if (f.folder === 'offline' || f.pushStopped?.reason === 'offline') return { kind: 'offline', reason: f.pushStopped?.message ?? f.lastError ?? 'the service cannot be reached', ...queued }
   // An error with no issues is a pass that threw.
   if (f.folder === 'error' && (issues.length > 0 || f.issues.length === 0)) return { kind: 'error', reason: f.lastError ?? 'the last pass failed' }

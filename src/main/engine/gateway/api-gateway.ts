@@ -3,6 +3,7 @@ import PQueue from 'p-queue'
 import { Agent, type Dispatcher } from 'undici'
 import { DownloadPolicy, DownloadRefusedError, type Network, type Resolve } from './download-policy'
 import { Pace } from './pace'
+import { Reachability } from './reachability'
 import { backoffDelay, isBrokenBeforeAnswer, isRetryable, parseRetryAfter, type RateLimitState } from './retry-policy'
 import { checkTokenShape, redactSecrets, registerSecret } from './secrets'
 import { bodyUnderDeadline, requestBodyBytes, SLOWEST_BYTES_PER_SECOND, TransferDeadline } from './transfer-deadline'
@@ -112,6 +113,8 @@ export class ApiGateway {
   private pool = new Agent()
   /** Connections to file hosts of a public API: names resolved and judged again as each connects. */
   private filePool: Agent | undefined
+  /** Whether the API answers (file hosts are not the service): set by every attempt's outcome. */
+  readonly reachability = new Reachability()
 
   constructor(private readonly options: GatewayOptions) {
     checkTokenShape(options.token)
@@ -219,6 +222,8 @@ export class ApiGateway {
       this.queue.concurrency = this.pace.concurrency
       const refused = (failure as { cause?: unknown } | undefined)?.cause
       if (refused instanceof DownloadRefusedError) throw refused
+      const toApi = new URL(url).origin === this.apiOrigin
+      if (response && toApi) this.reachability.answered()
       if (response) {
         if (response.status === 429) {
           const waitMs = parseRetryAfter(response.headers.get('retry-after'), serverNow(response)) ?? backoffDelay(attempt, backoff, this.options.random)
@@ -261,6 +266,8 @@ export class ApiGateway {
         attempt--
         continue
       }
+      // No answer at all, even on a fresh connection: the service is away until some request gets one.
+      if (!response && toApi) this.reachability.failed(new ServiceUnreachableError(url, failure).message)
       if (attempt + 1 >= maxAttempts || !isRetryable(method, { networkError: kind }, options.resendable)) {
         throw new ServiceUnreachableError(url, failure, !reached, broken)
       }

@@ -17,7 +17,7 @@ export function storedSpaceFacts(
   cache: CacheRepository,
   outbox: OutboxRepository,
   spaceId: string,
-  now: { paused: boolean; pushesEdits: boolean; accountId?: string; running?: SpaceFacts['running']; pushStopped?: SpaceFacts['pushStopped'] },
+  now: { paused: boolean; pushesEdits: boolean; accountId?: string; running?: SpaceFacts['running']; pushStopped?: SpaceFacts['pushStopped']; unreachable?: string },
 ): SpaceFacts {
   const row = cache.space(spaceId)
   const authError = now.accountId ? cache.setting(authErrorKey(now.accountId)) : undefined
@@ -26,6 +26,7 @@ export function storedSpaceFacts(
     lastError: row?.lastError,
     issues: row?.issues ?? [],
     running: now.running,
+    ...(now.unreachable !== undefined ? { unreachable: now.unreachable } : {}),
     paused: now.paused,
     ...(authError ? { authError } : {}),
     pushesEdits: now.pushesEdits,

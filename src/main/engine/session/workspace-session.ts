@@ -96,6 +96,7 @@ export class WorkspaceSession {
   private heldBy: LeaseHolder | undefined
   private readonly waiting = new AbortController()
   private readonly observers = new Set<(event: SessionEvent) => void>()
+  private readonly unobserveReach: () => void
 
   readonly account: AccountRow
   readonly gateway: ApiGateway
@@ -106,6 +107,9 @@ export class WorkspaceSession {
     this.authError = o.cache.setting(authErrorKey(o.account.id)) || undefined
     this.pushers = new SpacePushers(o)
     this.later = new LaterPushes(() => (o.now?.() ?? new Date()).getTime())
+    // One fact for the whole session: any request finding the service away makes every space offline at
+    // once (a push waiting out its retries included); the next answer gives each its own state back.
+    this.unobserveReach = o.gateway.reachability.observe(() => this.refreshStates())
   }
 
   /** Another listener beside the front end's `onEvent` (a test reading push results, a diagnostics view). */
@@ -148,6 +152,7 @@ export class WorkspaceSession {
 
   async stop(): Promise<void> {
     this.stopped = true
+    this.unobserveReach()
     this.waiting.abort()
     clearTimeout(this.timer)
     this.later.cancelAll()
@@ -302,6 +307,7 @@ export class WorkspaceSession {
         accountId: this.o.account.id,
         running: this.running.get(spaceId),
         pushStopped: this.lastPush.get(spaceId)?.stopped,
+        unreachable: this.o.gateway.reachability.unreachable,
       }),
     )
   }
