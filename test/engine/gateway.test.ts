@@ -56,6 +56,22 @@ describe('retry policy', () => {
 })
 
 describe('ApiGateway', () => {
+  it('knows the service is away from the first attempt with no answer, while it waits out retries; the next answer clears it', async () => {
+    const s = await scripted((_req, res) => json(res, 200, user))
+    let calls = 0
+    const refusedOnce: typeof fetch = (input, init) =>
+      calls++ === 0 ? Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } })) : fetch(input, init)
+    const seenWhileWaiting: Array<string | undefined> = []
+    const changes: Array<string | undefined> = []
+    const gw: ApiGateway = new ApiGateway({ endpoint: s.origin, token: 't', fetch: refusedOnce, random: () => 0.5, sleep: async () => void seenWhileWaiting.push(gw.reachability.unreachable) })
+    gw.reachability.observe((reason) => changes.push(reason))
+    expect(gw.reachability.unreachable).toBeUndefined()
+    await gw.client.user.getAuthenticatedUser()
+    expect(seenWhileWaiting).toEqual([expect.stringMatching(/cannot be reached/)])
+    expect(gw.reachability.unreachable).toBeUndefined()
+    expect(changes).toEqual([expect.stringMatching(/cannot be reached/), undefined])
+  })
+
   it('waits out a 429 for as long as Retry-After says, then succeeds', async () => {
     const s = await scripted((_req, res, n) =>
       n === 0 ? json(res, 429, { error: { code: 429, message: 'slow down' } }, { 'Retry-After': '3' }) : json(res, 200, user),

@@ -34,6 +34,16 @@ describe('one state per space', () => {
     expect(deriveSpaceState(facts({ issues, pushesEdits: false }))).toEqual({ kind: 'conflict', files: ['guide.md'] })
   })
 
+  it('a service that cannot be reached outranks running work: offline with the queued count, never syncing', () => {
+    const away = 'the service at http://127.0.0.1:1 cannot be reached: fetch failed'
+    expect(deriveSpaceState(facts({ unreachable: away, running: { done: 1, total: 4 }, pendingEdits: 2 }))).toEqual({ kind: 'offline', reason: away, queued: 2 })
+    expect(deriveSpaceState(facts({ unreachable: away, folder: 'idle' }))).toEqual({ kind: 'offline', reason: away })
+    expect(deriveSpaceState(facts({ unreachable: away }))).toEqual({ kind: 'offline', reason: away })
+    // What needs the writer whatever the network does still shows, and a refused token still says how back.
+    expect(deriveSpaceState(facts({ unreachable: away, conflicts: [{ path: 'a.md', copy: 'c' }] })).kind).toBe('conflict')
+    expect(deriveSpaceState(facts({ unreachable: away, authError: 'refused' })).kind).toBe('signed-out')
+  })
+
   it('running work is syncing with its counts; a space never synced is syncing too', () => {
     expect(deriveSpaceState(facts({ running: { done: 3, total: 10 } }))).toEqual({ kind: 'syncing', done: 3, total: 10 })
     expect(deriveSpaceState(facts({ folder: 'idle' }))).toEqual({ kind: 'syncing', done: 0, total: 0 })
