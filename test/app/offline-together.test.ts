@@ -3,6 +3,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { QuireBackend } from '../../src/main/app/backend'
 import type { DesktopActions } from '../../src/main/app/desktop-actions'
+import { main } from '../../src/main/cli/main'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
 import { openChangeRequestMarkdown, pageIdAt, seedSpace, tempDir, type SeededSpace } from '../engine/sync-up/support/workspace'
 import { until } from '../support/until'
@@ -77,6 +78,11 @@ describe('the service goes away while a push is in flight', () => {
     expect(pushEnded).toBe(false)
     const docsNode = (await backend.getStatus()).spaces.find((s) => s.id === docs.spaceId)!
     expect(docsNode.reason).toMatch(/cannot be reached/)
+    // quire status, another process in life, reads the same fact from the cache.
+    const statusLines = await quireStatus()
+    expect(statusLines).toMatch(/Docs: offline: .*cannot be reached/)
+    expect(statusLines).toMatch(/Guide: offline: .*cannot be reached/)
+    expect(pushEnded).toBe(false)
 
     // The service answers again: the retry gets through and the states follow, no space left offline.
     await t.start()
@@ -86,7 +92,19 @@ describe('the service goes away while a push is in flight', () => {
       const now = await states()
       return now[docs.spaceId] === 'synced' && now[guide.spaceId] === 'synced' ? true : undefined
     }, 'both spaces to be in sync again')
+    expect(await quireStatus()).toMatch(/Docs: in sync[^]*Guide: in sync/)
   })
 })
 
 const crMarkdown = (pageId: string) => openChangeRequestMarkdown(t.api, docs.spaceId, pageId)
+
+async function quireStatus(): Promise<string> {
+  const out: string[] = []
+  process.env.QUIRE_HOME = dataDir
+  try {
+    await main(['status'], { out: (l) => out.push(l), err: (l) => out.push(l), isTTY: false })
+  } finally {
+    delete process.env.QUIRE_HOME
+  }
+  return out.join('\n')
+}

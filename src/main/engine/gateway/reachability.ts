@@ -5,12 +5,13 @@
  * clears it. A session reads it so every space says Offline together, a push retrying included.
  */
 export class Reachability {
-  private reason: string | undefined
+  /** null until the first outcome: the first answer is news too (a reason kept from an earlier run is over). */
+  private reason: string | undefined | null = null
   private readonly listeners = new Set<(unreachable: string | undefined) => void>()
 
   /** Why the service cannot be reached now; undefined while it answers (or before any request). */
   get unreachable(): string | undefined {
-    return this.reason
+    return this.reason ?? undefined
   }
 
   /** Called on every change; returns the unsubscribe. */
@@ -25,7 +26,7 @@ export class Reachability {
 
   failed(reason: string) {
     // The first reason stays while the service stays away: a state that says the same thing emits nothing.
-    if (this.reason === undefined) this.set(reason)
+    if (typeof this.reason !== 'string') this.set(reason)
   }
 
   private set(reason: string | undefined) {

@@ -9,6 +9,12 @@ import { unsentSummaryEdits } from '../push/summary-state'
 export const authErrorKey = (accountId: string) => `auth_error:${accountId}`
 
 /**
+ * The cache setting that keeps why the service cannot be reached, as the syncing session last found it, so
+ * `quire status` in another process says offline with it (cleared by the session's next answer).
+ */
+export const unreachableKey = (accountId: string) => `unreachable:${accountId}`
+
+/**
  * What the stores (cache and outbox) know of a space, for `deriveSpaceState`. A running session adds
  * what only it knows (work running now, why its last push stopped); `quire status` reads the same facts
  * from the cache file, so both say the same state.
@@ -21,12 +27,14 @@ export function storedSpaceFacts(
 ): SpaceFacts {
   const row = cache.space(spaceId)
   const authError = now.accountId ? cache.setting(authErrorKey(now.accountId)) : undefined
+  // A running session knows (now.unreachable); another process reads what the syncing one kept.
+  const unreachable = 'unreachable' in now ? now.unreachable : now.accountId ? cache.setting(unreachableKey(now.accountId)) || undefined : undefined
   return {
     folder: row?.state ?? 'idle',
     lastError: row?.lastError,
     issues: row?.issues ?? [],
     running: now.running,
-    ...(now.unreachable !== undefined ? { unreachable: now.unreachable } : {}),
+    ...(unreachable !== undefined ? { unreachable } : {}),
     paused: now.paused,
     ...(authError ? { authError } : {}),
     pushesEdits: now.pushesEdits,

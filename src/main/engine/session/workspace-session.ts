@@ -12,7 +12,7 @@ import { WorkspaceWatcher, type WatchedSpace } from '../watch/watcher'
 import { localLinkFindings } from '../links/local-preflight'
 import type { PreflightFinding } from '../links/preflight'
 import { describeHolder, waitFor, type LeaseHolder, type LeaseKind, type WorkspaceLease } from '../cache/workspace-lease'
-import { authErrorKey, storedSpaceFacts } from './space-facts'
+import { authErrorKey, storedSpaceFacts, unreachableKey } from './space-facts'
 import { ActionRefusedError, authMessage, isAuthError, type ActionOutcome } from './session-outcomes'
 import { LaterPushes } from './later-pushes'
 import { SpacePushers } from './space-pushers'
@@ -109,7 +109,11 @@ export class WorkspaceSession {
     this.later = new LaterPushes(() => (o.now?.() ?? new Date()).getTime())
     // One fact for the whole session: any request finding the service away makes every space offline at
     // once (a push waiting out its retries included); the next answer gives each its own state back.
-    this.unobserveReach = o.gateway.reachability.observe(() => this.refreshStates())
+    this.unobserveReach = o.gateway.reachability.observe((reason) => {
+      // Kept in the cache by the process that syncs, so `quire status` says offline too.
+      if (!this.heldBy) o.cache.setSetting(unreachableKey(o.account.id), reason ?? '')
+      this.refreshStates()
+    })
   }
 
   /** Another listener beside the front end's `onEvent` (a test reading push results, a diagnostics view). */
