@@ -206,4 +206,30 @@ describe('recovery without a journal', () => {
     expect(main).toContain('Merged meanwhile.')
     expect(ws.read('faq.md')).toBe(main)
   })
+
+  it("a lost cache, then SUMMARY.md edited before the first pass: the pass keeps the writer's order and the push sends it as moves of the same pages", { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const at = dir('quire-summary-lost-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    const summary = first.read('SUMMARY.md')
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+
+    const ws = workstation(seeded, at)
+    // Install and Configure, two siblings under Guide, swapped.
+    const swapped = summary.replace('  * [Install](guide/install.md)\n  * [Configure](guide/configure.md)\n', '  * [Configure](guide/configure.md)\n  * [Install](guide/install.md)\n')
+    expect(swapped).not.toBe(summary)
+    ws.write('SUMMARY.md', swapped)
+    await ws.pull()
+    expect(ws.read('SUMMARY.md')).toBe(swapped) // never overwritten
+    expect((await ws.push()).failures).toEqual([])
+    const { pages } = await changeRequestPages(ws)
+    const main = pagesOf(await mainRevision(t.api, seeded.spaceId))
+    expect(new Set(pages.keys())).toEqual(new Set(main.keys())) // moves of the same pages, none added
+    const guideId = [...pages].find(([, p]) => p.path === 'guide/README.md')![0]
+    // pagesOf lists a parent's pages in their order.
+    expect([...pages.values()].filter((p) => p.parent === guideId).map((p) => p.title)).toEqual(['Configure', 'Install'])
+  })
 })

@@ -67,7 +67,9 @@ function matchByPlace(remote: readonly RemoteEntry[], journal: readonly JournalE
   const journaled = new Set(journal.map(key))
   // Paths the journal names, whether or not a file is there: such a file is already some entry's.
   const claimed = new Set(journal.map((j) => j.path))
-  const entries = remote.filter((r) => !journaled.has(key(r)) && r.kind !== 'summary' && r.oid !== '')
+  // SUMMARY.md too, by path only: a SUMMARY.md found at its place is the space's (the writer's edit where
+  // it differs), not a stranger blocking it; left unjournaled, the push had no base to tell an edit from.
+  const entries = remote.filter((r) => !journaled.has(key(r)) && r.oid !== '')
   const matches: RecoveryMatch[] = []
   const taken = new Set<string>()
   const matched = new Set<string>()

@@ -139,8 +139,11 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
         downloaded.delete(entry.id)
         // SUMMARY.md as written is the merge base the writer's edits of it are told from (push/summary-edits.ts).
         if (entry.kind === 'summary' && entry.baseHash === entry.oid) {
+          // A recovered SUMMARY.md the writer edited: the base is the remote one as this pass rendered it.
+          const rendered = snapshot.entries.find((e) => e.kind === 'summary' && e.oid === entry.oid)?.content
           const summary = adoptedBytes(files.root, entry.path, entry.oid)
-          if (summary !== undefined) rememberSummaryBase(cache, space.id, entry.oid, Buffer.from(summary).toString('utf8'))
+          const text = summary !== undefined ? Buffer.from(summary).toString('utf8') : rendered
+          if (text !== undefined) rememberSummaryBase(cache, space.id, entry.oid, text)
         }
         if (entry.kind !== 'page' || entry.baseHash !== entry.oid) return
         // An adopted file already holds the remote version: its own bytes are the text.
