@@ -232,4 +232,53 @@ describe('recovery without a journal', () => {
     // pagesOf lists a parent's pages in their order.
     expect([...pages.values()].filter((p) => p.parent === guideId).map((p) => p.title)).toEqual(['Configure', 'Install'])
   })
+
+  it('a lost cache over an unedited SUMMARY.md, main reordered since: the pass brings main\'s, the push sends no move undoing the reorder', { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const spaceId = seeded.spaceId
+    const at = dir('quire-summary-old-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    const old = first.read('SUMMARY.md')
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+    const configureId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'guide/configure.md')![0]
+    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: configureId, at: 0 }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+
+    const ws = workstation(seeded, at)
+    await ws.pull()
+    expect(ws.read('SUMMARY.md')).not.toBe(old)
+    expect(ws.read('SUMMARY.md').indexOf('guide/configure.md')).toBeLessThan(ws.read('SUMMARY.md').indexOf('guide/install.md'))
+    expect((await ws.push()).planned).toBe(0)
+  })
+
+  it('a lost cache over a SUMMARY.md edited from the one Quire wrote, main reordered since: the push sends the writer\'s move and keeps main\'s reorder', { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const spaceId = seeded.spaceId
+    const at = dir('quire-summary-behind-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    // The writer moves FAQ before Getting started; main meanwhile puts Configure before Install.
+    const edited = first.read('SUMMARY.md').replace('* [FAQ](faq.md)\n', '').replace('* [Getting started](getting-started.md)\n', '* [FAQ](faq.md)\n* [Getting started](getting-started.md)\n')
+    first.write('SUMMARY.md', edited)
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+    const configureId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'guide/configure.md')![0]
+    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: configureId, at: 0 }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+
+    const ws = workstation(seeded, at)
+    await ws.pull()
+    expect(ws.read('SUMMARY.md')).toBe(edited) // never overwritten
+    expect((await ws.push()).failures).toEqual([])
+    const { pages } = await changeRequestPages(ws)
+    const titles = (parent?: string) => [...pages.values()].filter((p) => p.parent === parent).map((p) => p.title)
+    expect(titles(undefined)).toEqual(['Home', 'FAQ', 'Getting started', 'Guide'])
+    expect(titles([...pages].find(([, p]) => p.path === 'guide/README.md')![0])).toEqual(['Configure', 'Install'])
+  })
 })
