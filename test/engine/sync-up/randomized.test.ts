@@ -61,12 +61,7 @@ const BASE_SEED = Number(process.env.QUIRE_FUZZ_SEED ?? 9000)
  * note), keyed `<front end>:<seed>`. They are skipped only in the default window (and listed at the end
  * of the run); any other failing sequence fails the test, and an explicit QUIRE_FUZZ_SEED replays them.
  */
-const KNOWN_OPEN: Record<string, string> = process.env.QUIRE_FUZZ_SEED
-  ? {}
-  : {
-      'cli:9096': 'P4: update from main, merge, backup-save then a file manager move of guide/install.md: sent as a new page, the page keeps no file',
-      'app:9096': 'P4: update from main, merge, backup-save then a file manager move of guide/install.md: sent as a new page, the page keeps no file',
-    }
+const KNOWN_OPEN: Record<string, string> = process.env.QUIRE_FUZZ_SEED ? {} : {}
 /** P8: a push or pass that takes longer than this did not end. */
 const ENDS_WITHIN_MS = 60_000
 const OVERSIZED_BYTES = 8 * 1024 * 1024 + 4096
