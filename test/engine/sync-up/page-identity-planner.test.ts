@@ -87,6 +87,15 @@ describe('the push planner finds a missing page by evidence', () => {
     expect(plan.reports.map((r) => r.message)).toEqual(["faq.md~ has the name of an editor's or tool's file, which Quire does not read: its page stays as in the space, not deleted"])
   })
 
+  it("an editor's backup left holding the page's inode, its edited file since moved elsewhere: the page goes to the moved file, the backup is no evidence against it", () => {
+    // vim's backup-save renamed faq.md to faq.md~ (the inode the last scan saw at faq.md) and wrote the
+    // edited faq.md, which a file manager then moved to help.md.
+    const skipped = new Map([['faq.md~', 'ignored' as const]])
+    const edited = `${FAQ}One more answer.\n`
+    const plan = planPush(input({ 'help.md': edited, 'getting-started.md': START }, { skipped, skippedFiles: new Map([['faq.md~', file(FAQ)]]), inodeMoves: new Map([['faq.md~', 'faq.md']]) }))
+    expect(ops(plan)).toEqual([{ operation: 'update_page', page: 'faq', document: { markdown: edited }, slug: 'help' }])
+  })
+
   it('an inode seen at the old path counts with less shared content than git asks for, never with none', () => {
     const rewritten = '# FAQ\n\nHow do I install it?\nDownload it from the site, then double-click it.\n\nWhat can I change?\nAsk your admin.\n'
     expect(similarity(FAQ, rewritten)).toBeLessThan(0.5)

@@ -64,9 +64,7 @@ const BASE_SEED = Number(process.env.QUIRE_FUZZ_SEED ?? 9000)
 const KNOWN_OPEN: Record<string, string> = process.env.QUIRE_FUZZ_SEED
   ? {}
   : {
-      'cli:9096': 'P4: update from main, merge, backup-save then a file manager move of guide/install.md: sent as a new page, the page keeps no file',
-      'app:9096': 'P4: update from main, merge, backup-save then a file manager move of guide/install.md: sent as a new page, the page keeps no file',
-      'cli:9165': 'P9: the cache zeroed, then SUMMARY.md edited before the first pass: recovery takes the remote SUMMARY.md, the swap is dropped',
+      // None open now; an entry reads `'cli:9096': 'P4: what breaks, and after what'`.
     }
 /** P8: a push or pass that takes longer than this did not end. */
 const ENDS_WITHIN_MS = 60_000

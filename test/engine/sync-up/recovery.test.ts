@@ -206,4 +206,79 @@ describe('recovery without a journal', () => {
     expect(main).toContain('Merged meanwhile.')
     expect(ws.read('faq.md')).toBe(main)
   })
+
+  it("a lost cache, then SUMMARY.md edited before the first pass: the pass keeps the writer's order and the push sends it as moves of the same pages", { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const at = dir('quire-summary-lost-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    const summary = first.read('SUMMARY.md')
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+
+    const ws = workstation(seeded, at)
+    // Install and Configure, two siblings under Guide, swapped.
+    const swapped = summary.replace('  * [Install](guide/install.md)\n  * [Configure](guide/configure.md)\n', '  * [Configure](guide/configure.md)\n  * [Install](guide/install.md)\n')
+    expect(swapped).not.toBe(summary)
+    ws.write('SUMMARY.md', swapped)
+    await ws.pull()
+    expect(ws.read('SUMMARY.md')).toBe(swapped) // never overwritten
+    expect((await ws.push()).failures).toEqual([])
+    const { pages } = await changeRequestPages(ws)
+    const main = pagesOf(await mainRevision(t.api, seeded.spaceId))
+    expect(new Set(pages.keys())).toEqual(new Set(main.keys())) // moves of the same pages, none added
+    const guideId = [...pages].find(([, p]) => p.path === 'guide/README.md')![0]
+    // pagesOf lists a parent's pages in their order.
+    expect([...pages.values()].filter((p) => p.parent === guideId).map((p) => p.title)).toEqual(['Configure', 'Install'])
+  })
+
+  it('a lost cache over an unedited SUMMARY.md, main reordered since: the pass brings main\'s, the push sends no move undoing the reorder', { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const spaceId = seeded.spaceId
+    const at = dir('quire-summary-old-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    const old = first.read('SUMMARY.md')
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+    const configureId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'guide/configure.md')![0]
+    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: configureId, at: 0 }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+
+    const ws = workstation(seeded, at)
+    await ws.pull()
+    expect(ws.read('SUMMARY.md')).not.toBe(old)
+    expect(ws.read('SUMMARY.md').indexOf('guide/configure.md')).toBeLessThan(ws.read('SUMMARY.md').indexOf('guide/install.md'))
+    expect((await ws.push()).planned).toBe(0)
+  })
+
+  it('a lost cache over a SUMMARY.md edited from the one Quire wrote, main reordered since: the push sends the writer\'s move and keeps main\'s reorder', { timeout: 60_000 }, async () => {
+    const seeded = await seedSpace(t)
+    const spaceId = seeded.spaceId
+    const at = dir('quire-summary-behind-')
+    const first = workstation(seeded, at)
+    await first.pull()
+    // The writer moves FAQ before Getting started; main meanwhile puts Configure before Install.
+    const edited = first.read('SUMMARY.md').replace('* [FAQ](faq.md)\n', '').replace('* [Getting started](getting-started.md)\n', '* [FAQ](faq.md)\n* [Getting started](getting-started.md)\n')
+    first.write('SUMMARY.md', edited)
+    first.close()
+    open.splice(open.indexOf(first), 1)
+    removeCache(at)
+    const configureId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'guide/configure.md')![0]
+    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: configureId, at: 0 }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+
+    const ws = workstation(seeded, at)
+    await ws.pull()
+    expect(ws.read('SUMMARY.md')).toBe(edited) // never overwritten
+    expect((await ws.push()).failures).toEqual([])
+    const { pages } = await changeRequestPages(ws)
+    const titles = (parent?: string) => [...pages.values()].filter((p) => p.parent === parent).map((p) => p.title)
+    expect(titles(undefined)).toEqual(['Home', 'FAQ', 'Getting started', 'Guide'])
+    expect(titles([...pages].find(([, p]) => p.path === 'guide/README.md')![0])).toEqual(['Configure', 'Install'])
+  })
 })

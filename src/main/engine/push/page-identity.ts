@@ -90,15 +90,21 @@ function matchByEvidence(s: PlanState) {
   const open = () => missing.filter((k) => !found.has(k))
   const baseText = (k: Known) => s.input.baseTexts?.get(k.handle)
 
-  for (const [now, before] of s.input.inodeMoves ?? []) {
-    const k = open().find((m) => m.path === before)
-    const file = visible.get(now) ?? (k && holdable(k) ? skippedFiles.get(now) : undefined)
-    const text = k && baseText(k)
-    const content = file && strippedContent(file)
-    if (!k || !file || taken.has(now) || text === undefined || content?.text === undefined) continue
-    if (hashesOf(k).has(content.hash) || lineSimilarity(text, content.text) >= INODE_MIN_SCORE) settle(k, now)
+  // Each pool by inode, then exact content, then similarity; the visible files' pool wholly first: a
+  // skipped file holding the page's inode is an editor's backup (`install.md~`) the page was renamed to
+  // once, while a file the writer since wrote elsewhere with the page's content is where the page went.
+  const byInode = (pool: ReadonlyMap<string, LocalFile>, pages: () => Known[]) => {
+    for (const [now, before] of s.input.inodeMoves ?? []) {
+      const k = pages().find((m) => m.path === before)
+      const file = pool.get(now)
+      const text = k && baseText(k)
+      const content = file && strippedContent(file)
+      if (!k || !file || taken.has(now) || text === undefined || content?.text === undefined) continue
+      if (hashesOf(k).has(content.hash) || lineSimilarity(text, content.text) >= INODE_MIN_SCORE) settle(k, now)
+    }
   }
   for (const [pool, pages] of [[visible, open], [skippedFiles, () => open().filter(holdable)]] as const) {
+    byInode(pool, pages)
     matchExact(pages(), pool, taken, settle)
     const sources = pages().flatMap((k) => {
       const text = baseText(k)

@@ -166,8 +166,10 @@ function recoverActions(remote: RemoteSnapshot, journal: readonly JournalEntry[]
   return matchUnjournaled(remote.entries, journal, local, texts).flatMap(({ entry: r, file, hash, by }): Array<Extract<SyncAction, { type: 'recover' }>> => {
     if (file === r.path && hash === r.oid) return []
     const path = by === 'oid' && !local.has(r.path) && !named.has(r.path) ? r.path : file
-    const fileText = r.kind === 'page' && hash !== r.oid ? texts?.local(file) : undefined
-    const base = fileText === undefined ? undefined : editedFrom(fileText, texts?.remote(r.id), earlier?.get(r.id))
+    // SUMMARY.md as well: edited from an earlier one, main's changes since are kept by the push's merge.
+    const fileText = (r.kind === 'page' || r.kind === 'summary') && hash !== r.oid ? texts?.local(file) : undefined
+    const remoteText = r.kind === 'summary' ? r.content : texts?.remote(r.id)
+    const base = fileText === undefined ? undefined : editedFrom(fileText, remoteText, earlier?.get(r.id))
     if (base) return [{ type: 'recover' as const, id: r.id, kind: r.kind, path, file, hash, oid: base.oid, baseText: base.text }]
     return [
       {

@@ -1,10 +1,12 @@
 import type { Dirent } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import type { RevisionPage } from '@gitbook/api'
+import type { Revision, RevisionPage } from '@gitbook/api'
 import type { CacheRepository } from '../cache/cache-repository'
 import type { ApiGateway } from '../gateway/api-gateway'
+import { SUMMARY_ENTRY_ID } from '../cache/cache-repository'
 import { GatewayContentSource } from './gateway-source'
+import { placeRemoteTree, withSummary, type LayoutOptions } from './remote-snapshot'
 import { contentKind, folderReason } from '../workspace/content-names'
 import type { JournalEntry, LocalState, RemoteSnapshot } from './plan-types'
 import type { RecoveryTexts } from './recovery-match'
@@ -117,7 +119,13 @@ export const EARLIER_REVISIONS = 20
  * sent and merged, not edited since; taken for an edit, it would undo what main merged beside it while
  * the cache was lost (the randomized test's cache damage after a merge it had not pulled).
  */
-export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, revisionId: string, textsOf: ReadonlySet<string> = new Set()): Promise<Map<string, Map<string, string | undefined>>> {
+export async function earlierPageVersions(
+  gateway: ApiGateway,
+  spaceId: string,
+  revisionId: string,
+  textsOf: ReadonlySet<string> = new Set(),
+  summary?: LayoutOptions,
+): Promise<Map<string, Map<string, string | undefined>>> {
   const out = new Map<string, Map<string, string | undefined>>()
   // Versions of the pages in `textsOf` whose tree carried no text: read from their revision afterwards.
   const unread: Array<{ pageId: string; oid: string; revision: string }> = []
@@ -128,7 +136,7 @@ export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, 
       return undefined
     }
   }
-  const take = (revision: { id: string; pages: readonly RevisionPage[] }) => {
+  const take = (revision: Pick<Revision, 'id' | 'pages' | 'files'>) => {
     const visit = (pages: readonly RevisionPage[]) => {
       for (const page of pages) {
         // The tree's markdown where it carries it (the hosted service's does not: oids only).
@@ -143,6 +151,16 @@ export async function earlierPageVersions(gateway: ApiGateway, spaceId: string, 
       }
     }
     visit(revision.pages)
+    // SUMMARY.md as that revision gave it (`summary`: where the local one is not the current one): a file
+    // Quire wrote then, or the version the writer edited, told from an edit as a page's are.
+    if (summary) {
+      const rendered = withSummary(placeRemoteTree(revision, summary)).entries.find((e) => e.kind === 'summary')
+      if (rendered?.content !== undefined) {
+        const versions = out.get(SUMMARY_ENTRY_ID) ?? new Map<string, string | undefined>()
+        versions.set(rendered.oid, rendered.content)
+        out.set(SUMMARY_ENTRY_ID, versions)
+      }
+    }
   }
   // The merged change request's revisions, from its head back along first parents (each batch the writer
   // sent is one): a file may hold any of them, e.g. the writer's batch before a collaborator's edit in it.

@@ -67,7 +67,9 @@ function matchByPlace(remote: readonly RemoteEntry[], journal: readonly JournalE
   const journaled = new Set(journal.map(key))
   // Paths the journal names, whether or not a file is there: such a file is already some entry's.
   const claimed = new Set(journal.map((j) => j.path))
-  const entries = remote.filter((r) => !journaled.has(key(r)) && r.kind !== 'summary' && r.oid !== '')
+  // SUMMARY.md too, by path only: a SUMMARY.md found at its place is the space's (the writer's edit where
+  // it differs), not a stranger blocking it; left unjournaled, the push had no base to tell an edit from.
+  const entries = remote.filter((r) => !journaled.has(key(r)) && r.oid !== '')
   const matches: RecoveryMatch[] = []
   const taken = new Set<string>()
   const matched = new Set<string>()
@@ -110,7 +112,7 @@ export function earlierVersions(remote: readonly RemoteEntry[], journal: readonl
   const claimed = new Set(journal.map((j) => j.path))
   const out: JournalEntry[] = []
   for (const r of remote) {
-    if (r.kind !== 'page' || journaled.has(key(r)) || claimed.has(r.path)) continue
+    if ((r.kind !== 'page' && r.kind !== 'summary') || journaled.has(key(r)) || claimed.has(r.path)) continue
     const hash = local.get(r.path)
     if (hash !== undefined && hash !== r.oid && earlier.get(r.id)?.has(hash)) {
       out.push({ id: r.id, kind: r.kind, path: r.path, oid: hash, baseHash: hash })
@@ -120,7 +122,7 @@ export function earlierVersions(remote: readonly RemoteEntry[], journal: readonl
   // A file holding an earlier version of a page the space no longer has (deleted since): that page's file,
   // unedited, which the pass removes as it removes any unedited file of a deleted page. Only when exactly
   // one such page had that version.
-  const present = new Set(remote.filter((r) => r.kind === 'page').map((r) => r.id))
+  const present = new Set(remote.filter((r) => r.kind === 'page' || r.kind === 'summary').map((r) => r.id))
   const gone = new Map<string, string[]>()
   for (const [id, versions] of earlier) if (!present.has(id) && !journaled.has(`page:${id}`)) for (const oid of versions.keys()) gone.set(oid, [...(gone.get(oid) ?? []), id])
   for (const [path, hash] of local) {

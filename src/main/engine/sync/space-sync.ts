@@ -13,7 +13,7 @@ import { SpaceFolder, type SpaceFolderOptions } from '../workspace/space-folder'
 import { executePlan, type StepEvent } from './executor'
 import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
-import type { JournalEntry, RemoteSnapshot } from './plan-types'
+import type { JournalEntry, LocalState, RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
 import { earlierPageVersions, journalIntact, unexplainedPages, listContentFiles, readPageTexts, recoveryTexts, rememberJournalSize } from './recovery-inputs'
 import { recoveryTextNeeds } from './recovery-match'
@@ -97,12 +97,16 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   if (needs) await readPageTexts([...needs.similar, ...(readsEarlier ? needs.edited : [])], pageTexts, (id) => gatewaySource.page(id))
   const recover = needs && {
     texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts),
-    earlier: readsEarlier ? await earlierPageVersions(options.gateway, space.id, revisionId, new Set(needs.edited)) : undefined,
+    earlier: readsEarlier ? await earlierPageVersions(options.gateway, space.id, revisionId, new Set(needs.edited), summaryEdited(snapshot, local) ? { foldCase: foldsCase(folder) } : undefined) : undefined,
   }
   const plan = planSpaceSync(snapshot, journal, local, { allowMassDelete: options.allowMassDelete, relinkPages, recover })
   // A recovered file edited from an earlier version: that version's text is its merge base.
-  for (const action of plan.actions) if (action.type === 'recover' && action.baseText !== undefined) cache.pageBases.remember(space.id, action.oid, action.baseText)
-  const fromEarlier = plan.actions.flatMap((a) => (a.type === 'recover' && a.baseText !== undefined ? [a.id] : []))
+  for (const action of plan.actions) {
+    if (action.type !== 'recover' || action.baseText === undefined) continue
+    if (action.kind === 'summary') rememberSummaryBase(cache, space.id, action.oid, action.baseText)
+    else cache.pageBases.remember(space.id, action.oid, action.baseText)
+  }
+  const fromEarlier = plan.actions.flatMap((a) => (a.type === 'recover' && a.kind === 'page' && a.baseText !== undefined ? [a.id] : []))
   if (fromEarlier.length > 0) cache.setSetting(recoveredSetting(space.id), JSON.stringify(fromEarlier))
   const planned = folderStatus({ type: 'planned', plan })
   if (plan.blocked) {
@@ -139,8 +143,11 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
         downloaded.delete(entry.id)
         // SUMMARY.md as written is the merge base the writer's edits of it are told from (push/summary-edits.ts).
         if (entry.kind === 'summary' && entry.baseHash === entry.oid) {
+          // A recovered SUMMARY.md the writer edited: the base is the remote one as this pass rendered it.
+          const rendered = snapshot.entries.find((e) => e.kind === 'summary' && e.oid === entry.oid)?.content
           const summary = adoptedBytes(files.root, entry.path, entry.oid)
-          if (summary !== undefined) rememberSummaryBase(cache, space.id, entry.oid, Buffer.from(summary).toString('utf8'))
+          const text = summary !== undefined ? Buffer.from(summary).toString('utf8') : rendered
+          if (text !== undefined) rememberSummaryBase(cache, space.id, entry.oid, text)
         }
         if (entry.kind !== 'page' || entry.baseHash !== entry.oid) return
         // An adopted file already holds the remote version: its own bytes are the text.
@@ -258,4 +265,11 @@ function recoveredBehind(cache: SpacePassOptions['cache'], spaceId: string): boo
   const behind = cache.journal(spaceId).some((j) => recovered.has(j.id) && j.kind === 'page' && j.oid !== '' && j.oid === j.baseHash && remote.get(j.id) !== undefined && remote.get(j.id) !== j.oid)
   if (!behind) cache.setSetting(recoveredSetting(spaceId), '')
   return behind
+}
+
+/** Whether the folder's SUMMARY.md is not the one the current revision gives (recovery then reads its earlier versions too). */
+function summaryEdited(snapshot: RemoteSnapshot, local: LocalState): boolean {
+  const summary = snapshot.entries.find((e) => e.kind === 'summary')
+  const hash = summary && local.get(summary.path)
+  return hash !== undefined && hash !== summary?.oid
 }
