@@ -8,6 +8,7 @@ import { AppError } from '../../src/main/app/errors'
 import type { QuireEvent, SpaceNode } from '../../src/shared/contract'
 import { OrganizationsRepository } from '../../src/main/service/store/organizations'
 import { startTestService, type TestService } from '../support/service'
+import { until } from '../support/until'
 
 /** Remembers what the backend asked the desktop to open. */
 function recordingDesktop(): DesktopActions & { opened: Array<{ kind: string; target: string; line?: number }> } {
@@ -393,6 +394,9 @@ describe('the demo service', () => {
       expect(writer).toMatchObject({ signedIn: true, demo: true, demoAs: 'writer', user: { displayName: 'Quire Owner' } })
       const guide = (await backend.listSpaces())[0].collections.flatMap((c) => c.spaces).find((s) => s.title === 'User Guide')!
       await backend.setSelection({ kind: 'space', id: guide.id, selected: true })
+      // Review actions go through the outbox of a space the session syncs: wait for the selection's first
+      // pass (on a loaded machine it had not ended when the test asked, and was refused "sync it first").
+      await until(async () => ((await backend.getStatus()).spaces.find((s) => s.id === guide.id)?.state === 'synced' ? true : undefined), 'the User Guide to be synced')
       // The writer asks Ada, the demo's reviewer, to review Grace's change request.
       const graces = (await backend.listChangeRequests({ spaceId: guide.id })).find((cr) => cr.subject === 'Simplify the quick start')!
       const ada = (await backend.listReviewerCandidates({ spaceId: guide.id })).find((c) => c.name === 'Ada Reviewer')!

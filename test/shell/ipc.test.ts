@@ -75,7 +75,7 @@ describe('IPC handlers', () => {
       ['postComment', [{ spaceId: 's', pageId: 'p', markdown: 'x'.repeat(1_000_000) }], /markdown must be at most/],
       ['openExternal', [{ url: 'javascript:alert(1)' }], /http\(s\) URL/],
       ['openLocalFile', [{ file: 'relative/path.md' }], /absolute path/],
-      ['updateSettings', [{ intervalSeconds: -5 }], /intervalSeconds must be between/],
+      ['updateSettings', [{ intervalSeconds: -5 }], /"Sync every \(seconds\)" must be between 10 seconds/],
       ['setSelection', [{ kind: 'planet', id: 'x', selected: true }], /kind must be one of/],
     ]
     for (const [channel, args, message] of bad) {

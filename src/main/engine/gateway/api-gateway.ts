@@ -267,7 +267,8 @@ export class ApiGateway {
         continue
       }
       // No answer at all, even on a fresh connection: the service is away until some request gets one.
-      if (!response && toApi) this.reachability.failed(new ServiceUnreachableError(url, failure).message)
+      // Node's fetch says only "fetch failed" (the reason is in its cause): the state says what it means.
+      if (!response && toApi) this.reachability.failed(new ServiceUnreachableError(url, failure).message.replace(/: fetch failed$/, ''))
       if (attempt + 1 >= maxAttempts || !isRetryable(method, { networkError: kind }, options.resendable)) {
         throw new ServiceUnreachableError(url, failure, !reached, broken)
       }
