@@ -233,6 +233,14 @@ describe('recovery without a journal', () => {
     expect([...pages.values()].filter((p) => p.parent === guideId).map((p) => p.title)).toEqual(['Configure', 'Install'])
   })
 
+  /** Someone else's change request, merged: Configure moved before Install on main. */
+  async function mergeConfigureFirstOnMain(spaceId: string) {
+    const configureId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'guide/configure.md')![0]
+    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
+    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: configureId, at: 0 }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+  }
+
   it('a lost cache over an unedited SUMMARY.md, main reordered since: the pass brings main\'s, the push sends no move undoing the reorder', { timeout: 60_000 }, async () => {
     const seeded = await seedSpace(t)
     const spaceId = seeded.spaceId
@@ -243,10 +251,7 @@ describe('recovery without a journal', () => {
     first.close()
     open.splice(open.indexOf(first), 1)
     removeCache(at)
-    const configureId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'guide/configure.md')![0]
-    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
-    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: configureId, at: 0 }] } })
-    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+    await mergeConfigureFirstOnMain(spaceId)
 
     const ws = workstation(seeded, at)
     await ws.pull()
@@ -267,10 +272,7 @@ describe('recovery without a journal', () => {
     first.close()
     open.splice(open.indexOf(first), 1)
     removeCache(at)
-    const configureId = [...pagesOf(await mainRevision(t.api, spaceId))].find(([, p]) => p.path === 'guide/configure.md')![0]
-    const theirs = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Theirs' } })).body as { id: string }
-    await t.api.call('updateChangeRequestContent', { params: { spaceId, changeRequestId: theirs.id }, body: { changes: [{ operation: 'update_page', page: configureId, at: 0 }] } })
-    expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: theirs.id } })).body.result).toBe('merge')
+    await mergeConfigureFirstOnMain(spaceId)
 
     const ws = workstation(seeded, at)
     await ws.pull()
