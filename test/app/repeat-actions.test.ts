@@ -116,4 +116,32 @@ describe('the same action asked twice through the app is one operation', () => {
     const reviews = (await t.api.call('getReviewsByChangeRequestId', { params: { spaceId, changeRequestId: cr.id } })).body.items as Array<{ status: string }>
     expect(reviews.map((r) => r.status)).toEqual(['approved'])
   })
+
+  it('a verdict waiting offline and asked again after the writer pushed is still one review', async () => {
+    const folder = (await writer.getStatus()).spaces[0].folder!
+    fs.writeFileSync(path.join(folder, 'guide', 'install.md'), '# Install\n\nA second draft to review.\n')
+    await cycle(writer)
+    const cr = (await writer.listChangeRequests({ mine: true })).at(-1)!
+    await reviewer.listChangeRequests({ spaceId })
+
+    await t.stop()
+    let once
+    try {
+      once = await reviewer.reviewChangeRequest({ spaceId, changeRequestId: cr.id, verdict: 'changes-requested', comment: 'One more step, please.' })
+    } finally {
+      await t.start()
+    }
+    expect(once.repeat).toBeUndefined()
+    // The writer pushes again before the reviewer's verdict went out; the reviewer's list learns the new revision.
+    fs.appendFileSync(path.join(folder, 'guide', 'install.md'), '\nAnd one more line.\n')
+    await cycle(writer)
+    await reviewer.listChangeRequests({ spaceId })
+    const twice = await reviewer.reviewChangeRequest({ spaceId, changeRequestId: cr.id, verdict: 'changes-requested', comment: 'One more step, please.' })
+    expect(twice).toMatchObject({ repeat: 'queued' })
+    await cycle(reviewer)
+    await cycle(reviewer)
+    const reviews = (await t.api.call('getReviewsByChangeRequestId', { params: { spaceId, changeRequestId: cr.id } })).body.items as Array<{ status: string }>
+    // The change request is the writer's one (the earlier test approved it): one verdict more, not two.
+    expect(reviews.map((r) => r.status).sort()).toEqual(['approved', 'changes-requested'])
+  })
 })

@@ -152,6 +152,8 @@ export function enqueueAction(op: Omit<NewOutboxOp, 'key'>, c: KeyContext): { se
   const base = actionKey(op.spaceId, op.kind, op.payload, c)
   c.outbox.rekeyThreadOps(op.spaceId)
   return c.outbox.transaction(() => {
+    const waiting = waitingVerdict(op, c)
+    if (waiting) return { seq: waiting.seq, created: false, repeat: 'queued' as const }
     let key = base
     for (let link = 0; link < MAX_LINKS; link++) {
       const existing = c.outbox.byKey(key)
@@ -165,4 +167,21 @@ export function enqueueAction(op: Omit<NewOutboxOp, 'key'>, c: KeyContext): { se
     }
     throw new Error(`the action ${base} was asked more than ${MAX_LINKS} times`)
   })
+}
+
+/**
+ * The same verdict on the same change request still waiting to go out, whatever revision the cache knew
+ * when it was asked: its key holds that revision, and the writer's next push moves it, but an unsent
+ * verdict is posted on the revision the change request has when it goes out, so a second ask is the same review.
+ */
+function waitingVerdict(op: Omit<NewOutboxOp, 'key'>, c: KeyContext): OutboxOp | undefined {
+  if (op.kind !== 'review') return undefined
+  const asked = op.payload as PayloadOf['review']
+  const same = (other: OutboxOp) =>
+    other.kind === 'review' &&
+    other.payload.changeRequestId === asked.changeRequestId &&
+    other.payload.verdict === asked.verdict &&
+    normalizedText(other.payload.comment ?? '') === normalizedText(asked.comment ?? '') &&
+    other.key.startsWith(`review:${op.spaceId}:${c.userId}:`)
+  return c.outbox.unfinished(op.spaceId).find(same)
 }
