@@ -144,4 +144,18 @@ describe('the same action asked twice through the app is one operation', () => {
     // The change request is the writer's one (the earlier test approved it): one verdict more, not two.
     expect(reviews.map((r) => r.status).sort()).toEqual(['approved', 'changes-requested'])
   })
+
+  it("a verdict sent before the reviewer's list knew the change request, asked again after it did: already sent, one review", async () => {
+    const created = (await t.api.call('createChangeRequest', { params: { spaceId }, body: { subject: 'Made elsewhere' } })).body as { id: string }
+    // The reviewer's mirror has never seen this change request: the first verdict is asked knowing no revision.
+    const once = await reviewer.reviewChangeRequest({ spaceId, changeRequestId: created.id, verdict: 'approved', comment: 'Fine as it is.' })
+    expect(once.repeat).toBeUndefined()
+    expect(once.waiting).toBeUndefined()
+    await reviewer.listChangeRequests({ spaceId })
+    const twice = await reviewer.reviewChangeRequest({ spaceId, changeRequestId: created.id, verdict: 'approved', comment: 'Fine as it is.' })
+    expect(twice).toMatchObject({ repeat: 'sent' })
+    await cycle(reviewer)
+    const reviews = (await t.api.call('getReviewsByChangeRequestId', { params: { spaceId, changeRequestId: created.id } })).body.items as Array<{ status: string }>
+    expect(reviews.map((r) => r.status)).toEqual(['approved'])
+  })
 })

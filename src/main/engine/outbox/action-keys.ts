@@ -104,7 +104,8 @@ export function actionKey<K extends OutboxKind>(spaceId: string, kind: K, payloa
  * - submit for review, a new description, update from main, reviewers asked or removed: always (each depends on what moved
  *   since, which the cache may not know yet: a change request merged or made a draft by someone else; the
  *   service takes a repeat as a no-op, or says why it cannot);
- * - a review verdict, archive: never (a verdict is per revision, which its key holds).
+ * - a review verdict, archive: never under the same key (a verdict is per revision, which its key holds;
+ *   `sameVerdict` finds the same verdict asked when the cache knew another revision or none).
  */
 function askAgain(op: OutboxOp, c: KeyContext): boolean {
   const threadOf = (id: string | undefined) => (id ? c.comments?.thread(id) : undefined)
@@ -152,8 +153,8 @@ export function enqueueAction(op: Omit<NewOutboxOp, 'key'>, c: KeyContext): { se
   const base = actionKey(op.spaceId, op.kind, op.payload, c)
   c.outbox.rekeyThreadOps(op.spaceId)
   return c.outbox.transaction(() => {
-    const waiting = waitingVerdict(op, c)
-    if (waiting) return { seq: waiting.seq, created: false, repeat: 'queued' as const }
+    const verdict = sameVerdict(op, c)
+    if (verdict) return verdict
     let key = base
     for (let link = 0; link < MAX_LINKS; link++) {
       const existing = c.outbox.byKey(key)
@@ -170,11 +171,13 @@ export function enqueueAction(op: Omit<NewOutboxOp, 'key'>, c: KeyContext): { se
 }
 
 /**
- * The same verdict on the same change request still waiting to go out, whatever revision the cache knew
- * when it was asked: its key holds that revision, and the writer's next push moves it, but an unsent
- * verdict is posted on the revision the change request has when it goes out, so a second ask is the same review.
+ * The same verdict (and comment) on the same change request asked before, whatever revision the cache
+ * knew then (the key holds it, and a mirror refresh or the writer's next push moves it): still waiting to
+ * go out, it is the same review (posted on the revision the change request has when it goes out); sent,
+ * it is the same review unless the change request is known to have moved past the revision the service
+ * said it was made on. Undefined: no such verdict, or a new review is due.
  */
-function waitingVerdict(op: Omit<NewOutboxOp, 'key'>, c: KeyContext): OutboxOp | undefined {
+function sameVerdict(op: Omit<NewOutboxOp, 'key'>, c: KeyContext): { seq: number; created: false; repeat: Repeat } | undefined {
   if (op.kind !== 'review') return undefined
   const asked = op.payload as PayloadOf['review']
   const same = (other: OutboxOp) =>
@@ -183,5 +186,11 @@ function waitingVerdict(op: Omit<NewOutboxOp, 'key'>, c: KeyContext): OutboxOp |
     other.payload.verdict === asked.verdict &&
     normalizedText(other.payload.comment ?? '') === normalizedText(asked.comment ?? '') &&
     other.key.startsWith(`review:${op.spaceId}:${c.userId}:`)
-  return c.outbox.unfinished(op.spaceId).find(same)
+  const waiting = c.outbox.unfinished(op.spaceId).find(same)
+  if (waiting) return { seq: waiting.seq, created: false, repeat: 'queued' }
+  const sent = c.outbox.ops(op.spaceId, 1000).find((other) => other.state === 'done' && same(other))
+  if (!sent) return undefined
+  const madeOn = (sent.result as { review?: { revision?: string } } | undefined)?.review?.revision
+  const now = c.outbox.changeRequest(asked.changeRequestId)?.data.revision
+  return madeOn === undefined || now === undefined || now === madeOn ? { seq: sent.seq, created: false, repeat: 'sent' } : undefined
 }

@@ -32,7 +32,12 @@ export interface Writer {
 }
 
 /** What a writer asks of the front end about comment threads. */
-export type FrontEndAsk = { kind: 'comment'; pageId: string; text: string } | { kind: 'reply'; commentId: string; text: string } | { kind: 'resolve'; commentId: string }
+export type FrontEndAsk =
+  | { kind: 'comment'; pageId: string; text: string }
+  | { kind: 'reply'; commentId: string; text: string }
+  | { kind: 'resolve'; commentId: string }
+  /** A verdict on someone else's change request, with its comment. */
+  | { kind: 'review'; changeRequestId: string; verdict: 'approved' | 'changes-requested'; text: string }
 
 const noDesktop = { openFile: async () => {}, openUrl: async () => {}, openFolder: async () => {} }
 
@@ -144,6 +149,10 @@ export class AppWorkstation extends SpaceFiles implements Writer {
 
   async act(ask: FrontEndAsk): Promise<string> {
     const spaceId = this.seeded.spaceId
+    if (ask.kind === 'review') {
+      const reviewed = await this.backend.reviewChangeRequest({ spaceId, changeRequestId: ask.changeRequestId, verdict: ask.verdict, comment: ask.text })
+      return reviewed.repeat ? `already ${reviewed.repeat}` : reviewed.waiting ? `waits (${reviewed.waiting})` : 'sent'
+    }
     const changeRequestId = ask.kind === 'comment' ? undefined : this.cachedThread(ask.commentId)
     const thread =
       ask.kind === 'comment'

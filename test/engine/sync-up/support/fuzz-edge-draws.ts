@@ -142,7 +142,8 @@ export async function repeatedAction(run: EdgeRun, h: EdgeHarness): Promise<stri
   await h.ensureUp()
   const spaceId = run.seeded.spaceId
   const threads = (await h.other().call('listCommentsInSpace', { params: { spaceId }, query: { limit: 1000 } })).body.items as Comment[]
-  const drawn = run.r.pick(['comment', 'reply', 'resolve'] as const)!
+  const drawn = run.r.pick(['comment', 'reply', 'resolve', 'review'] as const)!
+  if (drawn === 'review') return repeatedVerdict(run, h)
   // No thread to answer yet: the writer comments (and so opens one for later draws).
   const kind = drawn === 'comment' || (drawn === 'reply' ? threads.some((c) => c.status === 'open') : threads.length > 0) ? drawn : 'comment'
   let ask: FrontEndAsk
@@ -177,6 +178,34 @@ export async function repeatedAction(run: EdgeRun, h: EdgeHarness): Promise<stri
   const added = opsOfIt().filter((op) => !before.has(op.seq) && op.state !== 'failed')
   if (added.length > 1) throw new Error(`P3 the same ${kind} asked twice is ${added.length} operations: ${JSON.stringify(added.map((op) => [op.seq, op.key, op.state]))}`)
   return `${kind} asked twice: ${answers.join(' / ')}`
+}
+
+/**
+ * The writer, as the reviewer of someone else's change request, gives the same verdict twice (the app's
+ * Approve pressed twice, `quire cr review` run again after it failed), with the network's faults on: one
+ * review op, and the service holds one review of the writer's on it (judged at the quiet points:
+ * `checkExactlyOnce` through the ledger's `reviewed`).
+ */
+async function repeatedVerdict(run: EdgeRun, h: EdgeHarness): Promise<string> {
+  const spaceId = run.seeded.spaceId
+  const created = await h.other().call('createChangeRequest', { params: { spaceId }, body: { subject: `Someone else's ${run.token++}` } })
+  if (created.status !== 200 && created.status !== 201) throw new Error(`someone else's change request was refused: ${JSON.stringify(created.body)}`)
+  const cr = created.body as { id: string; number: number }
+  const ask: FrontEndAsk = { kind: 'review', changeRequestId: cr.id, verdict: run.r.pick(['approved', 'changes-requested'] as const)!, text: `Reviewed ${run.token++}.` }
+  run.ledger.reviewed.set(cr.id, ask.verdict)
+  const opsOfIt = () => run.ws.outbox.ops(spaceId, 100_000).filter((op) => op.kind === 'review' && op.payload.changeRequestId === cr.id)
+  const answers: string[] = []
+  for (let n = 0; n < 2; n++) {
+    try {
+      answers.push(await run.ws.act(ask))
+    } catch (error) {
+      answers.push(`threw: ${message(error)}`)
+    }
+    answers[answers.length - 1] = await h.reopenIfKilled(answers.at(-1)!)
+  }
+  const added = opsOfIt().filter((op) => op.state !== 'failed')
+  if (added.length > 1) throw new Error(`P3 the same verdict asked twice is ${added.length} operations: ${JSON.stringify(added.map((op) => [op.seq, op.key, op.state]))}`)
+  return `${ask.verdict} on #${cr.number} asked twice: ${answers.join(' / ')}`
 }
 
 export const CACHE_DAMAGES = ['truncated', 'zeroed', 'byte-flipped'] as const

@@ -42,6 +42,8 @@ export class Ledger {
   readonly markers = new Set<string>()
   /** Comment, reply texts asked from the front end (CLI command, app button), each asked twice, with the page they are on. */
   readonly asked = new Map<string, string | undefined>()
+  /** Someone else's change requests the writer reviewed from the front end (each verdict asked twice), with the verdict. */
+  readonly reviewed = new Map<string, string>()
   /** Change requests of the writer's account made before the sequence (the seeding), not the writer's Quire's. */
   readonly before = new Set<string>()
   /** Change requests the writer's Quire recorded as created (its create ops, seen before each of its requests and after every step: settled ones are pruned). */
@@ -165,6 +167,12 @@ export async function checkExactlyOnce(ledger: Ledger, api: ApiClient, ws: Write
     // Refused for good only when its page is gone (the writer's deletion, someone else's).
     const gone = pageId !== undefined && (ledger.writerDeleted.has(pageId) || ledger.othersDeleted.has(pageId))
     if (n === 0 && !gone) fail('P1 an action asked from the front end was lost', `"${text}" was never posted`)
+  }
+  for (const [changeRequestId, verdict] of ledger.reviewed) {
+    const reviews = (await api.call('getReviewsByChangeRequestId', { params: { spaceId, changeRequestId } })).body.items as Array<{ status: string; reviewer: { id: string } }>
+    const mine = reviews.filter((r) => r.reviewer.id === writerId)
+    if (mine.length > 1) fail('P3 a verdict asked twice was posted more than once', `${mine.length} reviews on ${changeRequestId}: ${JSON.stringify(mine.map((r) => r.status))}`)
+    if (mine.length === 0) fail('P1 a verdict asked from the front end was lost', `no ${verdict} review on ${changeRequestId}`)
   }
   for (const text of ledger.markers) {
     const n = bodies.filter((b) => b === text).length

@@ -174,9 +174,11 @@ export class Workstation extends SpaceFiles {
     const spaceId = this.seeded.spaceId
     const userId = this.userId
     const session = this.outbox.ensureSession(spaceId, userId)
-    const scope = ask.kind === 'comment' ? undefined : this.comments.thread(ask.commentId)?.changeRequestId
+    const scope = ask.kind === 'comment' || ask.kind === 'review' ? undefined : this.comments.thread(ask.commentId)?.changeRequestId
     const payload =
-      ask.kind === 'comment'
+      ask.kind === 'review'
+        ? { changeRequestId: ask.changeRequestId, verdict: ask.verdict, comment: ask.text, userId }
+        : ask.kind === 'comment'
         ? { pageId: ask.pageId, text: ask.text.trim(), target: this.cache.remoteTree(spaceId).pages.some((p) => p.id === ask.pageId) ? 'space' : 'change-request', userId }
         : ask.kind === 'reply'
           ? { commentId: ask.commentId, text: ask.text.trim(), userId, ...(scope ? { changeRequestId: scope } : {}) }
