@@ -90,6 +90,9 @@ describe('tokens in the OS store through the keyring library', () => {
       // The old code's entry (service=quire account=ID): quire spaces finds it, it moves into the library's item once.
       expect(report.legacy).toMatchObject({ spaces: { code: 0, listed: true }, kind: 'keyring', oldEntry: false, newItem: true, again: 0, afterLogout: false })
 
+      // The old 0600 file is still read while a keychain is reachable; the next login moves the token out of it.
+      expect(report.legacyFile).toMatchObject({ spaces: { code: 0, listed: true }, kindBefore: 'file', login: 0, kindAfter: 'keyring', inSecretService: true, files: [] })
+
       // `quire serve` / the headless app: the same module, the same store.
       expect(report.app).toMatchObject({ kind: 'keyring', resumed: true, inSecretService: true, files: [], afterSignOut: false })
     },

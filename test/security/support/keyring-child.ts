@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { appPaths } from '../../../src/main/app/paths'
 import { QuireBackend } from '../../../src/main/app/backend'
 import { openCache, quirePaths } from '../../../src/main/engine/account/account'
-import { KeyringTokenStore, storeToken } from '../../../src/main/engine/account/token-store'
+import { FileTokenStore, KeyringTokenStore, storeToken } from '../../../src/main/engine/account/token-store'
 
 const work = process.env.KEYRING_WORK!
 const endpoint = process.env.KEYRING_ENDPOINT!
@@ -112,6 +112,30 @@ if (process.env.KEYRING_MODE === 'secret-service') {
   }
   quire(home, ['logout'])
   ;(report.legacy as Record<string, unknown>).afterLogout = holds('service', 'quire', 'username', id) || holds('service', 'quire', 'account', id)
+}
+
+// 3b. A token the old code kept in the 0600 file stays readable there while a keychain is reachable (a
+// cron job without D-Bus may rely on it); the next `quire login` moves it into the keychain and removes the file.
+if (process.env.KEYRING_MODE === 'secret-service') {
+  const home = path.join(work, 'legacy-file')
+  const id = 'file-user@0123456789ab'
+  await new FileTokenStore(quirePaths({ QUIRE_HOME: home }).tokenFolder).set(id, token)
+  const cache = openCache(quirePaths({ QUIRE_HOME: home }))
+  cache.saveAccount({ id, endpoint: endpoint.replace(/\/v1$/, ''), userId: 'owner', displayName: 'File Login', tokenStore: 'file' })
+  cache.close()
+  const spaces = quire(home, ['spaces'])
+  const kindBefore = account(home)?.tokenStore
+  const login = quire(home, ['login', '--endpoint', endpoint], { QUIRE_TOKEN: token })
+  const row = account(home)
+  report.legacyFile = {
+    spaces: { code: spaces.code, listed: /\(organization /.test(spaces.out) },
+    kindBefore,
+    login: login.code,
+    kindAfter: row?.tokenStore,
+    inSecretService: row ? lookup('service', 'quire', 'username', row.id) === token : false,
+    files: filesIn(path.join(home, 'credentials')),
+  }
+  quire(home, ['logout'])
 }
 
 // 4. The app backend (`quire serve`, the headless app): sign in, resume in a new backend, sign out.
