@@ -105,6 +105,10 @@ describe('tokens in the OS store through the keyring library', () => {
     expect(report.module, out).toMatchObject({ kind: 'file', readBack: true, inSecretService: false, files: [{ name: 'probe_module.token', mode: 0o600 }], afterDelete: null })
     expect(report.module.fallbackReason).toMatch(/no D-Bus session/)
 
+    // A token kept in the keychain elsewhere (a desktop session), used here: said as such, with what to do.
+    expect(report.unreachable.code).toBe(1)
+    expect(report.unreachable.says).toMatch(/the token for Desk Login is in the Secret Service \(GNOME Keyring, KWallet\), which cannot be reached here \(no D-Bus session .*\): run quire login again/)
+
     const login = report.cli.login as { code: number; out: string }
     expect(login.code, login.out).toBe(0)
     expect(login.out).toMatch(/^token kept in a file only you can read \(mode 0600\) in .*credentials \(the fallback: the Secret Service \(GNOME Keyring, KWallet\) cannot be reached, no D-Bus session .*\)$/m)
@@ -112,7 +116,8 @@ describe('tokens in the OS store through the keyring library', () => {
     expect(report.cli).toMatchObject({ kind: 'file', spaces: { code: 0, listed: true }, logout: 0 })
     expect(report.cli.files).toEqual([{ name: expect.stringMatching(/\.token$/), mode: 0o600 }])
 
-    expect(report.app).toMatchObject({ kind: 'file', resumed: true })
+    // The app backend (`quire serve`) says it in its activity log, without the token.
+    expect(report.app).toMatchObject({ kind: 'file', resumed: true, logSaysFile: true, logHasToken: false })
     expect(report.app.files).toEqual([{ name: expect.stringMatching(/\.token$/), mode: 0o600 }])
   }, 60_000)
 })

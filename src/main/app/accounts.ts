@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { DemoRole, SessionInfo } from '../../shared/contract'
-import { accountToken, type AccountRow, ApiGateway, authErrorKey, type CacheRepository, findToken, type GatewayOptions, keepToken, normalizeEndpoint, removeToken } from '../engine'
+import { accountToken, type AccountRow, ApiGateway, authErrorKey, type CacheRepository, describeTokenStore, findToken, type GatewayOptions, keepToken, normalizeEndpoint, removeToken, type TokenStoreKind } from '../engine'
 import { DEMO_REVIEWER } from '../service/demo/seed'
 import { startLocalService, type LocalService } from '../service/local-service'
 import { AppError, fromApiError } from './errors'
@@ -13,6 +13,8 @@ export interface SignedIn {
   token: string
   gateway: ApiGateway
   demo?: LocalService
+  /** Where the token went when it is not the OS keychain (the 0600 file, and why), for the activity log. */
+  tokenNote?: string
 }
 
 export interface AccountsOptions {
@@ -115,12 +117,11 @@ export class Accounts {
   private async keep(input: { endpoint: string; token: string; gateway: ApiGateway; user: AuthenticatedUser; demo?: DemoRole }): Promise<SignedIn> {
     // The CLI's account id (`quire login`), so both see the same account in the shared cache.
     const id = input.demo ? DEMO_ACCOUNTS[input.demo] : `${input.user.id}@${createHash('sha256').update(input.endpoint).digest('hex').slice(0, 12)}`
-    const vault = this.o.fixedVault
-    const tokenStore = vault ? (await vault.set(id, input.token), vault.kind) : (await keepToken(id, input.token, this.storeOptions())).store.kind
+    const { tokenStore, tokenNote } = await this.storeToken(id, input.token)
     // The service just accepted this token: a refusal of the one before is over (the session reads it at start).
     this.o.cache.setSetting(authErrorKey(id), '')
     const account = this.o.cache.saveAccount({ id, endpoint: input.endpoint, userId: input.user.id, displayName: input.user.displayName, email: input.user.email, tokenStore })
-    return { account, token: input.token, gateway: input.gateway }
+    return { account, token: input.token, gateway: input.gateway, ...(tokenNote ? { tokenNote } : {}) }
   }
 
   private gatewayFor(endpoint: string, token: string): ApiGateway {
@@ -138,6 +139,18 @@ export class Accounts {
     } catch (error) {
       throw fromApiError(error, `Signing in to ${endpoint}`)
     }
+  }
+
+  /** The shell's vault when it passed one, else the engine's stores; the fallback to the 0600 file is said. */
+  private async storeToken(id: string, token: string): Promise<{ tokenStore: TokenStoreKind; tokenNote?: string }> {
+    const vault = this.o.fixedVault
+    if (vault) {
+      await vault.set(id, token)
+      return { tokenStore: vault.kind }
+    }
+    const stored = await keepToken(id, token, this.storeOptions())
+    const fellBack = stored.fallbackReason !== undefined && stored.store.kind === 'file'
+    return { tokenStore: stored.store.kind, ...(fellBack ? { tokenNote: `The token is kept in ${describeTokenStore(stored, this.o.paths.tokenFolder)}` } : {}) }
   }
 
   private storeOptions() {

@@ -111,6 +111,7 @@ export class QuireBackend implements QuireBridge {
     const signedIn = await this.accounts.signIn(input)
     await this.end()
     await this.begin(signedIn)
+    if (signedIn.tokenNote) this.log('warning', signedIn.tokenNote)
     return this.getSession()
   }
 

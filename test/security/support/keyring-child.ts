@@ -138,6 +138,17 @@ if (process.env.KEYRING_MODE === 'secret-service') {
   quire(home, ['logout'])
 }
 
+// 3c. An account whose token is in the keychain, used where no keychain can be reached (no D-Bus
+// session): the CLI says so, and how to go on, rather than calling the token missing.
+if (process.env.KEYRING_MODE === 'none') {
+  const home = path.join(work, 'unreachable')
+  const cache = openCache(quirePaths({ QUIRE_HOME: home }))
+  cache.saveAccount({ id: 'desk-user@0123456789ab', endpoint: endpoint.replace(/\/v1$/, ''), userId: 'owner', displayName: 'Desk Login', tokenStore: 'keyring' })
+  cache.close()
+  const spaces = quire(home, ['spaces'])
+  report.unreachable = { code: spaces.code, says: spaces.out.split('\n').find((l) => l.includes('cannot be reached')) ?? spaces.out }
+}
+
 // 4. The app backend (`quire serve`, the headless app): sign in, resume in a new backend, sign out.
 {
   const dataDir = path.join(work, 'app')
@@ -154,7 +165,16 @@ if (process.env.KEYRING_MODE === 'secret-service') {
   const files = filesIn(appPaths(dataDir).tokenFolder)
   await backend.signOut()
   await backend.close()
-  report.app = { kind: row?.tokenStore, resumed, inSecretService, files, afterSignOut: row ? holds('service', 'quire', 'username', row.id) : false }
+  const log = fs.existsSync(appPaths(dataDir).logFile) ? fs.readFileSync(appPaths(dataDir).logFile, 'utf8') : ''
+  report.app = {
+    kind: row?.tokenStore,
+    resumed,
+    inSecretService,
+    files,
+    afterSignOut: row ? holds('service', 'quire', 'username', row.id) : false,
+    logSaysFile: log.includes('The token is kept in a file only you can read (mode 0600)'),
+    logHasToken: log.includes(token),
+  }
 }
 
 process.stdout.write(`KEYRING-REPORT ${JSON.stringify(report)}\n`)

@@ -12,6 +12,7 @@ import {
   isLegacyKind,
   KeyringTokenStore,
   KeyringUnavailableError,
+  keyringName,
   storeToken,
   type StoredToken,
   tokenStoreOfKind,
@@ -115,7 +116,9 @@ export async function accountToken(cache: CacheRepository, account: AccountRow, 
   try {
     token = await tokenStoreOfKind(account.tokenStore, tokenFolder).get(account.id)
   } catch (error) {
-    if (error instanceof KeyringUnavailableError) throw new Error(`the token for ${account.displayName} is in ${error.message}: sign in again where it can be, or with QUIRE_TOKEN_STORE=file`)
+    if (error instanceof KeyringUnavailableError) {
+      throw new Error(`the token for ${account.displayName} is in ${keyringName()}, which cannot be reached here (${error.reason}): run quire login again (it keeps the token in a 0600 file when no keychain can be reached)`)
+    }
     throw error
   }
   if (token && isLegacyKind(account.tokenStore) && (await new KeyringTokenStore().get(account.id).catch(() => undefined)) === token) {
