@@ -22,7 +22,7 @@ function onPath(command: string): boolean {
   return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && fs.existsSync(path.join(dir, command)))
 }
 
-const missing = ['gnome-keyring-daemon', 'dbus-run-session', 'secret-tool'].filter((c) => !onPath(c))
+const missing = ['gnome-keyring-daemon', 'dbus-run-session', 'dbus-send', 'secret-tool'].filter((c) => !onPath(c))
 
 interface Run {
   code: number | null
@@ -52,10 +52,13 @@ function runChild(mode: 'secret-service' | 'none'): Promise<Run> {
   // Nothing here may reach the keyring of whoever runs the tests, nor force the file store.
   for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'QUIRE_TOKEN_STORE', 'QUIRE_HOME', 'QUIRE_TOKEN', 'GNOME_KEYRING_CONTROL', 'DISPLAY']) delete env[name]
   const node = `exec "${process.execPath}" --import tsx "${child}"`
+  const hasOwner = 'dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets'
+  const waitForSecrets = `i=0; until ${hasOwner} 2>/dev/null | grep -q true; do i=$((i+1)); if [ $i -gt 300 ]; then echo "no Secret Service on the bus after 30 s" >&2; exit 9; fi; sleep 0.1; done`
   const [command, args] =
     mode === 'secret-service'
-      ? // --unlock reads the login keyring's password on stdin (creating the keyring the first time).
-        ['dbus-run-session', ['--', 'sh', '-c', `printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ${node}`]]
+      ? // --unlock reads the login keyring's password on stdin (creating the keyring the first time). It returns
+        // before the daemon owns org.freedesktop.secrets on the bus: wait for that (a condition, up to 30 s).
+        ['dbus-run-session', ['--', 'sh', '-c', `printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ${waitForSecrets} && ${node}`]]
       : ['sh', ['-c', node]]
   return new Promise((resolve, reject) => {
     const proc = spawn(command as string, args as string[], { env, cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] })
@@ -96,7 +99,7 @@ describe('tokens in the OS store through the keyring library', () => {
       // `quire serve` / the headless app: the same module, the same store.
       expect(report.app).toMatchObject({ kind: 'keyring', resumed: true, inSecretService: true, files: [], afterSignOut: false })
     },
-    60_000,
+    120_000,
   )
 
   it('with no D-Bus session the token goes to the 0600 file, the declared fallback, and quire login says so', async () => {
@@ -119,5 +122,5 @@ describe('tokens in the OS store through the keyring library', () => {
     // The app backend (`quire serve`) says it in its activity log, without the token.
     expect(report.app).toMatchObject({ kind: 'file', resumed: true, logSaysFile: true, logHasToken: false })
     expect(report.app.files).toEqual([{ name: expect.stringMatching(/\.token$/), mode: 0o600 }])
-  }, 60_000)
+  }, 120_000)
 })
