@@ -42,10 +42,10 @@ const WORKER_ENTRIES = { __QUIRE_LINK_WORKER__: 'src/main/service/link-workers/w
 /** Inputs that shape the output without being bundled: the build's own options and TypeScript's settings. */
 const BUILD_INPUTS = ['scripts/build-cli.mjs', 'tsconfig.json']
 /**
- * Left to Node: native addons (better-sqlite3; @parcel/watcher, which picks its binary by platform at run
+ * Left to Node: native addons (better-sqlite3; @parcel/watcher and @napi-rs/keyring, which pick their binary by platform at run
  * time), and build tools only ever loaded on demand (headless serve's renderer build).
  */
-export const NATIVE_OR_TOOLS = ['better-sqlite3', '@parcel/watcher', 'electron', 'vite', 'esbuild', 'tsx']
+export const NATIVE_OR_TOOLS = ['better-sqlite3', '@parcel/watcher', '@napi-rs/keyring', 'electron', 'vite', 'esbuild', 'tsx']
 /** Bumped when build.json's shape changes. */
 const STAMP_FORMAT = 1
 /** Outputs of earlier builds are kept this long: a process that started on one imports its command's chunk within moments. */

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { DemoRole, SessionInfo } from '../../shared/contract'
-import { type AccountRow, ApiGateway, authErrorKey, type CacheRepository, type GatewayOptions, normalizeEndpoint } from '../engine'
+import { accountToken, type AccountRow, ApiGateway, authErrorKey, type CacheRepository, describeTokenStore, findToken, type GatewayOptions, keepToken, normalizeEndpoint, removeToken, type TokenStoreKind } from '../engine'
 import { DEMO_REVIEWER } from '../service/demo/seed'
 import { startLocalService, type LocalService } from '../service/local-service'
 import { AppError, fromApiError } from './errors'
 import type { AppPaths } from './paths'
-import { vaultOfKind, type TokenVault } from './token-vault'
+import type { TokenVault } from './token-vault'
 
 /** A signed-in account with its gateway (and the embedded demo service when that is what it talks to). */
 export interface SignedIn {
@@ -13,14 +13,18 @@ export interface SignedIn {
   token: string
   gateway: ApiGateway
   demo?: LocalService
+  /** Where the token went when it is not the OS keychain (the 0600 file, and why), for the activity log. */
+  tokenNote?: string
 }
 
 export interface AccountsOptions {
   cache: CacheRepository
   paths: AppPaths
-  /** Where new tokens go. */
-  vault: TokenVault
-  /** The shell's own vault, used for every account when given. */
+  /**
+   * The shell's own vault (Electron's safeStorage), used for every account when given. Without one
+   * (`quire serve`, the headless backend) tokens go through the engine's stores as the CLI's do: the OS
+   * keychain, else the 0600 file, and the cache names which.
+   */
   fixedVault?: TokenVault
   nativeBinding?: string
   startDemoService?: (options: { dataDir: string; token?: string }) => Promise<LocalService>
@@ -77,7 +81,7 @@ export class Accounts {
    * the session that ends, kept for the next one; otherwise it is started. Closed again when this fails.
    */
   async demo(as: DemoRole = 'writer', running?: LocalService): Promise<SignedIn> {
-    const demo = running ?? (await this.startDemo(await this.o.vault.get(DEMO_ACCOUNT)))
+    const demo = running ?? (await this.startDemo(await this.tokenOfId(DEMO_ACCOUNT)))
     try {
       const token = as === 'writer' ? demo.token : demo.addMember({ name: DEMO_REVIEWER.displayName, role: DEMO_REVIEWER.role }).token
       const gateway = this.gatewayFor(demo.origin, token)
@@ -93,30 +97,31 @@ export class Accounts {
   async restore(): Promise<SignedIn | { missingToken: AccountRow } | undefined> {
     const account = this.o.cache.activeAccount()
     if (!account) return undefined
-    const token = await this.vaultFor(account).get(account.id)
+    const token = this.o.fixedVault ? await this.o.fixedVault.get(account.id) : await accountToken(this.o.cache, account, this.o.paths.tokenFolder)
     if (!token) return { missingToken: account }
     const as = demoRoleOf(account)
     if (!as) return { account, token, gateway: this.gatewayFor(account.endpoint, token) }
     // The service starts with its owner's token; the reviewer's was given by it and is in its database.
-    const demo = await this.startDemo(as === 'writer' ? token : await this.o.vault.get(DEMO_ACCOUNT))
+    const demo = await this.startDemo(as === 'writer' ? token : await this.tokenOfId(DEMO_ACCOUNT))
     const restored = this.o.cache.saveAccount({ ...account, endpoint: demo.origin })
     return { account: restored, token, gateway: this.gatewayFor(demo.origin, token), demo }
   }
 
   /** Forgets the token; the synced folders and their journal stay, for the next sign-in (like `quire logout`). */
   async signOut(session: SignedIn) {
-    await this.vaultFor(session.account).delete(session.account.id)
+    if (this.o.fixedVault) await this.o.fixedVault.delete(session.account.id)
+    else await removeToken(session.account, this.o.paths.tokenFolder)
     this.o.cache.deactivateAccount(session.account.id)
   }
 
   private async keep(input: { endpoint: string; token: string; gateway: ApiGateway; user: AuthenticatedUser; demo?: DemoRole }): Promise<SignedIn> {
     // The CLI's account id (`quire login`), so both see the same account in the shared cache.
     const id = input.demo ? DEMO_ACCOUNTS[input.demo] : `${input.user.id}@${createHash('sha256').update(input.endpoint).digest('hex').slice(0, 12)}`
-    await this.o.vault.set(id, input.token)
+    const { tokenStore, tokenNote } = await this.storeToken(id, input.token)
     // The service just accepted this token: a refusal of the one before is over (the session reads it at start).
     this.o.cache.setSetting(authErrorKey(id), '')
-    const account = this.o.cache.saveAccount({ id, endpoint: input.endpoint, userId: input.user.id, displayName: input.user.displayName, email: input.user.email, tokenStore: this.o.vault.kind })
-    return { account, token: input.token, gateway: input.gateway }
+    const account = this.o.cache.saveAccount({ id, endpoint: input.endpoint, userId: input.user.id, displayName: input.user.displayName, email: input.user.email, tokenStore })
+    return { account, token: input.token, gateway: input.gateway, ...(tokenNote ? { tokenNote } : {}) }
   }
 
   private gatewayFor(endpoint: string, token: string): ApiGateway {
@@ -136,9 +141,25 @@ export class Accounts {
     }
   }
 
-  /** The store an account's token was saved in: the shell's own vault when it passed one, else the kind the cache names. */
-  private vaultFor(account: AccountRow): TokenVault {
-    return this.o.fixedVault ?? (account.tokenStore === this.o.vault.kind ? this.o.vault : vaultOfKind(account.tokenStore, this.o.paths.tokenFolder))
+  /** The shell's vault when it passed one, else the engine's stores; the fallback to the 0600 file is said. */
+  private async storeToken(id: string, token: string): Promise<{ tokenStore: TokenStoreKind; tokenNote?: string }> {
+    const vault = this.o.fixedVault
+    if (vault) {
+      await vault.set(id, token)
+      return { tokenStore: vault.kind }
+    }
+    const stored = await keepToken(id, token, this.storeOptions())
+    const fellBack = stored.fallbackReason !== undefined && stored.store.kind === 'file'
+    return { tokenStore: stored.store.kind, ...(fellBack ? { tokenNote: `The token is kept in ${describeTokenStore(stored, this.o.paths.tokenFolder)}` } : {}) }
+  }
+
+  private storeOptions() {
+    return { fileFolder: this.o.paths.tokenFolder, prefer: process.env.QUIRE_TOKEN_STORE }
+  }
+
+  /** A token by account id alone (the demo owner's, to restart its service): the shell's vault, else any store that has it. */
+  private tokenOfId(id: string): Promise<string | undefined> {
+    return this.o.fixedVault ? this.o.fixedVault.get(id) : findToken(id, this.storeOptions())
   }
 }
 

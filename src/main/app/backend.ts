@@ -15,7 +15,6 @@ import { appPaths, type AppPaths } from './paths'
 import { SettingsStore } from './settings-store'
 import { applySelection } from './space-tree'
 import { StatusView } from './status-view'
-import { defaultTokenVault, type TokenVault } from './token-vault'
 
 export type { BackendOptions }
 
@@ -41,7 +40,6 @@ export class QuireBackend implements QuireBridge {
     /** The workspace's cache, outbox, comments and lease, for the life of the backend; each sign-in runs a session over it. */
     private readonly store: WorkspaceStore,
     private readonly options: BackendOptions,
-    vault: TokenVault,
   ) {
     this.cache = store.cache
     this.outbox = store.outbox
@@ -51,14 +49,14 @@ export class QuireBackend implements QuireBridge {
     this.status = new StatusView({ cache: this.cache, settings: this.settings, files: this.files, conflicts: this.conflicts, session: () => this.live?.engine, forReview: () => this.live?.flow.forReview, now: options.now })
     this.events = new BackendEvents(paths.logFile, () => this.status.snapshot(), options.now)
     this.log = this.events.log.bind(this.events)
-    this.accounts = new Accounts({ cache: this.cache, paths, vault, fixedVault: options.vault, nativeBinding: options.nativeBinding, startDemoService: options.startDemoService, gateway: options.gateway })
+    this.accounts = new Accounts({ cache: this.cache, paths, fixedVault: options.vault, nativeBinding: options.nativeBinding, startDemoService: options.startDemoService, gateway: options.gateway })
   }
 
   static async open(options: BackendOptions = {}): Promise<QuireBackend> {
     const paths = appPaths(options.dataDir)
     let healed: HealedCache | undefined
     const store = WorkspaceStore.open(paths, { nativeBinding: options.nativeBinding, onHealed: (h) => (healed = h), now: options.now })
-    const backend = new QuireBackend(paths, store, options, options.vault ?? (await defaultTokenVault(paths.tokenFolder)))
+    const backend = new QuireBackend(paths, store, options)
     // A damaged cache was set aside and a fresh one opened: the activity log says so, naming both files.
     if (healed) backend.log('error', `${healedCacheLine(healed).replace(/^the/, 'The')}`)
     try {
@@ -113,6 +111,7 @@ export class QuireBackend implements QuireBridge {
     const signedIn = await this.accounts.signIn(input)
     await this.end()
     await this.begin(signedIn)
+    if (signedIn.tokenNote) this.log('warning', signedIn.tokenNote)
     return this.getSession()
   }
 

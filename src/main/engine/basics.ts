@@ -4,8 +4,8 @@
  * importing engine/index.ts would load the whole engine (its modules' top-level code runs on import,
  * so the bundle keeps them), this does not. engine/index.ts re-exports all of it.
  */
-export { login, logout, normalizeEndpoint, NotSignedInError, openCache, quirePaths, signedIn, type QuirePaths } from './account/account'
-export { candidateTokenStores, tokenStoreOfKind, type TokenStore } from './account/token-store'
+export { accountToken, keepToken, login, logout, normalizeEndpoint, NotSignedInError, openCache, quirePaths, removeToken, signedIn, type QuirePaths } from './account/account'
+export { candidateTokenStores, describeTokenStore, findToken, tokenStoreOfKind, type StoredToken, type TokenStore } from './account/token-store'
 export { inspectCacheFile, openCacheDatabase } from './cache/open-cache'
 export { healedCacheLine, isCacheDamage, onCacheHealed, type HealedCache } from './cache/cache-health-events'
 export { cacheDiskFull, isStorageError } from './cache/disk-space'

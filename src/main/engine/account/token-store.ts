@@ -1,90 +1,22 @@
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { TokenStoreKind } from '../cache/cache-repository'
+import { KeyringTokenStore, KeyringUnavailableError, keyringName, LegacySecretToolStore } from './keyring-store'
+
+export { KeyringTokenStore, KeyringUnavailableError, keyringName, LegacySecretToolStore } from './keyring-store'
 
 /**
- * Where an account's token lives: the OS keychain where there is one, else a file only the user can
- * read. The token never goes on a command line (other users can read those): the keychain tools get it
- * on stdin.
+ * Where an account's token lives: the OS store (macOS Keychain, Windows Credential Manager, Secret
+ * Service) through the keyring library, else, as the declared fallback when none can be reached (a
+ * headless Linux without a D-Bus session), a file only the user can read. The cache records which
+ * (`kind`), so every front end finds the token where it was put.
  */
 export interface TokenStore {
   readonly kind: TokenStoreKind
   get(account: string): Promise<string | undefined>
   set(account: string, token: string): Promise<void>
   delete(account: string): Promise<void>
-}
-
-const SERVICE = 'quire'
-
-interface RunResult {
-  code: number | null
-  stdout: string
-}
-
-function run(command: string, args: string[], input?: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] })
-    let stdout = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout }))
-    child.stdin.end(input ?? '')
-  })
-}
-
-/** Whether `command` is on the PATH. */
-async function available(command: string): Promise<boolean> {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean)
-  for (const dir of dirs) {
-    try {
-      await fs.access(path.join(dir, command), fs.constants.X_OK)
-      return true
-    } catch {
-      // next
-    }
-  }
-  return false
-}
-
-/** macOS Keychain through `security -i`, which reads its commands (and so the token) from stdin. */
-export class MacKeychainStore implements TokenStore {
-  readonly kind = 'macos-keychain' as const
-
-  async get(account: string) {
-    const result = await run('security', ['find-generic-password', '-s', SERVICE, '-a', account, '-w'])
-    return result.code === 0 ? result.stdout.replace(/\n$/, '') : undefined
-  }
-
-  async set(account: string, token: string) {
-    const quote = (s: string) => `"${s.replace(/(["\\])/g, '\\$1')}"`
-    const result = await run('security', ['-i'], `add-generic-password -U -s ${quote(SERVICE)} -a ${quote(account)} -w ${quote(token)}\n`)
-    if (result.code !== 0 || (await this.get(account)) !== token) throw new Error('the macOS keychain refused the token')
-  }
-
-  async delete(account: string) {
-    await run('security', ['delete-generic-password', '-s', SERVICE, '-a', account])
-  }
-}
-
-/** The freedesktop Secret Service through `secret-tool` (GNOME Keyring, KWallet), secret on stdin. */
-export class SecretToolStore implements TokenStore {
-  readonly kind = 'secret-tool' as const
-
-  async get(account: string) {
-    const result = await run('secret-tool', ['lookup', 'service', SERVICE, 'account', account])
-    return result.code === 0 && result.stdout !== '' ? result.stdout.replace(/\n$/, '') : undefined
-  }
-
-  async set(account: string, token: string) {
-    const result = await run('secret-tool', ['store', `--label=Quire (${account})`, 'service', SERVICE, 'account', account], token)
-    if (result.code !== 0 || (await this.get(account)) !== token) throw new Error('the secret service refused the token')
-  }
-
-  async delete(account: string) {
-    await run('secret-tool', ['clear', 'service', SERVICE, 'account', account])
-  }
 }
 
 /** One file per account, mode 0600, in a 0700 folder under the user's config folder. */
@@ -129,42 +61,72 @@ export class FileTokenStore implements TokenStore {
 export interface TokenStoreOptions {
   /** Folder of the fallback file store. */
   fileFolder: string
-  /** `QUIRE_TOKEN_STORE`: force `file` (or a keychain) instead of detecting. */
+  /** `QUIRE_TOKEN_STORE`: `file` forces the file store (tests, or a machine whose keyring is not wanted). */
   prefer?: string
-  platform?: NodeJS.Platform
 }
 
-/** The keychain stores usable here, best first, the file store last (always usable). */
-export async function candidateTokenStores(options: TokenStoreOptions): Promise<TokenStore[]> {
+/** The stores to try for a new token, best first: the OS store, then the file (always usable). */
+export function candidateTokenStores(options: TokenStoreOptions): TokenStore[] {
   const file = new FileTokenStore(options.fileFolder)
-  if (options.prefer === 'file') return [file]
-  const platform = options.platform ?? process.platform
-  const stores: TokenStore[] = []
-  if (platform === 'darwin' && (await available('security'))) stores.push(new MacKeychainStore())
-  if (platform === 'linux' && (await available('secret-tool'))) stores.push(new SecretToolStore())
-  return [...stores, file]
+  return options.prefer === 'file' ? [file] : [new KeyringTokenStore(), file]
 }
 
+/**
+ * The store of an account's kind. `macos-keychain` (the old `security` entries) is the library's own
+ * item: same service and account, so it is simply read. `secret-tool` entries are moved on first read.
+ */
 export function tokenStoreOfKind(kind: TokenStoreKind, fileFolder: string): TokenStore {
   switch (kind) {
+    case 'keyring':
     case 'macos-keychain':
-      return new MacKeychainStore()
+      return new KeyringTokenStore()
     case 'secret-tool':
-      return new SecretToolStore()
+      return new LegacySecretToolStore()
     default:
       return new FileTokenStore(fileFolder)
   }
 }
 
-/** Stores the token in the first store that accepts it (a keychain may be present but locked or headless). */
-export async function storeToken(account: string, token: string, options: TokenStoreOptions): Promise<TokenStore> {
-  for (const store of await candidateTokenStores(options)) {
+/** Kinds written by Quire before the keyring library: read, and relabelled `keyring` once moved. */
+export function isLegacyKind(kind: TokenStoreKind): boolean {
+  return kind === 'macos-keychain' || kind === 'secret-tool'
+}
+
+export interface StoredToken {
+  store: TokenStore
+  /** Why the OS store was passed over for the file, when it was (never the token). */
+  fallbackReason?: string
+}
+
+/** Stores the token in the first store that accepts it (a keychain may be missing, locked or headless). */
+export async function storeToken(account: string, token: string, options: TokenStoreOptions): Promise<StoredToken> {
+  let fallbackReason: string | undefined
+  for (const store of candidateTokenStores(options)) {
     try {
       await store.set(account, token)
-      return store
-    } catch {
-      // try the next one
+      return { store, fallbackReason }
+    } catch (error) {
+      fallbackReason = error instanceof KeyringUnavailableError ? error.reason : 'it refused the token'
     }
   }
-  throw new Error('no place to keep the token: the keychain refused it and the config folder is not writable')
+  throw new Error('no place to keep the token: the OS keychain cannot be reached and the config folder is not writable')
+}
+
+/**
+ * The token of `account` wherever a store has it: the OS store, then the file. For an id whose kind is
+ * not known (the demo's owner token, before its account row exists).
+ */
+export async function findToken(account: string, options: TokenStoreOptions): Promise<string | undefined> {
+  for (const store of candidateTokenStores(options)) {
+    const token = await store.get(account).catch(() => undefined)
+    if (token) return token
+  }
+  return undefined
+}
+
+/** One line for a person: which store holds the token (and, for the file, why). Never the token. */
+export function describeTokenStore(stored: StoredToken, fileFolder: string, prefer?: string): string {
+  if (stored.store.kind !== 'file') return keyringName()
+  const why = prefer === 'file' ? 'QUIRE_TOKEN_STORE=file' : `the fallback: ${keyringName()} cannot be reached, ${stored.fallbackReason ?? 'it refused the token'}`
+  return `a file only you can read (mode 0600) in ${fileFolder} (${why})`
 }

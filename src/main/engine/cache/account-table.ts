@@ -1,6 +1,7 @@
 import { CacheTable, str, type Row } from './cache-table'
 
-export type TokenStoreKind = 'macos-keychain' | 'secret-tool' | 'file'
+/** Where a token is: `keyring` (the OS store through the library), `file`; `macos-keychain` and `secret-tool` were written by earlier versions. */
+export type TokenStoreKind = 'keyring' | 'macos-keychain' | 'secret-tool' | 'file'
 
 export interface AccountRow {
   id: string
@@ -35,6 +36,11 @@ export class AccountTable extends CacheTable {
   /** Signs out: the journal of what was synced stays, so signing in again resumes without re-downloading. */
   deactivateAccount(id: string) {
     this.statement('UPDATE accounts SET active = 0 WHERE id = ?').run(id)
+  }
+
+  /** The token moved to another store (an old keychain entry into the keyring library's item). */
+  setTokenStore(id: string, kind: TokenStoreKind) {
+    this.statement('UPDATE accounts SET token_store = ? WHERE id = ?').run(kind, id)
   }
 
   private accountOf(row: Row): AccountRow {

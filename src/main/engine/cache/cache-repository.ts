@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { AccountTable, type AccountRow } from './account-table'
+import { AccountTable, type AccountRow, type TokenStoreKind } from './account-table'
 import { CacheDatabase } from './cache-table'
 import type { EntryKind, JournalEntry } from './journal-types'
 import { PageBases } from './page-bases'
@@ -64,6 +64,7 @@ export class CacheRepository {
   activeAccount() { return this.accounts.activeAccount() }
   /** Signs out: the journal of what was synced stays, so signing in again resumes without re-downloading. */
   deactivateAccount(id: string) { return this.accounts.deactivateAccount(id) }
+  setTokenStore(id: string, kind: TokenStoreKind) { return this.accounts.setTokenStore(id, kind) }
 
   /* Organizations, collections, spaces, and the selection */
 
