@@ -152,7 +152,12 @@ function textOf(node: ElementContent): string {
 /** The tree as plain JSON: no positions, no `data` (what crosses to the renderer). */
 function plain(node: Root | RootContent): unknown {
   if (node.type === 'text') return { type: 'text', value: node.value }
-  if (node.type === 'element') return { type: 'element', tagName: node.tagName, properties: node.properties, children: node.children.map(plain) }
+  if (node.type === 'element') {
+    // A class list the sanitizer emptied (an author's own classes) is no class at all.
+    const { className, ...rest } = node.properties
+    const properties = Array.isArray(className) && className.length === 0 ? rest : node.properties
+    return { type: 'element', tagName: node.tagName, properties, children: node.children.map(plain) }
+  }
   if (node.type === 'root') return { type: 'root', children: node.children.filter((c) => c.type === 'element' || c.type === 'text').map(plain) }
   return undefined
 }
