@@ -80,3 +80,20 @@ function imageData(assets: string, root: string, spacePath: string): string | un
   if (!stat.isFile() || stat.size > MAX_PREVIEW_IMAGE_BYTES) return undefined
   return `data:${type};base64,${fs.readFileSync(file).toString('base64')}`
 }
+
+/**
+ * The space folder a file belongs to, for `quire preview FILE`: the nearest folder above it that holds
+ * `.gitbook` or `SUMMARY.md` (the Git Sync layout's root), else the file's own folder.
+ */
+export function spaceFolderOf(file: string): { folder: string; pagePath: string } {
+  const real = fs.realpathSync(file)
+  let dir = path.dirname(real)
+  for (let up = dir; ; up = path.dirname(up)) {
+    if (fs.existsSync(path.join(up, '.gitbook')) || fs.existsSync(path.join(up, 'SUMMARY.md'))) {
+      dir = up
+      break
+    }
+    if (path.dirname(up) === up) break
+  }
+  return { folder: dir, pagePath: path.relative(dir, real).split(path.sep).join('/') }
+}
