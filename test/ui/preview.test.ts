@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DesktopActions } from '../../src/main/app/desktop-actions'
 import { restartableServiceForFile } from '../engine/sync-up/support/restartable-service'
-import { openChangeRequests, seedSpace, type SeededSpace } from '../engine/sync-up/support/workspace'
+import { openChangeRequestMarkdown, openChangeRequests, pageIdAt, seedSpace, type SeededSpace } from '../engine/sync-up/support/workspace'
 import { openAppInBrowser, type AppInBrowser } from './open-app'
 import { axeViolations, hasChromium, openSection } from './support'
 
@@ -192,6 +192,9 @@ describe.skipIf(!hasChromium)('the page preview in the app', () => {
     await page.emulateMedia({ colorScheme: 'dark' })
     await page.screenshot({ path: path.join(SHOTS, 'preview-blocks-dark.png'), fullPage: true })
     await page.emulateMedia({ colorScheme: 'light' })
+    await page.setViewportSize({ width: 640, height: 800 })
+    await page.screenshot({ path: path.join(SHOTS, 'preview-blocks-640.png') })
+    await page.setViewportSize({ width: 1200, height: 860 })
     expect(await axeViolations(page)).toEqual([])
     expect(remote).toEqual([])
   }, 90_000)
@@ -211,7 +214,8 @@ describe.skipIf(!hasChromium)('the page preview in the app', () => {
 
   it('a change request’s page is previewed on main and in the change request, side by side', async () => {
     // The saves above went out as the writer's change request.
-    await expect.poll(async () => (await openChangeRequests(t.api, seeded.spaceId)).length, { timeout: 30_000 }).toBe(1)
+    const configureId = await pageIdAt(t.api, seeded.spaceId, 'guide/configure.md')
+    await expect.poll(async () => (await openChangeRequestMarkdown(t.api, seeded.spaceId, configureId)) ?? '', { timeout: 30_000 }).toContain('Edit the saved settings')
     const cr = (await openChangeRequests(t.api, seeded.spaceId))[0]
     await openSection(page, /^Change requests/)
     const card = page.locator(`li[data-cr-id="${cr.id}"]`)

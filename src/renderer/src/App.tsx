@@ -218,7 +218,7 @@ export function App() {
           {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} offlineAsOf={offlineAsOf} />}
           {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} passes={passes} />}
           {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}
-          {screen === 'preview' && <PreviewScreen status={status} />}
+          {screen === 'preview' && <PreviewScreen status={status} passes={passes} />}
           {screen === 'activity' && <ActivityScreen />}
           {screen === 'settings' && <SettingsScreen session={session} onSession={setSession} paused={status?.paused} />}
         </Fragment>

@@ -15,7 +15,7 @@ interface Shown {
  * saved. It follows each save (the watcher's `files` event reads it again); a link to another page opens
  * that page's preview, and Back returns.
  */
-export function PreviewScreen({ status }: { status: StatusSnapshot | undefined }) {
+export function PreviewScreen({ status, passes }: { status: StatusSnapshot | undefined; passes: number }) {
   const bridge = useBridge()
   const spaces = (status?.spaces ?? []).filter((s) => s.folder)
   const [chosen, setChosen] = useState<string>()
@@ -24,7 +24,8 @@ export function PreviewScreen({ status }: { status: StatusSnapshot | undefined }
   const shown = history.at(-1)
   const [saves, setSaves] = useState(0)
 
-  const pagesLoad = useLoad(async () => (spaceId ? { spaceId, list: await bridge.listPages({ spaceId }) } : undefined), [spaceId])
+  // Read again after each pass: a page the pass brought is in the list then.
+  const pagesLoad = useLoad(async () => (spaceId ? { spaceId, list: await bridge.listPages({ spaceId }) } : undefined), [spaceId, passes])
   const pages = pagesLoad.data?.spaceId === spaceId ? pagesLoad.data.list.filter((p) => p.path) : undefined
   const path = shown?.path ?? pages?.[0]?.path
   const preview = useLoad(async () => (spaceId && path ? { key: `${spaceId}/${path}`, preview: await bridge.previewPage({ spaceId, path }) } : undefined), [spaceId, path, saves])
