@@ -116,8 +116,9 @@ describe('sanitized as comments are', () => {
   })
 
   it('a remote <img> is never loaded: a placeholder with a link the writer may open', () => {
-    const out = html('![chart](https://evil.example/c.png) <img src="http://evil.example/t.gif"> <picture><source srcset="https://evil.example/s.png"></picture> <img srcset="https://evil.example/a.png 2x">')
+    const out = html('![chart](https://evil.example/c.png) <img src="http://evil.example/t.gif"> <picture><source srcset="https://evil.example/s.png"></picture> <img srcset="https://evil.example/a.png 2x"> <img src="//evil.example/p.png"> <img src="HTTPS://EVIL.EXAMPLE/U.PNG"> <img src="data:image/svg+xml,<svg/>">')
     expect(out).not.toMatch(/<img|srcset|<source/)
+    expect(html('[p](//evil.example/x)')).toBe('<p><a>p</a></p>')
     expect(out).toContain('<span class="gb-remote-image">Remote image not loaded (chart): <a href="https://evil.example/c.png">https://evil.example/c.png</a></span>')
   })
 
