@@ -1,6 +1,5 @@
 import type { Element, ElementContent, Root, RootContent } from 'hast'
 import { toHtml } from 'hast-util-to-html'
-import rehypeRaw from 'rehype-raw'
 import rehypeSanitize from 'rehype-sanitize'
 import { unified } from 'unified'
 import type { PreviewRoot } from '../../../shared/contract'
@@ -29,14 +28,12 @@ const ASSETS = '.gitbook/assets/'
 const REMOTE = /^https?:\/\//i
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i
 
-const parseRaw = unified().use(rehypeRaw)
 const sanitize = unified().use(rehypeSanitize, PREVIEW_SCHEMA)
 
 export function renderPreview(markdown: string, context: PreviewContext): { title?: string; tree: PreviewRoot } {
   const { title, body } = splitPageMarkdown(markdown)
-  const root: Root = { type: 'root', children: [...(title ? [el('h1', {}, [{ type: 'text', value: title }])] : []), ...gitbookToHast(body)] }
-  inlineMath(root)
-  const parsed = parseRaw.runSync(root) as Root
+  // Inline math is found before the raw HTML is parsed: only markdown text holds it.
+  const parsed: Root = { type: 'root', children: [...(title ? [el('h1', {}, [{ type: 'text', value: title }])] : []), ...gitbookToHast(body, inlineMath)] }
   const taken = new Set<string>()
   visit(parsed, (node, parent, index) => rewrite(node, parent, index, context, taken))
   const clean = sanitize.runSync(parsed) as Root
