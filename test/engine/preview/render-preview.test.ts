@@ -79,6 +79,13 @@ describe('every GitBook block kind', () => {
     expect(html('`$$x$$`')).toBe('<p><code>$$x$$</code></p>')
   })
 
+  it('blocks nest: a hint with code inside a tab, a list around raw HTML, multi-line math', () => {
+    const out = html('{% tabs %}\n{% tab title="A" %}\n{% hint style="success" %}\n```sh\nnpm i\n```\n{% endhint %}\n{% endtab %}\n{% endtabs %}\n\n* one <mark>two</mark>\n\n$$\na \\\\\n\nb\n$$')
+    expect(out).toContain('<div class="gb-tabs"><div class="gb-tab" data-title="A"><div class="gb-hint gb-hint-success" role="note"><p class="gb-hint-label">Success</p><pre><code class="language-sh">npm i\n</code></pre></div></div></div>')
+    expect(out).toContain('<li>one <mark>two</mark></li>')
+    expect(out).toMatch(/<div class="gb-math"><span><math [^>]*display="block">.*<\/math><\/span><\/div>$/)
+  })
+
   it('headings carry GitBook’s anchors; a title and front matter are the page’s, not its text', () => {
     const out = html('---\ndescription: Hi\n---\n\n# Page\n\n## 1. Set up & go\n')
     expect(out).toBe('<h1 id="user-content-page">Page</h1><h2 id="user-content-id-1.-set-up-and-go">1. Set up &#x26; go</h2>')
