@@ -145,6 +145,31 @@ export interface ChangeRequestFileChange {
   preview?: string
 }
 
+/**
+ * A page's preview as the service would show it: HTML as a sanitized tree (hast: elements and text, no
+ * script, no handler, images as `data:` addresses), made by the engine (engine/preview) and turned into
+ * elements by the renderer (never innerHTML).
+ */
+export interface PagePreview {
+  spaceId: string
+  /** The page's file in its space folder (forward slashes). */
+  path: string
+  title?: string
+  tree: PreviewRoot
+}
+
+export interface PreviewRoot {
+  type: 'root'
+  children: PreviewNode[]
+}
+export type PreviewNode = PreviewElement | { type: 'text'; value: string }
+export interface PreviewElement {
+  type: 'element'
+  tagName: string
+  properties: Record<string, string | number | boolean | null | undefined | Array<string | number>>
+  children: PreviewNode[]
+}
+
 /** How a file was opened: in a named editor (at its line), or by the system's default application (which is not told the line). */
 export type OpenedFile = { editor: string; defaultApp?: undefined } | { editor?: undefined; defaultApp: true }
 
@@ -413,6 +438,12 @@ export interface QuireApi {
   /** Opens a resolved thread of a change request again. */
   reopenComment(input: { spaceId: string; changeRequestId: string; commentId: string }): Promise<CommentThread>
 
+  /**
+   * A page's preview: its file in the space folder as saved, or `markdown` (a change request's version
+   * of it, main's) rendered as if at `path`. Images come from the space folder's `.gitbook/assets` only.
+   */
+  previewPage(input: { spaceId: string; path: string; markdown?: string }): Promise<PagePreview>
+
   listBrokenLinks(): Promise<BrokenLink[]>
   /** Opens a workspace file (a broken link's) at its line, on the computer Quire runs on; answers what opened it. */
   openLocalFile(input: { file: string; line?: number }): Promise<OpenedFile>
@@ -440,6 +471,8 @@ export type QuireEvent =
   | { type: 'connection'; connected: boolean; reason?: string }
   /** Desktop only: the tray ("Broken links: N") or a clicked notification asks the window to show a screen. */
   | { type: 'show'; screen: AppScreen }
+  /** Files of a space folder were saved (the watcher saw them settle): an open preview of one reads it again. Paths with forward slashes. */
+  | { type: 'files'; spaceId: string; paths: string[] }
 
 /** The renderer's screens, as the desktop shell names them in `show` events. */
 export type AppScreen = 'spaces' | 'for-review' | 'change-requests' | 'comments' | 'links' | 'activity' | 'settings'
@@ -490,6 +523,7 @@ export const QUIRE_CHANNELS = [
   'replyToComment',
   'resolveComment',
   'reopenComment',
+  'previewPage',
   'listBrokenLinks',
   'openLocalFile',
   'openExternal',

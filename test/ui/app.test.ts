@@ -204,11 +204,11 @@ describe.skipIf(!hasChromium)('the app in a browser through quire serve', () => 
     await page.reload()
     await page.getByRole('heading', { name: 'Spaces' }).waitFor()
     const stops: string[] = []
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 13; i++) {
       await page.keyboard.press('Tab')
       stops.push((await page.evaluate(() => document.activeElement?.textContent)) ?? '')
     }
-    const order = ['Sync now', 'Pause', 'Theme: system', 'Spaces', 'For review', 'Change requests', 'Comments', 'Link report', 'Activity', 'Settings']
+    const order = ['Sync now', 'Pause', 'Theme: system', 'Spaces', 'For review', 'Change requests', 'Comments', 'Link report', 'Preview', 'Activity', 'Settings']
     expect(stops.filter((s) => order.includes(s))).toEqual(order)
     // The focused control shows a focus ring.
     const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle)

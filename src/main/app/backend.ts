@@ -11,6 +11,7 @@ import { Conflicts } from './conflicts'
 import { systemDesktopActions } from './desktop-actions'
 import { AppError, fromApiError } from './errors'
 import { LocalFiles } from './local-files'
+import { previewPage } from './page-previews'
 import { appPaths, type AppPaths } from './paths'
 import { SettingsStore } from './settings-store'
 import { applySelection } from './space-tree'
@@ -150,6 +151,8 @@ export class QuireBackend implements QuireBridge {
       news: (news) => this.events.emit({ type: 'review', news }),
       statusChanged: () => this.events.statusSoon(),
       event: (event) => {
+        // Saved files reach an open preview (it reads its page again); nothing else follows from them here.
+        if (event.type === 'files') return this.events.emit({ type: 'files', spaceId: event.spaceId, paths: event.paths })
         if (event.type === 'state' && event.to.kind === 'signed-out' && event.from?.kind !== 'signed-out') void this.getSession().then((session) => this.events.emit({ type: 'session', session }))
         this.events.statusSoon()
       },
@@ -283,6 +286,8 @@ export class QuireBackend implements QuireBridge {
   readonly reopenComment: QuireApi['reopenComment'] = async (i) => this.require().flow.reopenComment(i.spaceId, i.changeRequestId, i.commentId)
 
   /* Links and files */
+
+  readonly previewPage: QuireApi['previewPage'] = async (i) => previewPage(this.cache, this.settings.get().workspace, i)
 
   async listBrokenLinks(): Promise<BrokenLink[]> {
     const live = this.require()

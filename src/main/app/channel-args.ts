@@ -111,6 +111,13 @@ const ids: Check<string[]> = (value, where) => {
   return value.map((v, i) => id(v, `${where}[${i}]`))
 }
 
+/** A page's markdown as the preview is given it (a change request's version): may be empty, up to the server's body limit. */
+const pageMarkdown: Check<string> = (value, where) => {
+  if (typeof value !== 'string') fail(where, 'must be a string')
+  if (value.length > 1_000_000) fail(where, 'must be at most 1000000 characters')
+  return value
+}
+
 const spaceCr = object({ spaceId: req(id), changeRequestId: req(id) })
 
 /** The Settings screen's names of its fields: a refusal names what the user sees, not `updateSettings[0].workspace`. */
@@ -190,6 +197,7 @@ const CHANNEL_CHECKS: { [C in QuireChannel]: ArgChecks<ChannelArgs[C]> } = {
   replyToComment: [object({ spaceId: req(id), commentId: req(id), markdown: req(text(MAX_TEXT)), changeRequestId: opt(id) })],
   resolveComment: [object({ spaceId: req(id), commentId: req(id), changeRequestId: opt(id) })],
   reopenComment: [object({ spaceId: req(id), changeRequestId: req(id), commentId: req(id) })],
+  previewPage: [object({ spaceId: req(id), path: req(relativePath), markdown: opt(pageMarkdown) })],
   listBrokenLinks: [],
   openLocalFile: [object({ file: req(absolutePath), line: opt(integer(1, 10_000_000)) })],
   openExternal: [object({ url: req(httpUrl) })],

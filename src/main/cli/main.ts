@@ -21,6 +21,7 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
   resolve: { load: async () => (await import('./comments-command')).resolveCommand, summary: 'resolve a comment thread' },
   cr: { load: async () => (await import('./cr-command')).crCommand, summary: 'change requests: list, show, update, merge, pdf; review: submit, review, reviewers, archive, list --review' },
   doctor: { load: async () => (await import('./doctor-command')).doctorCommand, summary: 'check the cache and its outbox; --repair sets a damaged cache or outbox row aside' },
+  preview: { load: async () => (await import('./preview-command')).previewCommand, summary: 'a page file rendered as the service shows it, sanitized, as a standalone HTML page' },
   import: { load: async () => (await import('./import-command')).importCommand, summary: 'bring a Git Sync tree into one change request of a space (new or existing)' },
   serve: { load: async () => (await import('../headless/serve-command')).serveCommand, summary: 'run Quire headless: the app in a browser on 127.0.0.1' },
 }

@@ -45,6 +45,8 @@ export type { CommentsRepository, Thread } from './comments/comments-repository'
 export { bodyMarkdown, refreshPageThreads, threadOf } from './comments/threads'
 export { linkFindings, refreshLinkReport } from './links/link-reports'
 export { localLinkFindings } from './links/local-preflight'
+export { previewSpacePage, PreviewRefused, spaceFolderOf } from './preview/page-preview'
+export { previewHtml, renderPreview, type PreviewContext } from './preview/render-preview'
 export type { PreflightFinding } from './links/preflight'
 
 // Files written whole or not at all.

@@ -11,6 +11,7 @@ import { ChangeRequestsScreen } from './screens/ChangeRequestsScreen'
 import { CommentsScreen } from './screens/CommentsScreen'
 import { ForReviewScreen } from './screens/ForReviewScreen'
 import { LinksScreen } from './screens/LinksScreen'
+import { PreviewScreen } from './screens/PreviewScreen'
 import { SettingsScreen } from './screens/SettingsScreen'
 import { SignInScreen } from './screens/SignInScreen'
 import { SpacesScreen } from './screens/SpacesScreen'
@@ -22,6 +23,7 @@ const SCREENS = [
   { id: 'change-requests', label: 'Change requests' },
   { id: 'comments', label: 'Comments' },
   { id: 'links', label: 'Link report' },
+  { id: 'preview', label: 'Preview' },
   { id: 'activity', label: 'Activity' },
   { id: 'settings', label: 'Settings' },
 ] as const
@@ -216,6 +218,7 @@ export function App() {
           {screen === 'change-requests' && <ChangeRequestsScreen passes={passes} offlineAsOf={offlineAsOf} />}
           {screen === 'comments' && <CommentsScreen status={status} offlineAsOf={offlineAsOf} passes={passes} />}
           {screen === 'links' && <LinksScreen passes={passes} offlineAsOf={offlineAsOf} />}
+          {screen === 'preview' && <PreviewScreen status={status} passes={passes} />}
           {screen === 'activity' && <ActivityScreen />}
           {screen === 'settings' && <SettingsScreen session={session} onSession={setSession} paused={status?.paused} />}
         </Fragment>

@@ -1,3 +1,4 @@
+import { sep } from 'node:path'
 import { deriveSpaceState, sameState, type SpaceSyncState } from '../../../shared/space-state'
 import type { AccountRow, CacheRepository } from '../cache/cache-repository'
 import type { CommentsRepository } from '../comments/comments-repository'
@@ -62,6 +63,8 @@ export type SessionEvent =
   | { type: 'pass'; report: PassReport }
   | { type: 'push'; spaceId: string; result: PushResult }
   | { type: 'log'; level: 'info' | 'warning' | 'error'; message: string; spaceId?: string }
+  /** The watcher saw files of a space folder settle after a save (paths relative, forward slashes): a preview follows them. */
+  | { type: 'files'; spaceId: string; paths: string[] }
 
 /**
  * One workspace of one signed-in account, the engine every front end drives: the app's backend,
@@ -490,8 +493,9 @@ export class WorkspaceSession {
       debounceMs: this.o.debounceMs,
       renameWindowMs: this.o.renameWindowMs,
       usePolling: this.o.usePolling,
-      onChange: (spaceId) => {
+      onChange: (spaceId, paths) => {
         this.preflights.delete(spaceId)
+        this.emit({ type: 'files', spaceId, paths: paths.map((p) => p.split(sep).join('/')) })
         if (!this.paused()) void this.push(spaceId)
       },
       onError: (error) => this.emit({ type: 'log', level: 'warning', message: `watcher: ${error instanceof Error ? error.message : String(error)}` }),

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'react'
 import type { ChangeRequestChanges, ChangeRequestPageChange } from '../../../shared/contract'
 import { useBridge } from '../bridge'
-import type { Action } from '../hooks'
+import { useLoad, type Action } from '../hooks'
+import { ErrorNotice, Loading } from './Notice'
+import { PagePreview } from './PagePreview'
 import { TextDiff } from './TextDiff'
 
 const CHANGE_WORD = { added: 'New page', edited: 'Edited', removed: 'Removed', moved: 'Moved' } as const
@@ -90,8 +92,37 @@ function FrontMatter({ page }: { page: ChangeRequestPageChange }) {
   )
 }
 
+/** A changed page previewed on main and in the change request, side by side (issue 28): each side rendered as the service shows it. */
+function SidePreviews({ spaceId, page }: { spaceId: string; page: ChangeRequestPageChange }) {
+  const bridge = useBridge()
+  const side = (markdown: string, path: string | undefined) => (markdown.trim() && path?.endsWith('.md') ? bridge.previewPage({ spaceId, path, markdown }) : Promise.resolve(undefined))
+  const load = useLoad(() => Promise.all([side(page.before, page.fromPath ?? page.path), side(page.after, page.path)]), [spaceId, page.pageId, page.before, page.after])
+  if (load.error) return <ErrorNotice message={`The preview cannot be shown: ${load.error}`} />
+  if (!load.data) return <Loading what="the preview" />
+  const [before, after] = load.data
+  return (
+    <div className="preview-sides" role="group" aria-label={`${page.title}: on main and in this change request, previewed side by side`}>
+      <section>
+        <h3>On main</h3>
+        {before ? <PagePreview tree={before.tree} idPrefix={`main-${page.pageId}-`} label={`${page.title} on main`} /> : <p className="muted small">Not on main: a new page.</p>}
+      </section>
+      <section>
+        <h3>In this change request</h3>
+        {after ? <PagePreview tree={after.tree} idPrefix={`cr-${page.pageId}-`} label={`${page.title} in this change request`} /> : <p className="muted small">Removed by this change request.</p>}
+      </section>
+    </div>
+  )
+}
+
 /** The pages a change request changes (each with a word-level diff of main's text and its own, renames as old → new), its front matter, files and table of contents. */
-export function Changes({ changes }: { changes: ChangeRequestChanges }) {
+export function Changes({ changes, spaceId }: { changes: ChangeRequestChanges; spaceId?: string }) {
+  const [previewed, setPreviewed] = useState<ReadonlySet<string>>(new Set())
+  const togglePreview = (pageId: string) =>
+    setPreviewed((set) => {
+      const next = new Set(set)
+      if (!next.delete(pageId)) next.add(pageId)
+      return next
+    })
   const asOf = changes.asOf ? (
     <p className="notice notice-warn small" role="status">
       Offline: these changes as last read <time dateTime={changes.asOf}>{new Date(changes.asOf).toLocaleString()}</time>.
@@ -124,7 +155,18 @@ export function Changes({ changes }: { changes: ChangeRequestChanges }) {
             {page.frontMatter?.length ? <span className="badge">Front matter</span> : null}
           </summary>
           <FrontMatter page={page} />
-          {page.change === 'moved' ? <p className="small muted">Same text, at a new place.</p> : <TextDiff before={page.before} after={page.after} beforeLabel="On main" afterLabel="In this change request" />}
+          {spaceId && page.change !== 'moved' && (page.path ?? page.fromPath)?.endsWith('.md') ? (
+            <button type="button" className="link-button small" aria-pressed={previewed.has(page.pageId)} onClick={() => togglePreview(page.pageId)}>
+              Preview side by side
+            </button>
+          ) : null}
+          {page.change === 'moved' ? (
+            <p className="small muted">Same text, at a new place.</p>
+          ) : spaceId && previewed.has(page.pageId) ? (
+            <SidePreviews spaceId={spaceId} page={page} />
+          ) : (
+            <TextDiff before={page.before} after={page.after} beforeLabel="On main" afterLabel="In this change request" />
+          )}
         </details>
       ))}
       {changes.summary ? (

@@ -151,7 +151,7 @@ function ChangeRequestCard(props: CardProps) {
           </div>
         </div>
       ) : null}
-      {changes ? <Changes changes={changes} /> : null}
+      {changes ? <Changes changes={changes} spaceId={cr.spaceId} /> : null}
       <Discussion cr={cr} busy={busy} act={act} refreshKey={props.refreshKey} />
       {live && !cr.asOf ? <ReviewPanel cr={cr} busy={busy} act={act} onChanged={onChanged} refreshKey={props.refreshKey} /> : null}
     </li>

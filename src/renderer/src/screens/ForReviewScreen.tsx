@@ -36,7 +36,7 @@ function ForReviewCard({ item, busy, act, onChanged }: { item: ForReviewItem; bu
           {changes ? 'Hide changes' : 'Show changes'}
         </button>
       </div>
-      {changes ? <Changes changes={changes} /> : null}
+      {changes ? <Changes changes={changes} spaceId={item.spaceId} /> : null}
       <Discussion cr={{ id: item.id, spaceId: item.spaceId, spaceTitle: item.spaceTitle, number: item.number, status: item.status, updatedAt: item.updatedAt }} busy={busy} act={act} />
       <ReviewPanel cr={{ id: item.id, spaceId: item.spaceId, spaceTitle: item.spaceTitle, number: item.number, status: item.status, mine: false }} busy={busy} act={act} onChanged={onChanged} />
     </li>
