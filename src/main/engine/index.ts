@@ -47,5 +47,10 @@ export { linkFindings, refreshLinkReport } from './links/link-reports'
 export { localLinkFindings } from './links/local-preflight'
 export type { PreflightFinding } from './links/preflight'
 
+// Offline full-text search of the space folders, with the service's search beside it.
+export { SearchKeeper, searchedSpaces, UnknownSpaceError } from './search/search-keeper'
+export { EmptyQueryError } from './search/query-syntax'
+export type { SearchAnswer, SearchedSpace, SearchOptions, SearchResult, SnippetPart } from './search/workspace-search'
+
 // Files written whole or not at all.
 export { writeFileAtomic } from './workspace/atomic-write'

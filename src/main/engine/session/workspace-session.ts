@@ -15,6 +15,8 @@ import { describeHolder, waitFor, type LeaseHolder, type LeaseKind, type Workspa
 import { authErrorKey, storedSpaceFacts, unreachableKey } from './space-facts'
 import { ActionRefusedError, authMessage, isAuthError, type ActionOutcome } from './session-outcomes'
 import { LaterPushes } from './later-pushes'
+import { SearchKeeper, searchedSpaces } from '../search/search-keeper'
+import type { SearchAnswer, SearchOptions } from '../search/workspace-search'
 import { SpacePushers } from './space-pushers'
 
 export { ActionRefusedError, type ActionOutcome } from './session-outcomes'
@@ -97,6 +99,8 @@ export class WorkspaceSession {
   private readonly waiting = new AbortController()
   private readonly observers = new Set<(event: SessionEvent) => void>()
   private readonly unobserveReach: () => void
+  /** The full-text index of the space folders: fed by the watcher, refreshed by a query after a pass or push. */
+  private readonly searching: SearchKeeper
 
   readonly account: AccountRow
   readonly gateway: ApiGateway
@@ -107,6 +111,7 @@ export class WorkspaceSession {
     this.authError = o.cache.setting(authErrorKey(o.account.id)) || undefined
     this.pushers = new SpacePushers(o)
     this.later = new LaterPushes(() => (o.now?.() ?? new Date()).getTime())
+    this.searching = new SearchKeeper(o.cache, () => this.watcher !== undefined)
     // One fact for the whole session: any request finding the service away makes every space offline at
     // once (a push waiting out its retries included); the next answer gives each its own state back.
     this.unobserveReach = o.gateway.reachability.observe((reason) => {
@@ -409,6 +414,7 @@ export class WorkspaceSession {
       this.running.clear()
     }
     this.preflights.clear()
+    this.searching.stale()
     // The service answered this pass with the token: a refusal noted before is over.
     if (report.spaces.some((space) => space.state !== 'offline' && space.state !== 'error')) this.noteAuth(undefined)
     this.emit({ type: 'pass', report })
@@ -439,6 +445,7 @@ export class WorkspaceSession {
   private pushed(spaceId: string, result: PushResult) {
     this.lastPush.set(spaceId, result)
     this.preflights.delete(spaceId)
+    this.searching.stale(spaceId)
     // A push that planned (result.waitingDeletions is set) says whether a removal waits; one that only sent keeps what was planned.
     if (result.waitingDeletions !== undefined && !this.stopped) this.later.schedule(spaceId, result.replanAt, () => (this.paused() ? Promise.resolve() : this.push(spaceId)))
     this.noteAuth(result.stopped?.reason === 'signed-out' ? result.stopped.message : undefined)
@@ -466,6 +473,16 @@ export class WorkspaceSession {
     return findings
   }
 
+  /**
+   * Full-text search over the synced spaces' folders (engine/search), with the service's search beside
+   * it unless the service is known to be away (then the answer says it was not asked).
+   */
+  search(query: string, options: SearchOptions & { spaceId?: string } = {}): Promise<SearchAnswer> {
+    const unreachable = this.o.gateway.reachability.unreachable
+    const skipRemote = options.skipRemote ?? (unreachable !== undefined ? `offline (${unreachable})` : undefined)
+    return this.searching.search(this.o.gateway, searchedSpaces(this.o.cache, this.o.workspace(), options.spaceId), query, { ...options, skipRemote })
+  }
+
   /** The spaces being synced that have a folder (the sync-down engine names it on the first pass). */
   spaces(): WatchedSpace[] {
     return this.pushers.spaces()
@@ -490,8 +507,10 @@ export class WorkspaceSession {
       debounceMs: this.o.debounceMs,
       renameWindowMs: this.o.renameWindowMs,
       usePolling: this.o.usePolling,
-      onChange: (spaceId) => {
+      onChange: (spaceId, paths) => {
         this.preflights.delete(spaceId)
+        const space = spaces.find((s) => s.spaceId === spaceId)
+        if (space) this.searching.changed(space, paths)
         if (!this.paused()) void this.push(spaceId)
       },
       onError: (error) => this.emit({ type: 'log', level: 'warning', message: `watcher: ${error instanceof Error ? error.message : String(error)}` }),
