@@ -12,6 +12,7 @@ headings. Online, the service's search runs beside it: pages only it found are m
 their address on the service.
 
   "two words"  a phrase          word*  a prefix          other characters are searched as written
+  -- -word     a word starting with "-" (after --, so it is not read as an option)
   --space ID   only this space (ids from quire spaces)
   --local      do not ask the service
   --json       the results as JSON: {query, results: [{source, file, line, title, snippet, url}], remote}
@@ -19,12 +20,20 @@ their address on the service.
 Exits 0 when it found something, 1 when it found nothing, 2 when the query has no word to search for.`
 
 export async function searchCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { space: { type: 'string' }, json: { type: 'boolean', default: false }, local: { type: 'boolean', default: false }, limit: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-    strict: true,
-  })
+  let parsed
+  try {
+    parsed = parseArgs({
+      args,
+      options: { space: { type: 'string' }, json: { type: 'boolean', default: false }, local: { type: 'boolean', default: false }, limit: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (error) {
+    // A query word that starts with "-" reads as an option: say how to search for it.
+    io.err(`quire search: ${error instanceof Error ? error.message.split('.')[0] : String(error)}; words starting with "-" go after --: quire search -- "-word"`)
+    return 2
+  }
+  const { values, positionals } = parsed
   if (values.help) {
     io.out(searchUsage)
     return 0
@@ -88,7 +97,7 @@ function summary(answer: SearchAnswer): string {
   const head = `${local} local result${local === 1 ? '' : 's'}`
   const remote = answer.remote
   if (!remote.asked) return `${head}; ${remote.reason}`
-  if ('failed' in remote) return `${head}; local results only: the service's search failed (${remote.failed})`
+  if ('failed' in remote) return `${head}; local results only: the service was not reached (${remote.failed})`
   const only = answer.results.length - local
   return `${head}, ${only} more from the service's search (${remote.found} page${remote.found === 1 ? '' : 's'} found there)`
 }

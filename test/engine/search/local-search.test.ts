@@ -59,7 +59,7 @@ describe('offline full-text search of a space folder', () => {
     const hint = (await search('seedlings spring')).results
     expect(hint).toHaveLength(1)
     expect(hint[0]).toMatchObject({ path: 'guides/hints.md', line: 4 })
-    expect(text(hint[0].snippet)).toBe('Never overwater the [seedlings] in [spring] .')
+    expect(text(hint[0].snippet)).toBe('Never overwater the [seedlings] in [spring].')
     expect((await search('hint style warning')).results).toEqual([])
     expect((await search('quire sync --once')).results[0]).toMatchObject({ path: 'guides/hints.md', line: 8 })
   })

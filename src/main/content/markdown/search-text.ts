@@ -23,15 +23,25 @@ const HTML_TAG = /<[^>]*>/g
 
 export function searchText(source: string): SearchText {
   const lineCount = source.split('\n').length
-  const lines: string[][] = Array.from({ length: lineCount }, () => [])
+  const lines: string[] = Array.from({ length: lineCount }, () => '')
+  /** Where the last value put on each line ends in the source: what lies between it and the next decides the space. */
+  const lineEnds: number[] = Array.from({ length: lineCount }, () => -1)
   /** Lines of code blocks: their `{% %}` is code, not GitBook's markup. */
   const codeLines = new Set<number>()
-  // `value` put at 1-based `line` and on: a multi-line value keeps its own breaks.
-  const put = (line: number, value: string, code = false) => {
-    value.split('\n').forEach((part, i) => {
-      const text = part.trim()
-      if (code) codeLines.add(line + i - 1)
-      if (text !== '' && line + i - 1 < lineCount) lines[line + i - 1].push(text)
+  // `node`'s `value` put at 1-based `line` and on: a multi-line value keeps its own breaks. Two values
+  // of a line are joined with a space only when the source has white space between them, so the words
+  // of `**bold**er` or `[a link](x).` stay as written.
+  const put = (node: Nodes, line: number, value: string, code = false) => {
+    const start = node.position?.start.offset ?? 0
+    const end = node.position?.end.offset ?? 0
+    const parts = value.split('\n')
+    parts.forEach((part, i) => {
+      const at = line + i - 1
+      if (at >= lineCount) return
+      if (code) codeLines.add(at)
+      if (i === 0 && lineEnds[at] >= 0 && /\s/.test(source.slice(lineEnds[at], start))) lines[at] += ' '
+      lines[at] += part
+      lineEnds[at] = i === parts.length - 1 ? end : source.length
     })
   }
   let title: string | undefined
@@ -46,23 +56,23 @@ export function searchText(source: string): SearchText {
         return
       }
       case 'text':
-        return put(line, node.value)
+        return put(node, line, node.value)
       case 'inlineCode':
-        return put(line, node.value)
+        return put(node, line, node.value)
       case 'code': {
         // A fenced block's code starts on the line after its fence; an indented block's on its own.
         const fenced = /^\s*(`{3,}|~{3,})/.test(source.slice(node.position?.start.offset ?? 0, (node.position?.start.offset ?? 0) + 8))
-        return put(fenced ? line + 1 : line, node.value, true)
+        return put(node, fenced ? line + 1 : line, node.value, true)
       }
       case 'html':
-        return put(line, node.value.replace(HTML_TAG, ' '))
+        return put(node, line, node.value.replace(HTML_TAG, ' '))
       case 'image':
       case 'imageReference':
-        return put(line, node.alt ?? '')
+        return put(node, line, node.alt ?? '')
     }
   })
   // A tag is stripped from the whole line: a link inside it (`{% embed url="https://…" %}`) splits it
   // into several text nodes.
-  const body = lines.map((words, i) => (codeLines.has(i) ? words.join(' ') : words.join(' ').replace(GITBOOK_TAG, ' ').replace(/\s+/g, ' ').trim()))
+  const body = lines.map((text, i) => (codeLines.has(i) ? text : text.replace(GITBOOK_TAG, ' ')).replace(/\s+/g, ' ').trim())
   return { title, headings: headings.join('\n'), body: body.join('\n') }
 }

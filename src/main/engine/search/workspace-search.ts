@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import type { CacheRepository } from '../cache/cache-repository'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
@@ -88,12 +89,14 @@ export async function searchWorkspace(
       continue
     }
     const folder = indexed.find((s) => s.spaceId === page.spaceId)?.folder
+    const file = localPath && folder ? path.join(folder, ...localPath.split('/')) : undefined
     results.push({
       source: 'remote',
       spaceId: page.spaceId,
       spaceTitle: titles.get(page.spaceId) ?? page.spaceTitle,
       title: page.title,
-      ...(localPath && folder ? { path: localPath, file: path.join(folder, ...localPath.split('/')) } : {}),
+      // Its file, when one is there to open (the writer may have deleted it: then the service's page only).
+      ...(file && fs.existsSync(file) ? { path: localPath, file } : {}),
       snippet: markTerms(page.body, query),
       url: page.url,
       pageId: page.pageId,
