@@ -191,6 +191,7 @@ const CHANNEL_CHECKS: { [C in QuireChannel]: ArgChecks<ChannelArgs[C]> } = {
   resolveComment: [object({ spaceId: req(id), commentId: req(id), changeRequestId: opt(id) })],
   reopenComment: [object({ spaceId: req(id), changeRequestId: req(id), commentId: req(id) })],
   listBrokenLinks: [],
+  searchWorkspace: [object({ query: req(text(512)), spaceId: opt(id) })],
   openLocalFile: [object({ file: req(absolutePath), line: opt(integer(1, 10_000_000)) })],
   openExternal: [object({ url: req(httpUrl) })],
   openWorkspaceFolder: [],

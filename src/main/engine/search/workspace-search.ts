@@ -47,6 +47,8 @@ export interface SearchOptions {
   prefixLast?: boolean
   /** Why the service is not to be asked (offline, not signed in, --local); undefined: ask it when a gateway is given. */
   skipRemote?: string
+  /** How long the service's search may take before the local results are answered alone (a search box should not wait out retries). */
+  remoteTimeoutMs?: number
 }
 
 /**
@@ -73,7 +75,8 @@ export async function searchWorkspace(
   if (skip !== undefined || !gateway) return { results, remote: { asked: false, reason: skip ?? 'not signed in' } }
   let pages: RemotePage[]
   try {
-    pages = await servicePages(gateway, spaces, query, limit)
+    const asked = servicePages(gateway, spaces, query, limit)
+    pages = options.remoteTimeoutMs === undefined ? await asked : await withinTime(asked, options.remoteTimeoutMs)
   } catch (error) {
     const reason = error instanceof ServiceUnreachableError ? 'the service cannot be reached' : error instanceof Error ? error.message : String(error)
     return { results, remote: { asked: true, failed: reason } }
@@ -103,6 +106,22 @@ export async function searchWorkspace(
     })
   }
   return { results, remote: { asked: true, found: pages.length } }
+}
+
+class NoAnswerInTime extends Error {}
+
+/** `work`, or a failure saying the service did not answer in time (the work goes on, its answer unused). */
+async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NoAnswerInTime(`the service did not answer within ${Math.round(ms / 1000)} s`)), ms)
+  })
+  work.catch(() => undefined)
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 interface RemotePage {
