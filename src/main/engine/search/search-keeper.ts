@@ -8,21 +8,14 @@ import { searchWorkspace, type SearchAnswer, type SearchedSpace, type SearchOpti
 
 /**
  * The search index as a session (or a one-off command) keeps it. The index is read from the files:
- * a query first brings each space's rows to its folder (a stat a file, changed files read again), so it
- * is never stale against the folder. While a watcher runs, what it reports is indexed as it comes and a
- * space it has seen since the last refresh needs none; a pass or a push (which may write any file of a
- * space) makes the space's next query refresh it again.
+ * every query first brings each space's rows to its folder (a stat a file; only changed files are read
+ * again), so it is never stale against the folder, not even for a save the watcher has not reported
+ * yet. The watcher's bursts are indexed as they come, so the query finds them done.
  */
 export class SearchKeeper {
   readonly index: LocalSearchIndex
-  /** Spaces whose rows match their folder as of the last refresh, as far as the watcher has told since. */
-  private readonly fresh = new Set<string>()
 
-  constructor(
-    private readonly cache: CacheRepository,
-    /** Whether a watcher reports every change of the space folders now. */
-    private readonly watching: () => boolean = () => false,
-  ) {
+  constructor(private readonly cache: CacheRepository) {
     this.index = new LocalSearchIndex(cache.searchIndex)
   }
 
@@ -31,26 +24,14 @@ export class SearchKeeper {
     try {
       this.index.update(space, paths)
     } catch {
-      // Not indexed now (a cache busy or full): the space's next query refreshes it from the folder.
-      this.fresh.delete(space.spaceId)
+      // Not indexed now (a cache busy or full): the next query's refresh reads them from the folder.
     }
-  }
-
-  /** A pass or a push may have written files of `spaceId` (of every space when undefined). */
-  stale(spaceId?: string): void {
-    if (spaceId === undefined) this.fresh.clear()
-    else this.fresh.delete(spaceId)
   }
 
   /** Searches the spaces' folders, and the service beside them when `gateway` is given and `skipRemote` is not. */
   async search(gateway: ApiGateway | undefined, spaces: readonly SearchedSpace[], query: string, options: SearchOptions = {}): Promise<SearchAnswer> {
     ftsExpression(query, { prefixLast: options.prefixLast }) // an empty query is refused before any file is read
-    const watching = this.watching()
-    for (const space of spaces) {
-      if (!space.folder || (watching && this.fresh.has(space.spaceId))) continue
-      this.index.refresh({ spaceId: space.spaceId, folder: space.folder })
-      if (watching) this.fresh.add(space.spaceId)
-    }
+    for (const space of spaces) if (space.folder) this.index.refresh({ spaceId: space.spaceId, folder: space.folder })
     return searchWorkspace(this.index, this.cache, gateway, spaces, query, options)
   }
 }

@@ -99,7 +99,7 @@ export class WorkspaceSession {
   private readonly waiting = new AbortController()
   private readonly observers = new Set<(event: SessionEvent) => void>()
   private readonly unobserveReach: () => void
-  /** The full-text index of the space folders: fed by the watcher, refreshed by a query after a pass or push. */
+  /** The full-text index of the space folders: fed by the watcher, brought to the folders by each query. */
   private readonly searching: SearchKeeper
 
   readonly account: AccountRow
@@ -111,7 +111,7 @@ export class WorkspaceSession {
     this.authError = o.cache.setting(authErrorKey(o.account.id)) || undefined
     this.pushers = new SpacePushers(o)
     this.later = new LaterPushes(() => (o.now?.() ?? new Date()).getTime())
-    this.searching = new SearchKeeper(o.cache, () => this.watcher !== undefined)
+    this.searching = new SearchKeeper(o.cache)
     // One fact for the whole session: any request finding the service away makes every space offline at
     // once (a push waiting out its retries included); the next answer gives each its own state back.
     this.unobserveReach = o.gateway.reachability.observe((reason) => {
@@ -414,7 +414,6 @@ export class WorkspaceSession {
       this.running.clear()
     }
     this.preflights.clear()
-    this.searching.stale()
     // The service answered this pass with the token: a refusal noted before is over.
     if (report.spaces.some((space) => space.state !== 'offline' && space.state !== 'error')) this.noteAuth(undefined)
     this.emit({ type: 'pass', report })
@@ -445,7 +444,6 @@ export class WorkspaceSession {
   private pushed(spaceId: string, result: PushResult) {
     this.lastPush.set(spaceId, result)
     this.preflights.delete(spaceId)
-    this.searching.stale(spaceId)
     // A push that planned (result.waitingDeletions is set) says whether a removal waits; one that only sent keeps what was planned.
     if (result.waitingDeletions !== undefined && !this.stopped) this.later.schedule(spaceId, result.replanAt, () => (this.paused() ? Promise.resolve() : this.push(spaceId)))
     this.noteAuth(result.stopped?.reason === 'signed-out' ? result.stopped.message : undefined)

@@ -23,6 +23,7 @@ export function SearchDialog({ open, onClose }: { open: boolean; onClose: () => 
   const bridge = useBridge()
   const dialog = useRef<HTMLDialogElement>(null)
   const list = useRef<HTMLUListElement>(null)
+  const input = useRef<HTMLInputElement>(null)
   const [query, setQuery] = useState('')
   const [answer, setAnswer] = useState<SearchResults>()
   const [error, setError] = useState<string>()
@@ -32,8 +33,11 @@ export function SearchDialog({ open, onClose }: { open: boolean; onClose: () => 
   useEffect(() => {
     const element = dialog.current
     if (!element) return
-    if (open && !element.open) element.showModal()
-    else if (!open && element.open) element.close()
+    if (open && !element.open) {
+      element.showModal()
+      // showModal focuses the first button (Close): the writer came to type.
+      input.current?.focus()
+    } else if (!open && element.open) element.close()
   }, [open])
 
   useEffect(() => {
@@ -90,7 +94,7 @@ export function SearchDialog({ open, onClose }: { open: boolean; onClose: () => 
         aria-describedby="search-hint"
         maxLength={512}
         value={query}
-        autoFocus
+        ref={input}
         onChange={(e) => setQuery(e.target.value)}
         onKeyDown={(e) => {
           // Down from the box goes to the first result, as in a menu.
