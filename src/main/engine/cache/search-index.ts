@@ -20,11 +20,11 @@ export interface IndexHit {
 export const MATCH_OPEN = '\u0002'
 export const MATCH_CLOSE = '\u0003'
 
-// bm25's weights of the three columns: a word in the title counts ten times one in the text, one in a
-// heading four times (the title and headings are also in the text, so they count there too).
-const TITLE_WEIGHT = 10
-const HEADING_WEIGHT = 4
-const BODY_WEIGHT = 1
+/**
+ * A space id as the one token the `space` column holds: letters and digits only (ids are those, and
+ * `-`, `_`), so the tokenizer keeps it whole.
+ */
+const spaceToken = (spaceId: string) => `s${Buffer.from(spaceId).toString('hex')}`
 
 /**
  * The search index of the client cache (`search_files` and the FTS5 table `search_text`): every SQL
@@ -58,11 +58,11 @@ export class SearchIndexTable {
     if (row) {
       this.sql('UPDATE search_files SET stat = ?, title = ? WHERE id = ?').run(stat, text.title, row.id)
       this.sql('DELETE FROM search_text WHERE rowid = ?').run(row.id)
-      this.sql('INSERT INTO search_text (rowid, title, headings, body) VALUES (?, ?, ?, ?)').run(row.id, text.title, text.headings, text.body)
+      this.sql('INSERT INTO search_text (rowid, title, headings, body, space) VALUES (?, ?, ?, ?, ?)').run(row.id, text.title, text.headings, text.body, spaceToken(spaceId))
       return
     }
     const id = this.sql('INSERT INTO search_files (space_id, path, stat, title) VALUES (?, ?, ?, ?)').run(spaceId, path, stat, text.title).lastInsertRowid
-    this.sql('INSERT INTO search_text (rowid, title, headings, body) VALUES (?, ?, ?, ?)').run(id, text.title, text.headings, text.body)
+    this.sql('INSERT INTO search_text (rowid, title, headings, body, space) VALUES (?, ?, ?, ?, ?)').run(id, text.title, text.headings, text.body, spaceToken(spaceId))
   }
 
   /** Only the stat changed (a touch, or a rewrite with the same bytes): the text stays. */
@@ -91,23 +91,28 @@ export class SearchIndexTable {
   /**
    * The best `limit` files of `spaceIds` for an FTS5 expression (already escaped: search/query-syntax.ts),
    * best first by bm25 with the title and heading weights.
+   *
+   * The pages matching in their title or headings are ranked first, alone: when they are `limit` or more,
+   * they are the answer. bm25 scores every match, so a word most pages hold (which bm25 itself weighs at
+   * almost nothing) would cost a score a page; its title and heading matches are few, and outrank the
+   * rest by their weights anyway. Otherwise every match is ranked.
    */
   query(match: string, spaceIds: readonly string[], limit: number): IndexHit[] {
     if (spaceIds.length === 0) return []
     // Ranked first, marked after: highlight() re-reads a row's text, so only the few kept pay for it.
-    // CROSS JOIN keeps the full-text match the outer loop: a `rowid IN (...)` would run it once a row.
-    const ranked = this.sql(
-      `SELECT t.rowid AS id, bm25(search_text, ${TITLE_WEIGHT}, ${HEADING_WEIGHT}, ${BODY_WEIGHT}) AS rank
-       FROM search_text t CROSS JOIN search_files f ON f.id = t.rowid
-       WHERE search_text MATCH ? AND f.space_id IN (SELECT value FROM json_each(?))
-       ORDER BY rank LIMIT ?`,
-    ).all(match, JSON.stringify(spaceIds), limit) as Array<{ id: number; rank: number }>
+    // The spaces are part of the expression (their tokens in the `space` column), and `rank` is the
+    // table's bm25 with the title and heading weights (migration 007), sorted by FTS5 itself.
+    const spaces = `space : (${spaceIds.map((id) => `"${spaceToken(id)}"`).join(' OR ')})`
+    const rank = (expression: string) => this.sql('SELECT rowid AS id, rank FROM search_text WHERE search_text MATCH ? ORDER BY rank LIMIT ?').all(expression, limit) as Array<{ id: number; rank: number }>
+    const expression = `${spaces} AND {title headings body} : (${match})`
+    const heads = rank(`${spaces} AND {title headings} : (${match})`)
+    const ranked = heads.length >= limit ? heads : rank(expression)
     if (ranked.length === 0) return []
     const marked = this.sql(
       `SELECT t.rowid AS id, f.space_id AS spaceId, f.path AS path, f.title AS title, highlight(search_text, 2, ?, ?) AS marked
        FROM search_text t JOIN search_files f ON f.id = t.rowid
        WHERE search_text MATCH ? AND t.rowid IN (SELECT value FROM json_each(?))`,
-    ).all(MATCH_OPEN, MATCH_CLOSE, match, JSON.stringify(ranked.map((r) => r.id))) as Array<Omit<IndexHit, 'rank'> & { id: number }>
+    ).all(MATCH_OPEN, MATCH_CLOSE, expression, JSON.stringify(ranked.map((r) => r.id))) as Array<Omit<IndexHit, 'rank'> & { id: number }>
     const byId = new Map(marked.map((m) => [m.id, m]))
     return ranked.flatMap((r) => {
       const m = byId.get(r.id)
