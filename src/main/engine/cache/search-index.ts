@@ -20,11 +20,6 @@ export interface IndexHit {
 export const MATCH_OPEN = '\u0002'
 export const MATCH_CLOSE = '\u0003'
 
-/**
- * A space id as the one token the `space` column holds: letters and digits only (ids are those, and
- * `-`, `_`), so the tokenizer keeps it whole.
- */
-const spaceToken = (spaceId: string) => `s${Buffer.from(spaceId).toString('hex')}`
 
 /**
  * The search index of the client cache (`search_files` and the FTS5 table `search_text`): every SQL
@@ -33,6 +28,8 @@ const spaceToken = (spaceId: string) => `s${Buffer.from(spaceId).toString('hex')
  */
 export class SearchIndexTable {
   private readonly statements = new Map<string, Database.Statement>()
+  /** The spaces that have rows, read once: a query of all of them needs no filter by space. */
+  private indexedSpaces?: Set<string>
 
   constructor(private readonly db: Database.Database) {}
 
@@ -58,11 +55,12 @@ export class SearchIndexTable {
     if (row) {
       this.sql('UPDATE search_files SET stat = ?, title = ? WHERE id = ?').run(stat, text.title, row.id)
       this.sql('DELETE FROM search_text WHERE rowid = ?').run(row.id)
-      this.sql('INSERT INTO search_text (rowid, title, headings, body, space) VALUES (?, ?, ?, ?, ?)').run(row.id, text.title, text.headings, text.body, spaceToken(spaceId))
+      this.sql('INSERT INTO search_text (rowid, title, headings, body) VALUES (?, ?, ?, ?)').run(row.id, text.title, text.headings, text.body)
       return
     }
     const id = this.sql('INSERT INTO search_files (space_id, path, stat, title) VALUES (?, ?, ?, ?)').run(spaceId, path, stat, text.title).lastInsertRowid
-    this.sql('INSERT INTO search_text (rowid, title, headings, body, space) VALUES (?, ?, ?, ?, ?)').run(id, text.title, text.headings, text.body, spaceToken(spaceId))
+    this.sql('INSERT INTO search_text (rowid, title, headings, body) VALUES (?, ?, ?, ?)').run(id, text.title, text.headings, text.body)
+    this.indexedSpaces?.add(spaceId)
   }
 
   /** Only the stat changed (a touch, or a rewrite with the same bytes): the text stays. */
@@ -81,11 +79,13 @@ export class SearchIndexTable {
   removeSpace(spaceId: string): void {
     this.sql('DELETE FROM search_text WHERE rowid IN (SELECT id FROM search_files WHERE space_id = ?)').run(spaceId)
     this.sql('DELETE FROM search_files WHERE space_id = ?').run(spaceId)
+    this.indexedSpaces?.delete(spaceId)
   }
 
   /** Spaces that have rows. */
   spaces(): string[] {
-    return (this.sql('SELECT DISTINCT space_id FROM search_files').all() as Array<{ space_id: string }>).map((r) => r.space_id)
+    this.indexedSpaces ??= new Set((this.sql('SELECT DISTINCT space_id FROM search_files').all() as Array<{ space_id: string }>).map((r) => r.space_id))
+    return [...this.indexedSpaces]
   }
 
   /**
@@ -100,12 +100,21 @@ export class SearchIndexTable {
   query(match: string, spaceIds: readonly string[], limit: number): IndexHit[] {
     if (spaceIds.length === 0) return []
     // Ranked first, marked after: highlight() re-reads a row's text, so only the few kept pay for it.
-    // The spaces are part of the expression (their tokens in the `space` column), and `rank` is the
-    // table's bm25 with the title and heading weights (migration 007), sorted by FTS5 itself.
-    const spaces = `space : (${spaceIds.map((id) => `"${spaceToken(id)}"`).join(' OR ')})`
-    const rank = (expression: string) => this.sql('SELECT rowid AS id, rank FROM search_text WHERE search_text MATCH ? ORDER BY rank LIMIT ?').all(expression, limit) as Array<{ id: number; rank: number }>
-    const expression = `${spaces} AND {title headings body} : (${match})`
-    const heads = rank(`${spaces} AND {title headings} : (${match})`)
+    // `rank` is the table's bm25 with the title and heading weights (migration 007), sorted by FTS5.
+    // Asked of every space there is (the usual search), no row needs its space looked up; else the file
+    // rows are joined, the full-text match kept the outer loop (CROSS JOIN: a `rowid IN (...)` would
+    // run the match once a row).
+    const asked = new Set(spaceIds)
+    const all = this.spaces().every((id) => asked.has(id))
+    const rank = (expression: string) =>
+      (all
+        ? this.sql('SELECT rowid AS id, rank FROM search_text WHERE search_text MATCH ? ORDER BY rank LIMIT ?').all(expression, limit)
+        : this.sql(
+            `SELECT t.rowid AS id, t.rank AS rank FROM search_text t CROSS JOIN search_files f ON f.id = t.rowid
+             WHERE search_text MATCH ? AND f.space_id IN (SELECT value FROM json_each(?)) ORDER BY t.rank LIMIT ?`,
+          ).all(expression, JSON.stringify(spaceIds), limit)) as Array<{ id: number; rank: number }>
+    const expression = match
+    const heads = rank(`{title headings} : (${match})`)
     const ranked = heads.length >= limit ? heads : rank(expression)
     if (ranked.length === 0) return []
     const marked = this.sql(
@@ -116,7 +125,8 @@ export class SearchIndexTable {
     const byId = new Map(marked.map((m) => [m.id, m]))
     return ranked.flatMap((r) => {
       const m = byId.get(r.id)
-      return m ? [{ spaceId: m.spaceId, path: m.path, title: m.title, rank: r.rank, marked: m.marked }] : []
+      // A space another process indexed since this one read the list is not filtered above: it is here.
+      return m && asked.has(m.spaceId) ? [{ spaceId: m.spaceId, path: m.path, title: m.title, rank: r.rank, marked: m.marked }] : []
     })
   }
 

@@ -4,10 +4,8 @@ import type { Migration } from '../../../db/migrate'
 // pages and the writer's unsent edits alike), with the stat it had then, so a query re-reads only the
 // files whose stat changed; and an FTS5 table of their title, headings and text (GitBook block markup
 // stripped, code kept), whose rowid is the file row's id. The text keeps the file's line breaks, so a
-// match is found at its line. The text row also holds its space's id as a token (column `space`), so a
-// query of some spaces is one full-text expression, not a look-up per match; the rank (bm25, ten for a
-// title word, four for a heading's, one for the text's, none for the space) is FTS5's own, so it sorts
-// the matches itself. Only search-index.ts uses them.
+// match is found at its line. The rank (bm25: ten for a title word, four for a heading's, one for the
+// text's) is the table's own, so FTS5 sorts the matches itself. Only search-index.ts uses them.
 export const cacheMigration007: Migration = {
   version: 7,
   name: 'search-index',
@@ -21,8 +19,8 @@ export const cacheMigration007: Migration = {
         title TEXT NOT NULL,
         UNIQUE (space_id, path)
       );
-      CREATE VIRTUAL TABLE search_text USING fts5(title, headings, body, space, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
-      INSERT INTO search_text (search_text, rank) VALUES ('rank', 'bm25(10.0, 4.0, 1.0, 0.0)');
+      CREATE VIRTUAL TABLE search_text USING fts5(title, headings, body, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+      INSERT INTO search_text (search_text, rank) VALUES ('rank', 'bm25(10.0, 4.0, 1.0)');
     `)
   },
 }
