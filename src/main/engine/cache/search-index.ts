@@ -49,6 +49,11 @@ export class SearchIndexTable {
     return new Map(rows.map((r) => [r.path, r.stat]))
   }
 
+  /** The stat one file was indexed with; undefined when it is not indexed. */
+  stat(spaceId: string, path: string): string | undefined {
+    return (this.sql('SELECT stat FROM search_files WHERE space_id = ? AND path = ?').get(spaceId, path) as { stat: string } | undefined)?.stat
+  }
+
   /** Puts (or replaces) a file's text; `stat` is '' when its stat cannot vouch for it (read again next time). */
   put(spaceId: string, path: string, stat: string, text: IndexedText): void {
     const row = this.sql('SELECT id FROM search_files WHERE space_id = ? AND path = ?').get(spaceId, path) as { id: number } | undefined

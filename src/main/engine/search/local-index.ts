@@ -82,12 +82,9 @@ export class LocalSearchIndex {
   /** The files at `paths` changed (a watcher's burst, a write the session knows of): each read again or removed. */
   update(space: IndexedSpace, paths: readonly string[]): void {
     const now = BigInt(Date.now()) * 1_000_000n
-    const known = this.table.stats(space.spaceId)
+    // Row by row: a burst names a few files of a space that may have 100,000.
     this.table.transaction(() => {
-      for (const relative of paths) {
-        if (!isIndexedPage(relative)) continue
-        this.indexFile(space, relative, known.get(relative), now)
-      }
+      for (const relative of paths) if (isIndexedPage(relative)) this.indexFile(space, relative, this.table.stat(space.spaceId, relative), now)
     })
   }
 
