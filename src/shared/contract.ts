@@ -382,6 +382,35 @@ export interface ReviewNews {
   changeRequestId: string
 }
 
+/** A piece of a search result's text: the page's words, a match or not. */
+export interface SearchSnippetPart {
+  text: string
+  match?: true
+}
+
+/** One result of a search: a file of a space folder at a line (local), or a page only the service found (remote). */
+export interface SearchHit {
+  source: 'local' | 'remote'
+  spaceId: string
+  spaceTitle?: string
+  title: string
+  /** The file relative to its space folder, and absolute (for openLocalFile), when there is one. */
+  path?: string
+  file?: string
+  line?: number
+  snippet: SearchSnippetPart[]
+  /** The page on the service (remote results, and local ones the service found too). */
+  url?: string
+  /** A local result the service's search found too. */
+  alsoRemote?: true
+}
+
+export interface SearchResults {
+  results: SearchHit[]
+  /** The service's search: asked (and how many pages it found), or why not / why it failed, in plain words. */
+  remote: { asked: boolean; found?: number; note?: string }
+}
+
 /** Which change requests a list shows: the live ones (open and drafts), or the merged or archived ones. */
 export type ChangeRequestFilter = 'live' | 'merged' | 'archived'
 
@@ -445,6 +474,11 @@ export interface QuireApi {
   previewPage(input: { spaceId: string; path: string; markdown?: string }): Promise<PagePreview>
 
   listBrokenLinks(): Promise<BrokenLink[]>
+  /**
+   * Full-text search of every synced space's files as they are (offline too; the last word a prefix),
+   * and of the service beside it when it answers. A query with no word is refused ('invalid').
+   */
+  searchWorkspace(input: { query: string; spaceId?: string }): Promise<SearchResults>
   /** Opens a workspace file (a broken link's) at its line, on the computer Quire runs on; answers what opened it. */
   openLocalFile(input: { file: string; line?: number }): Promise<OpenedFile>
   openExternal(input: { url: string }): Promise<void>
@@ -525,6 +559,7 @@ export const QUIRE_CHANNELS = [
   'reopenComment',
   'previewPage',
   'listBrokenLinks',
+  'searchWorkspace',
   'openLocalFile',
   'openExternal',
   'openWorkspaceFolder',

@@ -1,6 +1,6 @@
 import type {
   ActivityEntry, BrokenLink, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread, ConflictComparison, DemoRole, OpenedFile,
-  OrganizationNode, PageSummary, QuireApi, QuireBridge, QuireEvent, SelectionTarget, SessionInfo, Settings, StatusSnapshot,
+  OrganizationNode, PageSummary, QuireApi, QuireBridge, QuireEvent, SearchResults, SelectionTarget, SessionInfo, Settings, StatusSnapshot,
 } from '../../shared/contract'
 import { healedCacheLine, SyncEngine, WorkspaceStore, type CacheRepository, type HealedCache, type OutboxRepository, type WorkspaceSession } from '../engine'
 import { openLive, type BackendOptions, type Live } from './app-session'
@@ -12,6 +12,7 @@ import { systemDesktopActions } from './desktop-actions'
 import { AppError, fromApiError } from './errors'
 import { LocalFiles } from './local-files'
 import { previewPage } from './page-previews'
+import { searchResults } from './search-results'
 import { appPaths, type AppPaths } from './paths'
 import { SettingsStore } from './settings-store'
 import { applySelection } from './space-tree'
@@ -293,6 +294,10 @@ export class QuireBackend implements QuireBridge {
     const live = this.require()
     return this.files.brokenLinks(live.gateway, (message, spaceId) => this.log('warning', message, spaceId))
   }
+
+  /* Search: the session's index of the space folders, the service's search beside it (search-results.ts) */
+
+  readonly searchWorkspace = async (input: { query: string; spaceId?: string }): Promise<SearchResults> => searchResults(this.require().engine, input.query, input.spaceId)
 
   // Plain delegations to the desktop (editor, browser, file manager).
   readonly openLocalFile = async (input: { file: string; line?: number }): Promise<OpenedFile> => this.files.openLocalFile(input.file, input.line)

@@ -199,6 +199,7 @@ const CHANNEL_CHECKS: { [C in QuireChannel]: ArgChecks<ChannelArgs[C]> } = {
   reopenComment: [object({ spaceId: req(id), changeRequestId: req(id), commentId: req(id) })],
   previewPage: [object({ spaceId: req(id), path: req(relativePath), markdown: opt(pageMarkdown) })],
   listBrokenLinks: [],
+  searchWorkspace: [object({ query: req(text(512)), spaceId: opt(id) })],
   openLocalFile: [object({ file: req(absolutePath), line: opt(integer(1, 10_000_000)) })],
   openExternal: [object({ url: req(httpUrl) })],
   openWorkspaceFolder: [],

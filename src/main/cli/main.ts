@@ -14,6 +14,7 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
   spaces: { load: async () => (await import('./spaces-command')).spacesCommand, summary: 'the spaces you can see: ids, titles, which are selected, the state of each' },
   status: { load: async () => (await import('./status-command')).statusCommand, summary: 'per space: state, revision, pages, last sync, pending work' },
   links: { load: async () => (await import('./status-command')).linksCommand, summary: 'link reports of the synced spaces, mapped to local files and lines' },
+  search: { load: async () => (await import('./search-command')).searchCommand, summary: 'full-text search of the synced files (offline), with the service\'s search beside it online' },
   watch: { load: async () => (await import('./watch-command')).watchCommand, summary: 'sync both ways: edits become change requests, markers become comments' },
   comments: { load: async () => (await import('./comments-command')).commentsCommand, summary: "the comment threads of a page's file" },
   comment: { load: async () => (await import('./comments-command')).commentCommand, summary: 'post a comment on the page of a file' },

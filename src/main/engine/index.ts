@@ -49,5 +49,10 @@ export { previewSpacePage, PreviewRefused, spaceFolderOf } from './preview/page-
 export { previewHtml, renderPreview, type PreviewContext } from './preview/render-preview'
 export type { PreflightFinding } from './links/preflight'
 
+// Offline full-text search of the space folders, with the service's search beside it.
+export { SearchKeeper, searchedSpaces, UnknownSpaceError } from './search/search-keeper'
+export { EmptyQueryError } from './search/query-syntax'
+export type { SearchAnswer, SearchedSpace, SearchOptions, SearchResult, SnippetPart } from './search/workspace-search'
+
 // Files written whole or not at all.
 export { writeFileAtomic } from './workspace/atomic-write'

@@ -3,6 +3,7 @@ import type { DemoRole, SessionInfo, StatusSnapshot } from '../../shared/contrac
 import { overallWords, type WayOut } from '../../shared/status-words'
 import { useBridge } from './bridge'
 import { DoneNotice, ErrorNotice } from './components/Notice'
+import { SearchDialog } from './components/SearchDialog'
 import { StateLine } from './components/StateLine'
 import { useNow } from './components/Time'
 import { errorText, useAction } from './hooks'
@@ -53,6 +54,19 @@ export function App() {
   const [news, setNews] = useState<string>()
   /** Set while the tab has lost its server (quire serve stopped): nothing shown is current then. */
   const [notRunning, setNotRunning] = useState(false)
+  /** The search box (Ctrl+K, Cmd+K on a Mac) is open. */
+  const [searching, setSearching] = useState(false)
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault()
+        setSearching(true)
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
 
   useEffect(() => {
     const onStatus = (next: StatusSnapshot) => {
@@ -163,6 +177,9 @@ export function App() {
           ) : null}
         </div>
         <div className="toolbar">
+          <button type="button" onClick={() => setSearching(true)} aria-keyshortcuts="Control+K Meta+K">
+            Search <kbd className="muted small">Ctrl+K</kbd>
+          </button>
           <button type="button" onClick={() => void action.run('sync', () => bridge.syncNow(), 'Sync started.')} disabled={action.busy === 'sync'}>
             {action.busy === 'sync' ? 'Starting…' : 'Sync now'}
           </button>
@@ -199,6 +216,7 @@ export function App() {
         </p>
         {session.demo ? <DemoSwitch session={session} busy={action.busy} run={action.run} onSession={setSession} /> : null}
       </nav>
+      {searching ? <SearchDialog open={searching} onClose={() => setSearching(false)} /> : null}
       <main className="content" ref={mainRef}>
         {gone}
         <ErrorNotice message={action.error} />

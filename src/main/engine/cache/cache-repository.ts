@@ -5,6 +5,7 @@ import type { EntryKind, JournalEntry } from './journal-types'
 import { PageBases } from './page-bases'
 import { PageTables, type RemoteFileRow, type RemotePageRow } from './page-tables'
 import { RunTables } from './run-tables'
+import { SearchIndexTable } from './search-index'
 import { SettingsTable } from './settings-table'
 import { SpaceTables, type SpaceIssue, type SpaceState } from './space-tables'
 
@@ -27,6 +28,7 @@ export class CacheRepository {
   private readonly pageTables: PageTables
   private readonly runs: RunTables
   private bases?: PageBases
+  private search?: SearchIndexTable
 
   constructor(
     private readonly db: Database.Database,
@@ -47,6 +49,11 @@ export class CacheRepository {
   /** The page texts the journal's oids stand for (merge bases of sync up). */
   get pageBases(): PageBases {
     return (this.bases ??= new PageBases(this.db))
+  }
+
+  /** The full-text index of the space folders' pages (engine/search). */
+  get searchIndex(): SearchIndexTable {
+    return (this.search ??= new SearchIndexTable(this.db))
   }
 
   close() {

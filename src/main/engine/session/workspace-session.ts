@@ -16,6 +16,8 @@ import { describeHolder, waitFor, type LeaseHolder, type LeaseKind, type Workspa
 import { authErrorKey, storedSpaceFacts, unreachableKey } from './space-facts'
 import { ActionRefusedError, authMessage, isAuthError, type ActionOutcome } from './session-outcomes'
 import { LaterPushes } from './later-pushes'
+import { SearchKeeper, searchedSpaces } from '../search/search-keeper'
+import type { SearchAnswer, SearchOptions } from '../search/workspace-search'
 import { SpacePushers } from './space-pushers'
 
 export { ActionRefusedError, type ActionOutcome } from './session-outcomes'
@@ -100,6 +102,8 @@ export class WorkspaceSession {
   private readonly waiting = new AbortController()
   private readonly observers = new Set<(event: SessionEvent) => void>()
   private readonly unobserveReach: () => void
+  /** The full-text index of the space folders: fed by the watcher, brought to the folders by each query. */
+  private readonly searching: SearchKeeper
 
   readonly account: AccountRow
   readonly gateway: ApiGateway
@@ -110,6 +114,7 @@ export class WorkspaceSession {
     this.authError = o.cache.setting(authErrorKey(o.account.id)) || undefined
     this.pushers = new SpacePushers(o)
     this.later = new LaterPushes(() => (o.now?.() ?? new Date()).getTime())
+    this.searching = new SearchKeeper(o.cache)
     // One fact for the whole session: any request finding the service away makes every space offline at
     // once (a push waiting out its retries included); the next answer gives each its own state back.
     this.unobserveReach = o.gateway.reachability.observe((reason) => {
@@ -469,6 +474,16 @@ export class WorkspaceSession {
     return findings
   }
 
+  /**
+   * Full-text search over the synced spaces' folders (engine/search), with the service's search beside
+   * it unless the service is known to be away (then the answer says it was not asked).
+   */
+  search(query: string, options: SearchOptions & { spaceId?: string } = {}): Promise<SearchAnswer> {
+    const unreachable = this.o.gateway.reachability.unreachable
+    const skipRemote = options.skipRemote ?? (unreachable !== undefined ? `offline (${unreachable})` : undefined)
+    return this.searching.search(this.o.gateway, searchedSpaces(this.o.cache, this.o.workspace(), options.spaceId), query, { ...options, skipRemote })
+  }
+
   /** The spaces being synced that have a folder (the sync-down engine names it on the first pass). */
   spaces(): WatchedSpace[] {
     return this.pushers.spaces()
@@ -496,6 +511,8 @@ export class WorkspaceSession {
       onChange: (spaceId, paths) => {
         this.preflights.delete(spaceId)
         this.emit({ type: 'files', spaceId, paths: paths.map((p) => p.split(sep).join('/')) })
+        const space = spaces.find((s) => s.spaceId === spaceId)
+        if (space) this.searching.changed(space, paths)
         if (!this.paused()) void this.push(spaceId)
       },
       onError: (error) => this.emit({ type: 'log', level: 'warning', message: `watcher: ${error instanceof Error ? error.message : String(error)}` }),
