@@ -26,7 +26,7 @@ afterEach(async () => {
   closeProxy = undefined
 })
 
-const PAGES = 300
+const PAGES = 200
 const body = (i: number, edit = '') => `# Page ${i}\n\n${`Words of page ${i} that make it as long as a real page of a manual. `.repeat(12)}\n${edit}`
 
 /** A synced space of PAGES pages (ten to a chapter), its engine going through a counting proxy. */

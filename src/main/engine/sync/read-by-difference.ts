@@ -2,13 +2,13 @@ import type { RevisionFile } from '@gitbook/api'
 import { gitBlobOid } from '../../content'
 import type { CacheRepository } from '../cache/cache-repository'
 import type { ApiGateway } from '../gateway/api-gateway'
-import { keptTreeOf, MAX_CHAIN, patchKeptTree, planDifference, walkContinues, type ChainStep, type KeptTree } from './remote-difference'
+import { byDifference, keptTreeOf, MAX_CHAIN, patchKeptTree, planDifference, walkContinues, type ChainStep, type KeptTree } from './remote-difference'
 import type { PlacedRevision } from './remote-snapshot'
 
 /**
  * Sync down by difference (issue 29), the doing half: walks from the space's revision back to the one
- * the last pass synced (each step's parents from its tree without markdown or git metadata, and its
- * changes, read side by side), asks `planDifference`, and reads only the pages and files it names. A
+ * the last pass synced (each step's changes, then its parents from its tree without markdown or git
+ * metadata), asks `planDifference`, and reads only the pages and files it names. A
  * one-page edit costs three requests after the space's: the revision, its changes, the page.
  * Undefined whenever the whole tree must be read (the plan says so, or an answer was not as expected).
  */
@@ -26,10 +26,11 @@ export async function readByDifference(
     const chain: ChainStep[] = []
     do {
       const id = chain.length === 0 ? target : chain[chain.length - 1].parents[0]
-      const [{ data: revision }, { data: changes }] = await Promise.all([
-        spaces.getRevisionById(spaceId, id, { metadata: false, computed: false }),
-        spaces.getRevisionSemanticChanges(spaceId, id, { limit: CHANGES_LIMIT }),
-      ])
+      // The changes first, one after the other on one connection (a second connection costs more than a
+      // round trip): where they already ask for the whole tree, the revision is not read at all.
+      const { data: changes } = await spaces.getRevisionSemanticChanges(spaceId, id, { limit: CHANGES_LIMIT })
+      if (!changes.changes.every(byDifference) || (changes.more ?? 0) > 0) return undefined
+      const { data: revision } = await spaces.getRevisionById(spaceId, id, { metadata: false, computed: false })
       chain.push({ id: revision.id, parents: revision.parents, changes: changes.changes, more: changes.more ?? 0 })
     } while (walkContinues(chain, syncedRevision, MAX_CHAIN))
     const plan = planDifference({ syncedRevision, kept, chain })

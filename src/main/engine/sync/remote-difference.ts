@@ -91,7 +91,8 @@ export function planDifference(input: { syncedRevision?: string; kept?: Pick<Kep
   return { kind: 'difference', pages: [...pages], files: [...changedFiles] }
 }
 
-function byDifference(change: RevisionSemanticChange): boolean {
+/** Whether a change alone leaves the pass by difference (see the module's comment). */
+export function byDifference(change: RevisionSemanticChange): boolean {
   if (change.type === 'page_edited') return change.page.type === 'document' && Object.keys(change.attributes ?? {}).every((a) => OWN_FILE_ATTRIBUTES.has(a))
   if (change.type === 'file_edited') return Object.keys(change.attributes ?? {}).every((a) => SAME_NAME_ATTRIBUTES.has(a))
   return change.type === 'file_created'
