@@ -18,7 +18,7 @@ export async function readByDifference(
   spaceId: string,
   target: string,
   syncedRevision: string | undefined,
-): Promise<{ revision: PlacedRevision; pageTexts: Map<string, Uint8Array> } | undefined> {
+): Promise<{ revision: PlacedRevision; parents: string[]; pageTexts: Map<string, Uint8Array> } | undefined> {
   const kept = keptTree(cache, spaceId)
   if (syncedRevision === undefined || kept?.revision !== syncedRevision || target === syncedRevision) return undefined
   const spaces = gateway.client.spaces
@@ -50,7 +50,7 @@ export async function readByDifference(
       ...plan.files.map(async (id) => files.push((await spaces.getFileInRevisionById(spaceId, target, id)).data)),
     ])
     const patched = patchKeptTree(kept, target, pages, files)
-    return { revision: { id: patched.revision, pages: patched.pages, files: patched.files, tags: patched.tags, reusableContents: patched.reusableContents }, pageTexts }
+    return { revision: { id: patched.revision, pages: patched.pages, files: patched.files, tags: patched.tags, reusableContents: patched.reusableContents }, parents: [...chain[0].parents], pageTexts }
   } catch {
     // An answer missing or not as expected (an older service without the changes operation, a revision
     // gone): the whole tree tells what the difference could not.

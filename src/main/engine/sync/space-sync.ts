@@ -216,6 +216,7 @@ async function storeRemoteTree(space: SpaceRow, folder: string, journal: readonl
   const difference = options.target !== undefined ? await readByDifference(cache, gateway, space.id, options.target, space.syncedRevision) : undefined
   if (difference) {
     const { revision } = difference
+    cache.recordRevision(space.id, { id: revision.id, parents: difference.parents })
     const rows = remoteRows(revision)
     cache.replaceRemoteTree(space.id, rows.pages, rows.files)
     keepTree(cache, space.id, revision)
