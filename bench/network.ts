@@ -48,7 +48,9 @@ async function startHostedService(dataDir: string, filePort: number, fileUrl: st
 function quire(home: string, args: string[]): Promise<number> {
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUIRE_HOME: home, QUIRE_TOKEN_STORE: 'file' } })
+    // BENCH_CPU_PROF=<dir>: each quire run leaves a CPU profile there (where a figure's time goes).
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []
+    const child = spawn(process.execPath, [...profile, bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUIRE_HOME: home, QUIRE_TOKEN_STORE: 'file' } })
     let out = ''
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
     child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`quire ${args[0]} exited ${code}: ${out}`))))
