@@ -163,7 +163,11 @@ async function main() {
 
     // Issue 29: one page changed remotely (a change request merged beside the writer), the next pass
     // (`quire sync --once`, the selection remembered), beside `git pull` of the same change.
-    const next = await nextPassAfterOnePage({ network, servicePort: service.port, spaceId: seeded.spaceId, home, folder, work, repos, clone: path.join(root, 'clone'), gitOrigin: gitProxy.origin })
+    // Twice: the first pass after the mirror also hashes every file once (the mirror's writes are not in
+    // the stat journal yet); the second is the steady state the verdict is about.
+    const changeOnePage = () => nextPassAfterOnePage({ network, servicePort: service.port, spaceId: seeded.spaceId, home, folder, work, repos, clone: path.join(root, 'clone'), gitOrigin: gitProxy.origin })
+    const firstNext = await changeOnePage()
+    const next = await changeOnePage()
 
     // Floors.
     const { rttMs, bitsPerSecond, extraConnectRtts } = SHAPE
@@ -182,6 +186,7 @@ async function main() {
     console.log(`  floor: ${seconds(cloneFloor)} (2 requests + ${mbytes(clone.down)} / bandwidth + a connection), ratio ${(cloneMs / cloneFloor).toFixed(2)}`)
     console.log(`quire first mirror / git clone: ${(mirrorMs / cloneMs).toFixed(2)}; floors: ${(mirrorFloor / cloneFloor).toFixed(2)}`)
     console.log(`${verdict(mirrorMs <= MAX_RATIO * mirrorFloor)} first mirror within ${MAX_RATIO}x its floor (${seconds(MAX_RATIO * mirrorFloor)})`)
+    console.log(`one page changed remotely, the first pass after the mirror (every file hashed once): ${seconds(firstNext.passMs)}, ${firstNext.pass.requests} requests, ${kbytes(firstNext.pass.down)} down; git pull ${seconds(firstNext.pullMs)}`)
     console.log(`one page changed remotely, next pass (quire sync --once): ${seconds(next.passMs)}, ${next.pass.requests} requests, ${kbytes(next.pass.down)} down, ${next.pass.connections} connections`)
     console.log(`git pull of the same change: ${seconds(next.pullMs)}, ${kbytes(next.pull.down)} down, ${next.pull.requests} requests; quire / git pull: ${(next.passMs / next.pullMs).toFixed(2)}`)
     console.log(`${verdict(next.passMs <= NEXT_PASS_RATIO * next.pullMs && next.pass.requests <= NEXT_PASS_REQUESTS && next.pass.down <= NEXT_PASS_BYTES)} next pass within ${NEXT_PASS_RATIO}x git pull's wall (${seconds(NEXT_PASS_RATIO * next.pullMs)}), at most ${NEXT_PASS_REQUESTS} requests and ${kbytes(NEXT_PASS_BYTES)} down`)
