@@ -1,4 +1,4 @@
-import type { TreeFile, TreePage } from '../../content'
+import type { TreeFile, TreePage, TreeReusableContent } from '../../content'
 import { ok, type RequestContext, type Route } from '../http/context'
 import { ChangeRequestsRepository } from '../store/change-requests'
 import { RevisionsRepository, type Revision } from '../store/revisions'
@@ -10,8 +10,8 @@ import { RevisionView } from './serializers/revision'
  * `getRevisionSemanticChanges` (issue 29): what a revision changed against its first parent (main's
  * previous head; a merge's second parent is the change request's head), the spec's semantic changes.
  * Pages are told apart by id: created, deleted, moved (another parent or another place among its
- * siblings), edited (title, slug, body, metadata, link target); files created, edited, deleted. Each
- * page and file changes once at most, in tree order; `limit` of them are given, `more` counts the rest.
+ * siblings), edited (title, slug, body, metadata, link target); files, reusable contents and tags
+ * created, edited, deleted. Each page and file changes once at most, in tree order; `limit` of them are given, `more` counts the rest.
  * Both profiles answer the same: nothing here carries page content.
  */
 
@@ -139,6 +139,29 @@ export function semanticChanges(revision: Revision, parent: Revision | undefined
     }
   }
   for (const file of parent?.tree.files ?? []) if (!newIds.has(file.id)) changes.push({ type: 'file_deleted', file: fileRef(beforeView, file) })
+
+  // Reusable contents (`.gitbook/includes/`) and tags (`.gitbook/tags.yaml`): a client's files too.
+  const contentRef = (c: TreeReusableContent) => ({ id: c.id, title: c.title })
+  const oldContents = new Map((parent?.tree.reusableContents ?? []).map((c) => [c.id, c]))
+  const newContents = new Set((revision.tree.reusableContents ?? []).map((c) => c.id))
+  for (const content of revision.tree.reusableContents ?? []) {
+    const was = oldContents.get(content.id)
+    if (!was) changes.push({ type: 'reusable_content_created', reusableContent: contentRef(content) })
+    else if (was.blobOid !== content.blobOid || was.title !== content.title || was.slug !== content.slug) {
+      const attributes = { ...(was.title !== content.title || was.slug !== content.slug ? { title: stringChange(was.title, content.title) } : {}), ...(was.blobOid !== content.blobOid ? { document: stringChange(was.blobOid, content.blobOid) } : {}) }
+      changes.push({ type: 'reusable_content_edited', reusableContent: contentRef(content), attributes })
+    }
+  }
+  for (const content of parent?.tree.reusableContents ?? []) if (!newContents.has(content.id)) changes.push({ type: 'reusable_content_deleted', reusableContent: contentRef(content) })
+  const oldTags = new Map((parent?.tree.tags ?? []).map((tag) => [tag.slug, tag]))
+  const newTags = new Set((revision.tree.tags ?? []).map((tag) => tag.slug))
+  for (const tag of revision.tree.tags ?? []) {
+    const was = oldTags.get(tag.slug)
+    if (!was) changes.push({ type: 'tag_created', tag: { slug: tag.slug, label: tag.label } })
+    // Any of its fields (color, emoji, icon: tags.yaml holds them all) is an edit; the spec names the label's.
+    else if (!same(was, tag)) changes.push({ type: 'tag_edited', tag: { slug: tag.slug, label: tag.label }, attributes: { label: stringChange(was.label, tag.label) } })
+  }
+  for (const tag of parent?.tree.tags ?? []) if (!newTags.has(tag.slug)) changes.push({ type: 'tag_deleted', tag: { slug: tag.slug, label: tag.label } })
   return changes
 }
 
