@@ -143,7 +143,7 @@ describe('sync down: the demo organization', () => {
     h.cache.setSelection({ spaces: [guide.id] })
     const head = (await tree(h.t.api, guide.id)).id
     const seen = await h.counting(() => engine.pass())
-    expect([...seen].sort()).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/revisions/${head}`, `GET /spaces/${guide.id}/revisions/${head}/changes`, `GET /spaces/${guide.id}/revisions/${head}/page/${faq.id}`].sort())
+    expect([...seen].sort()).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/revisions/${head}`, `GET /spaces/${guide.id}/revisions/${head}/changes`, `GET /spaces/${guide.id}/revisions/${head}/path/faq`].sort())
     expect(fs.readFileSync(path.join(folderOf('User Guide'), 'faq.md'), 'utf8')).toBe('# FAQ\n\nUpdated remotely.\n')
   })
 

@@ -157,7 +157,7 @@ describe('sync down: requests per pass', () => {
     // Issue 29: by difference (the revision's tree read without markdown or git metadata, only for its parents).
     let head = editSpaceDirectly(h.t.service, guide.id, [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nBy difference.\n' } }])
     expect((await h.counting(() => h!.engine().pass())).sort()).toEqual(
-      [`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/revisions/${head}`, `GET /spaces/${guide.id}/revisions/${head}/changes`, `GET /spaces/${guide.id}/revisions/${head}/page/${faq}`].sort(),
+      [`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/revisions/${head}`, `GET /spaces/${guide.id}/revisions/${head}/changes`, `GET /spaces/${guide.id}/revisions/${head}/path/faq`].sort(),
     )
     expect(fs.readFileSync(path.join(root, 'faq.md'), 'utf8')).toBe('# FAQ\n\nBy difference.\n')
 

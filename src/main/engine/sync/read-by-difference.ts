@@ -35,12 +35,20 @@ export async function readByDifference(
     } while (walkContinues(chain, syncedRevision, MAX_CHAIN))
     const plan = planDifference({ syncedRevision, kept, chain })
     if (plan.kind === 'whole') return undefined
+    // By its path where the changes give it (ids otherwise): the answer is the same page at the same revision.
+    const paths = new Map<string, string>()
+    for (const step of chain) for (const change of step.changes) if (change.type === 'page_edited' && change.page.path && !paths.has(change.page.id)) paths.set(change.page.id, change.page.path)
+    const readPage = (id: string) => {
+      const at = paths.get(id)
+      return at !== undefined ? spaces.getPageInRevisionByPath(spaceId, target, at, { format: 'markdown' }) : spaces.getPageInRevisionById(spaceId, target, id, { format: 'markdown' })
+    }
     const pageTexts = new Map<string, Uint8Array>()
     const pages = new Map<string, { git?: { oid: string; path: string } }>()
     const files: RevisionFile[] = []
     await Promise.all([
       ...plan.pages.map(async (id) => {
-        const { data } = await spaces.getPageInRevisionById(spaceId, target, id, { format: 'markdown' })
+        const { data } = await readPage(id)
+        if (data.id !== id) throw new Error(`the page at the path of ${id} is ${data.id}`)
         const git = 'git' in data ? data.git : undefined
         pages.set(id, { git })
         // The markdown the answer carries is the page's file when it hashes to its oid: the pass writes it without reading it again.
