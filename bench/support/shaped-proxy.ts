@@ -30,10 +30,14 @@ class Link {
   }
 }
 
+const REQUEST_LINE = /(?:^|\r\n)(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \/\S* HTTP\/1\.[01]\r\n/g
+
 export class Network {
   readonly down: Link
   readonly up: Link
   connections = 0
+  /** HTTP requests sent through the proxies (request lines seen going up; issue 29's request counts). */
+  requests = 0
 
   constructor(readonly shape: NetworkShape) {
     this.down = new Link(shape)
@@ -76,7 +80,11 @@ export class Network {
           queue.push({ at, chunk })
           if (!timer) timer = setTimeout(drain, Math.max(0, queue[0].at - performance.now()))
         }
-        from.on('data', (chunk: Buffer) => send(chunk))
+        from.on('data', (chunk: Buffer) => {
+          // A request's head arrives in one chunk on loopback; bodies (JSON, binary) never hold a request line.
+          if (from === client) this.requests += chunk.toString('latin1').match(REQUEST_LINE)?.length ?? 0
+          send(chunk)
+        })
         from.on('end', () => send(null))
       }
       relay(client, upstream, this.up)

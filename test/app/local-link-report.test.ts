@@ -7,6 +7,7 @@ import { sessionActivity } from '../../src/main/app/session-activity'
 import { WorkspaceSession } from '../../src/main/engine/session/workspace-session'
 import { removeWorkstation, seededWorkstation, serviceForFile } from '../engine/sync-up/support/hooks'
 import type { Workstation } from '../engine/sync-up/support/workspace'
+import { editSpaceDirectly } from '../support/content-fixtures'
 import { until } from '../support/until'
 
 /**
@@ -66,5 +67,20 @@ describe("the app's link report", () => {
     fs.writeFileSync(ws.file('faq.md'), '# FAQ\n\nFirst read [the setup](guide/install.md).\n')
     await until(() => (files.brokenLinkCount() === 0 ? true : undefined), 'the count to drop once the link is fixed')
     expect(await files.brokenLinks(ws.gateway, () => undefined)).toEqual([])
+  })
+
+  it("lists the service's report of the revision just synced: a pass reads none, the report reads it (issue 29)", async () => {
+    await until(() => ws.cache.space(ws.seeded.spaceId)?.syncedRevision, 'the first pass')
+    expect(await files.brokenLinks(ws.gateway, () => undefined)).toEqual([])
+    const faq = ws.cache.remoteTree(ws.seeded.spaceId).pages.find((p) => p.gitPath === 'faq.md')!
+    const head = editSpaceDirectly(t.service, ws.seeded.spaceId, [{ operation: 'update_page', page: faq.id, document: { markdown: '# FAQ\n\nSee [the old page](gone-for-good.md).\n' } }])
+    await session.requestCycle()
+    await until(() => (ws.cache.space(ws.seeded.spaceId)?.syncedRevision === head ? true : undefined), 'the pass over the new revision')
+    expect(ws.cache.linkReport(ws.seeded.spaceId)?.revisionId, 'the pass read no report').not.toBe(head)
+    const links = await files.brokenLinks(ws.gateway, (message) => {
+      throw new Error(message)
+    })
+    expect(links).toEqual([expect.objectContaining({ spaceId: ws.seeded.spaceId, file: ws.file('faq.md'), line: 3, target: 'gone-for-good.md' })])
+    expect(files.brokenLinkCount()).toBe(1)
   })
 })

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { createProgress } from '../../src/main/cli/progress'
 import type { SyncProgressEvent } from '../../src/main/engine/sync/sync-engine'
 import { serviceForFile } from '../engine/sync-up/support/hooks'
+import { editSpaceDirectly } from '../support/content-fixtures'
 import { quire, quireHomeForFile } from './support/cli-home'
 
 const t = serviceForFile({ demo: true })
@@ -63,6 +64,21 @@ describe('quire sync / status / links', () => {
     expect(text.code).toBe(1)
     expect(text.out).toMatch(/Quire Demo\/User Guide: 3 broken links/)
     expect(text.out).toMatch(/^ {2}\S+\.md:\d+ {2}broken {2}guides\/conflicts\.md$/m)
+  })
+
+  it("links shows the report of the revision just synced: a pass reads none, the command reads it (issue 29)", async () => {
+    const json = JSON.parse((await quire('links', '--json')).out) as { spaces: Array<{ space: string; spaceId: string; folder: string }> }
+    const guide = json.spaces.find((s) => s.space === 'Quire Demo/User Guide')!
+    const faq = (await t.api.call('getPageByPath', { params: { spaceId: guide.spaceId, pagePath: 'faq' }, query: { format: 'markdown' } })).body as { id: string; markdown: string }
+    const edit = (markdown: string) => editSpaceDirectly(t.service, guide.spaceId, [{ operation: 'update_page', page: faq.id, document: { markdown } }])
+    edit(`${faq.markdown.trimEnd()}\n\nSee [the old page](gone-for-good.md).\n`)
+    expect((await quire('sync', '--once')).code).toBe(0)
+    const fresh = await quire('links', '--broken')
+    expect(fresh.out).toMatch(/Quire Demo\/User Guide: 4 broken links in the service's report\n/)
+    expect(fresh.out).toMatch(/^ {2}faq\.md:\d+ {2}broken {2}gone-for-good\.md$/m)
+    edit(faq.markdown)
+    expect((await quire('sync', '--once')).code).toBe(0)
+    expect((await quire('links', '--broken')).out).toMatch(/Quire Demo\/User Guide: 3 broken links in the service's report\n/)
   })
 
   it('without --once, passes repeat at the interval until SIGINT', async () => {

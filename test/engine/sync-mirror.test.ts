@@ -136,13 +136,14 @@ describe('sync down: the demo organization', () => {
     expect(seen).toEqual([`GET /orgs/${orgId}/spaces`])
   })
 
-  it('one remote page changed costs the space list and the tree, which carries the page (plus the new link report)', async () => {
+  it('one remote page changed (a merged change request) costs the space list, the revision, its changes and the page; no link report (issue 29)', async () => {
     const faq = await pageAt(guide.id, 'faq.md')
     await remoteChange(guide.id, [{ operation: 'update_page', page: faq.id, document: { markdown: '# FAQ\n\nUpdated remotely.\n' } }])
     const engine = h.engine()
     h.cache.setSelection({ spaces: [guide.id] })
+    const head = (await tree(h.t.api, guide.id)).id
     const seen = await h.counting(() => engine.pass())
-    expect(seen).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/content`, `GET /spaces/${guide.id}/links`])
+    expect([...seen].sort()).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/revisions/${head}`, `GET /spaces/${guide.id}/revisions/${head}/changes`, `GET /spaces/${guide.id}/revisions/${head}/path/faq`].sort())
     expect(fs.readFileSync(path.join(folderOf('User Guide'), 'faq.md'), 'utf8')).toBe('# FAQ\n\nUpdated remotely.\n')
   })
 

@@ -97,7 +97,7 @@ describe('sync down: requests per pass', () => {
       await engine.pass()
     })
     // File bytes are downloads, not API requests: left out.
-    expect(seen.filter((r) => !r.startsWith('GET /files/'))).toEqual([`GET /spaces/${guide.id}`, `GET /orgs/${orgId}`, `GET /spaces/${guide.id}/content`, `GET /spaces/${guide.id}/links`])
+    expect(seen.filter((r) => !r.startsWith('GET /files/'))).toEqual([`GET /spaces/${guide.id}`, `GET /orgs/${orgId}`, `GET /spaces/${guide.id}/content`])
   })
 
   it('through the CLI, as a new user would count them: quire sync --once --all is 3 requests unchanged, quire sync --once is 1', async () => {
@@ -145,7 +145,7 @@ describe('sync down: requests per pass', () => {
     expect(await h.counting(() => h!.engine().pass())).toEqual([`GET /orgs/${orgId}/collections`, `GET /orgs/${orgId}/spaces`])
   })
 
-  it('one changed page costs the list and the tree, whose markdown is used; a tree without it costs that page', async () => {
+  it('one changed page costs the list, the revision, its changes and that page; read by the whole tree, its markdown is used, or that page read where it does not hash', async () => {
     h = await startSyncHarness()
     const { orgId, guide } = await demo(h)
     await h.engine().resolveSpaces([guide.id])
@@ -154,16 +154,24 @@ describe('sync down: requests per pass', () => {
     const root = path.join(h.workspace, 'Quire Demo', 'User Guide')
     const faq = pagesOf(h, guide.id).get('faq.md')!
 
+    // Issue 29: by difference (the revision's tree read without markdown or git metadata, only for its parents).
+    let head = editSpaceDirectly(h.t.service, guide.id, [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nBy difference.\n' } }])
+    expect((await h.counting(() => h!.engine().pass())).sort()).toEqual(
+      [`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/revisions/${head}`, `GET /spaces/${guide.id}/revisions/${head}/changes`, `GET /spaces/${guide.id}/revisions/${head}/path/faq`].sort(),
+    )
+    expect(fs.readFileSync(path.join(root, 'faq.md'), 'utf8')).toBe('# FAQ\n\nBy difference.\n')
+
+    // Read whole (a pass that may not go by difference): the tree's markdown is used.
+    const whole = { byDifference: false }
     editSpaceDirectly(h.t.service, guide.id, [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nFrom the tree.\n' } }])
-    expect(await h.counting(() => h!.engine().pass())).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/content`, `GET /spaces/${guide.id}/links`])
+    expect(await h.counting(() => h!.engine(whole).pass())).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/content`])
     expect(fs.readFileSync(path.join(root, 'faq.md'), 'utf8')).toBe('# FAQ\n\nFrom the tree.\n')
 
     // A tree whose markdown does not hash to the page's git.oid (or has none) is not trusted: one GET.
     h.rewrite = (p, body) => (p.endsWith('/content') ? body.replace('From the page.', 'Not what the oid says.') : undefined)
-    editSpaceDirectly(h.t.service, guide.id, [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nFrom the page.\n' } }])
-    const seen = await h.counting(() => h!.engine().pass())
-    const head = h.cache.space(guide.id)!.syncedRevision
-    expect(seen).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/content`, `GET /spaces/${guide.id}/revisions/${head}/page/${faq}`, `GET /spaces/${guide.id}/links`])
+    head = editSpaceDirectly(h.t.service, guide.id, [{ operation: 'update_page', page: faq, document: { markdown: '# FAQ\n\nFrom the page.\n' } }])
+    const seen = await h.counting(() => h!.engine(whole).pass())
+    expect(seen).toEqual([`GET /orgs/${orgId}/spaces`, `GET /spaces/${guide.id}/content`, `GET /spaces/${guide.id}/revisions/${head}/page/${faq}`])
     expect(fs.readFileSync(path.join(root, 'faq.md'), 'utf8')).toBe('# FAQ\n\nFrom the page.\n')
   })
 })

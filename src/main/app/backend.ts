@@ -2,7 +2,7 @@ import type {
   ActivityEntry, BrokenLink, ChangeRequestChanges, ChangeRequestFilter, ChangeRequestSummary, ChangeRequestUpdate, CommentThread, ConflictComparison, DemoRole, OpenedFile,
   OrganizationNode, PageSummary, QuireApi, QuireBridge, QuireEvent, SearchResults, SelectionTarget, SessionInfo, Settings, StatusSnapshot,
 } from '../../shared/contract'
-import { healedCacheLine, SyncEngine, WorkspaceStore, type CacheRepository, type HealedCache, type OutboxRepository, type WorkspaceSession } from '../engine'
+import { healedCacheLine, linkReportsStale, refreshStaleLinkReports, SyncEngine, WorkspaceStore, type CacheRepository, type HealedCache, type OutboxRepository, type WorkspaceSession } from '../engine'
 import { openLive, type BackendOptions, type Live } from './app-session'
 import type { LocalService } from '../service/local-service'
 import { Accounts, demoRoleOf, sessionInfo, type SignedIn } from './accounts'
@@ -217,7 +217,27 @@ export class QuireBackend implements QuireBridge {
   /* Status and cycles */
 
   async getStatus(): Promise<StatusSnapshot> {
+    this.refreshLinkReportsBehind()
     return this.status.snapshot()
+  }
+
+  /** The read of stale link reports in flight (one at a time). */
+  private linkReportsRead: Promise<void> | undefined
+
+  /**
+   * The status shows the broken-link count of each space's link report, which a pass no longer reads
+   * (issue 29): a status asked for while a report is of an older revision reads it in the background,
+   * and the status is sent again once it is in (never waiting on the network, offline included).
+   */
+  private refreshLinkReportsBehind() {
+    const live = this.live
+    if (!live || this.linkReportsRead || !linkReportsStale(this.cache)) return
+    this.linkReportsRead = refreshStaleLinkReports(this.cache, live.gateway)
+      .then((read) => {
+        if (read > 0) this.events.statusNow()
+      })
+      .catch(() => undefined)
+      .finally(() => (this.linkReportsRead = undefined))
   }
 
   async syncNow(): Promise<void> {

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { BrokenLink, OpenedFile, PageSummary } from '../../shared/contract'
-import { type ApiGateway, type CacheRepository, linkFindings, type PreflightFinding, refreshLinkReport, ServiceUnreachableError, spaceFolderPath } from '../engine'
+import { type ApiGateway, type CacheRepository, linkFindings, type PreflightFinding, refreshStaleLinkReports, ServiceUnreachableError, spaceFolderPath } from '../engine'
 import { cachedPageTree } from './cached-page-tree'
 import type { DesktopActions } from './desktop-actions'
 import { AppError, fromApiError } from './errors'
@@ -54,14 +54,11 @@ export class LocalFiles {
 
   async brokenLinks(gateway: ApiGateway, warn: (message: string, spaceId: string) => void): Promise<BrokenLink[]> {
     const out: BrokenLink[] = []
+    // A report is read when someone looks (issue 29: a pass reads none), once per revision.
+    await refreshStaleLinkReports(this.cache, gateway, (error, spaceId) => {
+      if (!(error instanceof ServiceUnreachableError)) warn(fromApiError(error, `Reading the link report of ${this.cache.space(spaceId)?.title ?? spaceId}`).message, spaceId)
+    })
     for (const row of this.cache.selectedSpaces()) {
-      if (!this.cache.linkReport(row.id) && row.syncedRevision) {
-        try {
-          await refreshLinkReport(this.cache, gateway, row.id, row.syncedRevision)
-        } catch (error) {
-          if (!(error instanceof ServiceUnreachableError)) warn(fromApiError(error, `Reading the link report of ${row.title}`).message, row.id)
-        }
-      }
       const candidate = spaceFolderPath(this.cache, this.workspace(), row)
       const folder = candidate && fs.existsSync(candidate) ? candidate : undefined
       for (const finding of await linkFindings(this.cache, row.id, folder, { brokenOnly: true })) {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { cacheDiskFull, describeSyncUp, linkFindings, localLinkFindings, quirePaths, readSpaceStatuses, readSyncUpStatuses, WorkspaceStore, type SpaceStatus } from '../engine'
+import { cacheDiskFull, describeSyncUp, linkFindings, linkReportsStale, localLinkFindings, quirePaths, readSpaceStatuses, readSyncUpStatuses, refreshStaleLinkReports, signedIn, WorkspaceStore, type SpaceStatus } from '../engine'
 import { describeState, type SpaceSyncState } from '../../shared/space-state'
 import type { CliIo } from './io'
 import { SIGN_IN_HINT, signedOutReason, spaceStateReader } from './space-states'
@@ -21,6 +21,16 @@ export async function statusCommand(args: string[], io: CliIo): Promise<number> 
   try {
     const account = cache.activeAccount()
     const workspace = store.folder()
+    // A pass reads no link report (issue 29): a report of an older revision is read now, when online;
+    // offline or signed out, the kept one is shown as of an older revision.
+    if (linkReportsStale(cache)) {
+      try {
+        const { gateway } = await signedIn(cache, quirePaths())
+        await refreshStaleLinkReports(cache, gateway)
+      } catch {
+        // Shown as it is kept.
+      }
+    }
     const spaces = readSpaceStatuses(cache, workspace)
     const up = readSyncUpStatuses(quirePaths().cacheFile, spaces.map((s) => s.spaceId))
     // The one state the app shows too, from the same facts; but on a full disk no pass could record
@@ -95,6 +105,16 @@ export async function linksCommand(args: string[], io: CliIo): Promise<number> {
   const { cache } = store
   try {
     const workspace = store.folder()
+    // A pass reads no link report (issue 29): a report of an older revision is read now, when online;
+    // offline or signed out, the kept one is shown as of an older revision.
+    if (linkReportsStale(cache)) {
+      try {
+        const { gateway } = await signedIn(cache, quirePaths())
+        await refreshStaleLinkReports(cache, gateway)
+      } catch {
+        // Shown as it is kept.
+      }
+    }
     const spaces = readSpaceStatuses(cache, workspace)
     const results = []
     for (const space of spaces) {

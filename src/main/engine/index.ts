@@ -43,7 +43,7 @@ export { describeSyncUp, filesOf, readSyncUpStatuses } from './push/sync-up-stat
 // Comments and links, as mirrored in the cache.
 export type { CommentsRepository, Thread } from './comments/comments-repository'
 export { bodyMarkdown, refreshPageThreads, threadOf } from './comments/threads'
-export { linkFindings, refreshLinkReport } from './links/link-reports'
+export { linkFindings, linkReportsStale, refreshLinkReport, refreshStaleLinkReports } from './links/link-reports'
 export { localLinkFindings } from './links/local-preflight'
 export { previewSpacePage, PreviewRefused, spaceFolderOf } from './preview/page-preview'
 export { previewHtml, renderPreview, type PreviewContext } from './preview/render-preview'

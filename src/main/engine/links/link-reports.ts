@@ -32,6 +32,31 @@ export async function refreshLinkReport(cache: CacheRepository, gateway: ApiGate
   cache.saveLinkReport(spaceId, revisionId, items)
 }
 
+/**
+ * Issue 29: a pass no longer reads the link report (megabytes, in several requests, for a one-page
+ * change); whoever shows it reads it first, once per revision. The selected spaces whose kept report is
+ * not of the revision their folder holds (or have none), read again; how many were. A space whose read
+ * fails keeps its older report (shown as such) and is handed to `onError`.
+ */
+export async function refreshStaleLinkReports(cache: CacheRepository, gateway: ApiGateway, onError?: (error: unknown, spaceId: string) => void): Promise<number> {
+  let refreshed = 0
+  for (const row of cache.selectedSpaces()) {
+    if (!row.syncedRevision || cache.linkReport(row.id)?.revisionId === row.syncedRevision) continue
+    try {
+      await refreshLinkReport(cache, gateway, row.id, row.syncedRevision)
+      refreshed++
+    } catch (error) {
+      onError?.(error, row.id)
+    }
+  }
+  return refreshed
+}
+
+/** Whether some selected space's kept report is not of its synced revision (see refreshStaleLinkReports). */
+export function linkReportsStale(cache: CacheRepository): boolean {
+  return cache.selectedSpaces().some((row) => !!row.syncedRevision && cache.linkReport(row.id)?.revisionId !== row.syncedRevision)
+}
+
 export interface LinkFinding {
   spaceId: string
   status: LinkReportItem['status']

@@ -5,7 +5,6 @@ import type { Space } from '@gitbook/api'
 import type { CacheRepository, SpaceRow } from '../cache/cache-repository'
 import { StatJournal } from '../cache/stat-journal'
 import type { ApiGateway } from '../gateway/api-gateway'
-import { refreshLinkReport } from '../links/link-reports'
 import { rememberSummaryBase } from '../push/summary-state'
 import { foldsCase } from '../workspace/case-folding'
 import { confinedPath } from '../workspace/safe-names'
@@ -17,6 +16,7 @@ import type { JournalEntry, LocalState, RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
 import { earlierPageVersions, journalIntact, unexplainedPages, listContentFiles, readPageTexts, recoveryTexts, rememberJournalSize } from './recovery-inputs'
 import { recoveryTextNeeds } from './recovery-match'
+import { keepTree, readByDifference } from './read-by-difference'
 import { pageTextsFromTree, placeRemoteTree, remoteRows, withSummary, type PlacedTree } from './remote-snapshot'
 
 export interface SpacePassOptions {
@@ -24,7 +24,7 @@ export interface SpacePassOptions {
   gateway: ApiGateway
   allowMassDelete?: boolean
   concurrency?: number
-  /** Fetch the link report when the revision changed (default true). */
+  /** Unused since issue 29: a pass reads no link report (whoever shows one reads it: refreshStaleLinkReports). */
   refreshLinks?: boolean
   onPlanned?: (total: number) => void
   onStep?: (event: StepEvent) => void
@@ -35,6 +35,8 @@ export interface SpacePassOptions {
   folder?: SpaceFolderOptions
   /** The space as its organization's list showed it this pass: no request of its own to learn its revision. */
   listed?: Space
+  /** Build the remote snapshot from the kept tree and the revisions' changes where it may (default true; issue 29). */
+  byDifference?: boolean
   /** Use page markdown the tree carries when it hashes to the page's `git.oid` (default true). */
   pageTextsFromTree?: boolean
 }
@@ -74,7 +76,9 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   }
 
   const fullJournal = cache.journal(space.id)
-  const { revisionId, snapshot, pageTexts } = await readRemoteTree(space, folder, held, fullJournal, options)
+  // A journal recovered or a run cut short: the whole tree (the kept one may not be what the folder holds).
+  const target = intact && !unfinished && options.byDifference !== false ? remote.revision : undefined
+  const { revisionId, snapshot, pageTexts } = await readRemoteTree(space, folder, held, fullJournal, { ...options, target })
 
   const files = new SpaceFolder(folder, options.folder)
   await fs.mkdir(files.root, { recursive: true })
@@ -174,10 +178,6 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const unrecovered = [...result.skipped.map((s) => s.action), ...result.failed.map((f) => f.action)].some((a) => a.type === 'recover')
   if (!unrecovered) rememberJournalSize(cache, space.id)
 
-  if (options.refreshLinks !== false && cache.linkReport(space.id)?.revisionId !== revisionId) {
-    await refreshLinkReport(cache, gateway, space.id, revisionId)
-  }
-
   const status = folderStatus({ type: 'executed', plan, result })
   cache.setSetting(holdSetting(space.id), holdKey)
   // Pages a step could not write keep their old links: the next pass looks at them again.
@@ -202,7 +202,7 @@ async function readRemoteTree(
   folder: string,
   held: ReadonlySet<string>,
   journal: readonly JournalEntry[],
-  options: SpacePassOptions,
+  options: SpacePassOptions & { target?: string },
 ): Promise<{ revisionId: string; snapshot: RemoteSnapshot; pageTexts: Map<string, Uint8Array> }> {
   const { placed, pageTexts } = await storeRemoteTree(space, folder, journal, options)
   const full = withSummary(placed)
@@ -210,12 +210,23 @@ async function readRemoteTree(
   return { revisionId: full.revision, snapshot, pageTexts }
 }
 
-async function storeRemoteTree(space: SpaceRow, folder: string, journal: readonly JournalEntry[], options: SpacePassOptions): Promise<{ placed: PlacedTree; pageTexts: Map<string, Uint8Array> }> {
+async function storeRemoteTree(space: SpaceRow, folder: string, journal: readonly JournalEntry[], options: SpacePassOptions & { target?: string }): Promise<{ placed: PlacedTree; pageTexts: Map<string, Uint8Array> }> {
   const { cache, gateway } = options
+  // By difference where the pass may (issue 29): the tree kept of the synced revision, patched.
+  const difference = options.target !== undefined ? await readByDifference(cache, gateway, space.id, options.target, space.syncedRevision) : undefined
+  if (difference) {
+    const { revision } = difference
+    cache.recordRevision(space.id, { id: revision.id, parents: difference.parents })
+    const rows = remoteRows(revision)
+    cache.replaceRemoteTree(space.id, rows.pages, rows.files)
+    keepTree(cache, space.id, revision)
+    return { placed: placeRemoteTree(revision, { foldCase: foldsCase(folder) }), pageTexts: options.pageTextsFromTree === false ? new Map() : difference.pageTexts }
+  }
   const { data: revision } = await gateway.client.spaces.getCurrentRevision(space.id)
   cache.recordRevision(space.id, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
   const rows = remoteRows(revision)
   cache.replaceRemoteTree(space.id, rows.pages, rows.files)
+  keepTree(cache, space.id, revision)
   const written = new Map(journal.filter((j) => j.kind === 'page').map((j) => [j.id, j.oid]))
   const pageTexts = options.pageTextsFromTree === false ? new Map<string, Uint8Array>() : pageTextsFromTree(revision, (id, oid) => written.get(id) !== oid)
   return { placed: placeRemoteTree(revision, { foldCase: foldsCase(folder) }), pageTexts }

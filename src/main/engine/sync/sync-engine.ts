@@ -23,6 +23,8 @@ export interface SyncEngineOptions {
   allowMassDelete?: boolean
   concurrency?: number
   refreshLinks?: boolean
+  /** See SpacePassOptions.byDifference (default true). */
+  byDifference?: boolean
   onProgress?: (event: SyncProgressEvent) => void
   /** Sync up (hook): per space, the pages a pass must leave alone (see SpacePassOptions.hold). */
   hold?: (spaceId: string) => ReadonlySet<string>
@@ -157,6 +159,7 @@ export class SyncEngine {
           hold: this.options.hold?.(space.id),
           listed: listed.get(space.id),
           pageTextsFromTree: this.options.pageTextsFromTree,
+          byDifference: this.options.byDifference,
           folder: this.options.folder,
           onPlanned: (total) => this.options.onProgress?.({ type: 'space-planned', spaceId: space.id, label, total }),
           onStep: (step) => this.options.onProgress?.({ type: 'step', spaceId: space.id, label, step }),

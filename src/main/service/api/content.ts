@@ -31,7 +31,8 @@ function revisionView(ctx: RequestContext, revision: Revision): RevisionView {
     origin: ctx.origin,
     metadata: ctx.query.metadata !== false,
     fileOrigin: ctx.content.fileOrigin,
-    treeMarkdown: ctx.content.treeMarkdown,
+    // `computed=false` ("content will not be computed"): a tree without the markdown rendered for each page, as the hosted service's.
+    treeMarkdown: ctx.content.treeMarkdown && ctx.query.computed !== false,
   })
 }
 

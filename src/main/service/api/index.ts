@@ -4,6 +4,7 @@ import { collectionRoutes } from './collections'
 import { spaceRoutes } from './spaces'
 import { spacePermissionRoutes } from './space-permissions'
 import { contentRoutes } from './content'
+import { revisionChangesRoutes } from './revision-changes'
 import { changeRequestRoutes } from './change-requests'
 import { changeRequestReviewRoutes } from './change-request-reviews'
 import { linkRoutes } from './links'
@@ -31,6 +32,7 @@ export const allRoutes: Route[] = [
   ...spaceRoutes,
   ...spacePermissionRoutes,
   ...contentRoutes,
+  ...revisionChangesRoutes,
   ...changeRequestRoutes,
   ...changeRequestReviewRoutes,
   ...linkRoutes,

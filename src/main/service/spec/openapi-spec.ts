@@ -27,6 +27,15 @@ const require = createRequire(import.meta.url)
  * closure): its source is sent to the validators' workers (worker-ajv.ts), which read the spec themselves.
  */
 export function applySpecErrata(components: Record<string, Record<string, unknown>>): void {
+  // Issue 29: a `page_edited` change's `attributes` is `oneOf` the document, group and link page's
+  // attributes, three open objects of `minProperties: 1` that every non-empty object matches: no edit could
+  // be told. Read as the page's type picks one: `anyOf`.
+  const edited = components.schemas?.RevisionSemanticChangePageEdited as { properties?: { attributes?: Record<string, unknown> } } | undefined
+  const attributes = edited?.properties?.attributes
+  if (attributes && Array.isArray(attributes.oneOf)) {
+    attributes.anyOf = attributes.oneOf
+    delete attributes.oneOf
+  }
   const document = components.schemas?.Document as { oneOf?: Array<Record<string, unknown>> } | undefined
   const empty = document?.oneOf?.find((branch) => branch.title === 'Empty' && branch.additionalProperties === false)
   if (!empty) return
