@@ -103,8 +103,12 @@ export function renderSummary(tree: RevisionTree, paths: Map<string, string>): s
  * line is one the line reader knows (what Git Sync writes), through the markdown parser otherwise.
  */
 export function parseSummary(text: string): SummaryEntry[] {
+  summaryReads.count++
   return readSummaryLines(text) ?? parseSummaryTree(text)
 }
+
+/** How many times SUMMARY.md was read (`parseSummary`), for the tests that an unchanged plan reads none. */
+export const summaryReads = { count: 0 }
 
 /** `parseSummary` through the full markdown parser: what the line reader (summary-lines.ts) must equal. */
 export function parseSummaryTree(text: string): SummaryEntry[] {

@@ -37,6 +37,9 @@ export interface LocalScan {
  */
 export const SKIPPED_BOUNDS = { maxFiles: 200, maxBytes: 1024 * 1024, maxEntries: 2000, maxDepth: 4 }
 
+/** Scans made and files read to be hashed, in this process (the tests that an idle pass reads nothing count them). */
+export const scanCounts = { scans: 0, hashed: 0 }
+
 // Opening without following a link: a file swapped for a symlink after the listing is not read through.
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)
 
@@ -57,6 +60,7 @@ export class LocalScanner {
    * absent from both `files` and `skipped`.
    */
   async scan(wantText: (path: string, hash: string) => boolean, expected: Iterable<string> = []): Promise<LocalScan> {
+    scanCounts.scans++
     const files = new Map<string, LocalFile>()
     const skipped = new Map<string, SkipReason>()
     const inodes = new Map<string, number>()
@@ -207,6 +211,7 @@ export class LocalScanner {
     if (unchanged && !(isPage && (rel === SUMMARY_FILE || wantText(rel, seen.hash)))) return { hash: seen.hash, size: stat.size }
     let bytes: Buffer | undefined
     let hashed: { hash: string; size: number } | undefined
+    scanCounts.hashed++
     try {
       const handle = await fs.open(full, READ_FLAGS)
       try {
