@@ -5,7 +5,8 @@
  *
  * 1. `quire sync --once --space ID` mirrors the space (timed, not a target here).
  * 2. `quire watch --interval BENCH_INTERVAL_S` (15) starts on the mirrored folder; once it says it is
- *    watching, its CPU (/proc/PID/stat) is read over BENCH_IDLE_PASSES (3) intervals with nothing
+ *    watching, its CPU (/proc/PID/stat) over the first interval is printed apart (the start's garbage,
+ *    the hold computed once the watcher runs), then read over BENCH_IDLE_PASSES (3) intervals with nothing
  *    changing: CPU per idle pass = that / the passes (the watcher's own idle cost between passes is in it).
  * 3. BENCH_SAVES (9) saves, each of a different page: from the write to the change request's copy of
  *    the page (GET .../content/page/{id}?format=markdown) holding it, polled every 10 ms. p50 printed
@@ -102,7 +103,12 @@ export async function bigWatch() {
     const startMs = performance.now() - started
     const startCpu = processCpuMs(child.pid!)
     console.log(`quire watch started (its first pass included) in ${startMs.toFixed(0)} ms, ${startCpu.toFixed(0)} ms CPU, peak RSS so far ${mb(procStatusKb(child.pid!, 'VmHWM') ?? 0).toFixed(0)} MB`)
-    // From just after a pass's start time: each window of INTERVAL_S holds one pass.
+    // The first timer cycle still computes what the start left unknown (the hold, once the watcher runs)
+    // and collects the start's garbage: its CPU is printed apart; the steady state is the next ones'.
+    const firstCpu0 = processCpuMs(child.pid!)
+    await sleep(INTERVAL_S * 1000)
+    const firstCpuMs = processCpuMs(child.pid!) - firstCpu0
+    // Each window of INTERVAL_S holds one pass.
     const cpu0 = processCpuMs(child.pid!)
     await sleep(IDLE_PASSES * INTERVAL_S * 1000 + 500)
     const idleCpuMs = (processCpuMs(child.pid!) - cpu0) / IDLE_PASSES
@@ -140,7 +146,7 @@ export async function bigWatch() {
     console.log('')
     console.log(`space: ${PAGES} pages, ${FILES} files; quire watch --interval ${INTERVAL_S}, as a user runs it (no cap lifted), no added latency`)
     console.log(`save -> change request  p50 ${p50.toFixed(0)} ms (min ${Math.min(...samples).toFixed(0)}, max ${Math.max(...samples).toFixed(0)})   floor ${DEBOUNCE_MS} ms (debounce)   target <= ${TARGET_SAVE_MS} ms   ${verdict(p50 <= TARGET_SAVE_MS)}`)
-    console.log(`idle pass CPU           ${idleCpuMs.toFixed(0)} ms per pass (${IDLE_PASSES} passes)   floor 0   target <= ${TARGET_IDLE_CPU_MS} ms   ${verdict(idleCpuMs <= TARGET_IDLE_CPU_MS)}`)
+    console.log(`idle pass CPU           ${idleCpuMs.toFixed(0)} ms per pass (${IDLE_PASSES} passes; the first after the start: ${firstCpuMs.toFixed(0)} ms)   floor 0   target <= ${TARGET_IDLE_CPU_MS} ms   ${verdict(idleCpuMs <= TARGET_IDLE_CPU_MS)}`)
     console.log(`peak RSS                ${idlePeakMb.toFixed(0)} MB after the idle passes, ${endPeakMb.toFixed(0)} MB after the saves   target <= ${TARGET_RSS_MB} MB   ${verdict(endPeakMb <= TARGET_RSS_MB)}`)
     console.log(`load average after: ${load()}`)
   } finally {

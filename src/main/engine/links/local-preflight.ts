@@ -18,10 +18,19 @@ const MAX_TEXT_BYTES = 8 * 1024 * 1024
  * `lazy`: the texts are read when the pre-flight asks for them (the pages it checks, the pages they
  * link to), the folder is only listed.
  */
-export function readPreflightInput(folder: string, options: { lazy?: boolean } = {}): PreflightInput {
+export function readPreflightInput(folder: string, options: { lazy?: boolean; listing?: Iterable<string> } = {}): PreflightInput {
   const markdown = new Map<string, string>()
   const listed = new Map<string, string>()
   const files: string[] = []
+  if (options.lazy && options.listing) {
+    // The folder as the push's own scan just listed it: not walked again.
+    for (const rel of options.listing) {
+      const kind = contentKind(rel)
+      if (kind === 'asset') files.push(rel)
+      else if (kind !== undefined) listed.set(rel, path.join(folder, ...rel.split('/')))
+    }
+    return { markdown: new LazyTexts(listed), files }
+  }
   const walk = (dir: string, relative: string) => {
     let entries: fs.Dirent[]
     try {
@@ -131,12 +140,12 @@ export function pushMoves(plan: Pick<PushPlan, 'changes'>): { renamed: Map<strin
  * The broken links a push adds: those in the files it writes, and those anywhere that point into a
  * page it renames or deletes. The push is still sent; the writer decides.
  */
-export function pushLinkFindings(folder: string, plan: Pick<PushPlan, 'changes'>): PreflightFinding[] {
+export function pushLinkFindings(folder: string, plan: Pick<PushPlan, 'changes'>, listing?: Iterable<string>): PreflightFinding[] {
   if (plan.changes.length === 0 || !fs.existsSync(folder)) return []
   const { renamed, deleted, written } = pushMoves(plan)
   // With no page renamed or deleted, only the written files can hold a link this push breaks: they alone
   // are checked (and the pages they link to read), not every page of a 20,000-page folder.
-  if (renamed.size === 0 && deleted.size === 0) return preflightLinks({ ...readPreflightInput(folder, { lazy: true }), only: written })
+  if (renamed.size === 0 && deleted.size === 0) return preflightLinks({ ...readPreflightInput(folder, { lazy: true, listing }), only: written })
   const findings = preflightLinks({ ...readPreflightInput(folder), push: { renamed, deleted } })
   return findings.filter((f) => written.has(f.file) || f.moved !== undefined)
 }

@@ -49,9 +49,9 @@ export interface PushResult {
 }
 
 /** The pre-flight of a push; a check that fails never holds the push back. */
-function preflightOf(folder: string, plan: PushPlan): PreflightFinding[] {
+function preflightOf(folder: string, plan: PushPlan, listing?: Iterable<string>): PreflightFinding[] {
   try {
-    return pushLinkFindings(folder, plan)
+    return pushLinkFindings(folder, plan, listing)
   } catch {
     return []
   }
@@ -76,6 +76,8 @@ export class SpacePusher {
   private quiet: { key: string; reports: PushReport[]; brokenLinks?: PreflightFinding[] } | undefined
   /** The journal and main's view as last read, kept while the cache says neither moved (`pagesVersion`). */
   private views: { version: string; journal: JournalEntry[]; main: MainView } | undefined
+  /** The content files the last plan's scan listed (the link pre-flight's listing of the folder). */
+  private listed: ReadonlyMap<string, unknown> | undefined
   /** The hold sync down is given, kept while the plan key stays the same. */
   private heldMemo: { key: string; held: Set<string> } | undefined
 
@@ -156,7 +158,7 @@ export class SpacePusher {
     await closeResolvedConflicts(this.o)
     const plan = await this.plan()
     result.reports.push(...plan.reports)
-    const broken = preflightOf(this.o.folder, plan)
+    const broken = preflightOf(this.o.folder, plan, this.listed?.keys())
     if (broken.length > 0) result.brokenLinks = broken
     if (plan.replanAt !== undefined) result.replanAt = plan.replanAt
     result.waitingDeletions = plan.waitingDeletions?.size ?? 0
@@ -212,6 +214,7 @@ export class SpacePusher {
     const carried = new Map(pushed.map((p) => [p.path, p.hash]))
     const pagePaths = [...journal, ...pushed].filter((e) => e.kind === 'page').map((e) => e.path)
     const scan = await this.scanner.scan((p, hash) => base.get(p) !== hash || (carried.has(p) && carried.get(p) !== hash), pagePaths)
+    this.listed = scan.files
     const now = nowOf(this.o).getTime()
     const missing = pagePaths.filter((p) => !scan.files.has(p) && enclosingIn(scan.skipped, p) === undefined)
     const since = missingSince(cache, spaceId)
