@@ -8,7 +8,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { summaryReads } from '../../../src/main/content/gitsync/summary'
-import { scanCounts } from '../../../src/main/engine/push/local-scan'
+import { StatJournal } from '../../../src/main/engine/cache/stat-journal'
+import { LocalScanner, scanCounts } from '../../../src/main/engine/push/local-scan'
+import { SpaceFolder } from '../../../src/main/engine/workspace/space-folder'
+import { isSettled } from '../../../src/main/engine/workspace/stat-first'
 import { WorkspaceSession } from '../../../src/main/engine/session/workspace-session'
 import { until } from '../../support/until'
 import { removeWorkstation, serviceForFile } from './support/hooks'
@@ -83,5 +86,25 @@ describe('an idle quire watch cycle', () => {
       return cr ? changedPages(await mainRevision(t.api, seeded.spaceId), await changeRequestRevision(t.api, seeded.spaceId, cr.id)) : undefined
     }, 'the save to reach a change request')
     expect(diff).toEqual({ changed: [install], added: [], removed: [] })
+  })
+
+  it('a new process\'s first scan reads only SUMMARY.md: the hashes sync down left in the stat journal stand for the other files', async () => {
+    const seeded = await seedSpace(t)
+    const w = (ws = new Workstation(t, seeded, tempDir('quire-first-scan-')))
+    await w.pull()
+    const paths = w.cache.journal(seeded.spaceId).map((j) => j.path)
+    expect(paths.length).toBeGreaterThan(3)
+    // A stat vouches for a hash only once the file has settled (stat-first.ts); then a pass's scan remembers it.
+    await until(() => (paths.every((p) => isSettled(fs.lstatSync(w.file(p), { bigint: true }))) ? true : undefined), 'the files to settle')
+    const stats = StatJournal.of(w.cache, seeded.spaceId)
+    await new SpaceFolder(w.folder).scan(paths, { memo: stats })
+    stats.save(paths)
+    const before = scanCounts.hashed
+    const scan = await new LocalScanner(w.folder, () => StatJournal.of(w.cache, seeded.spaceId)).scan(() => false)
+    expect(scanCounts.hashed - before).toBe(1)
+    expect(scan.summary).toBe(w.read('SUMMARY.md'))
+    // The same hashes as a scan that reads every file.
+    const read = await new LocalScanner(w.folder).scan(() => false)
+    expect(new Map([...scan.files].map(([p, f]) => [p, f.hash]))).toEqual(new Map([...read.files].map(([p, f]) => [p, f.hash])))
   })
 })

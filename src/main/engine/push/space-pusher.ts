@@ -10,6 +10,7 @@ import { checkOpenChangeRequest, settleChangeRequest } from './change-request-se
 import { holdOf, keptLocalFiles, rememberKeptLocal } from './hold'
 import { baseTexts, missingSince, rememberMissingSince } from './missing-pages'
 import { enclosingIn } from '../workspace/content-names'
+import { StatJournal } from '../cache/stat-journal'
 import { LocalScanner } from './local-scan'
 import { changeRequestTexts, mergeTexts, refreshMain } from './main-view'
 import { removeMarkers, removePostedMarkers } from './marker-removal'
@@ -82,7 +83,7 @@ export class SpacePusher {
   private heldMemo: { key: string; held: Set<string> } | undefined
 
   constructor(private readonly o: SpacePusherOptions) {
-    this.scanner = new LocalScanner(o.folder)
+    this.scanner = new LocalScanner(o.folder, () => StatJournal.of(o.cache, o.spaceId))
     this.sender = new OutboxSender(o.gateway, o.outbox, o.comments, { commentPosted: (op) => this.markerPosted(op) })
   }
 
