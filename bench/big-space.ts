@@ -11,10 +11,12 @@
  *   maximum. Pages per second: pages / the whole mirror's time (files included).
  *
  *   npm run bench:big-space      BENCH_ROUNDS=3 npm run bench:big-space      BENCH_CPU_PROF=DIR / BENCH_HEAP_PROF=DIR
+ *   npm run bench:big-space -- watch   `quire watch` over a 20,000-page space: save -> change request, idle pass CPU, peak RSS (support/big-watch.ts)
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { bigWatch } from './support/big-watch'
 import { seedSpace, type SpaceShape } from './support/generated-space'
 import { compileBench } from './support/compiled'
 import { load, mb, median, startService, verdict } from './support/run'
@@ -97,4 +99,5 @@ async function main() {
 
 const [role, job] = process.argv.slice(2)
 if (role === 'sync') await syncChild(JSON.parse(job) as SyncJob)
+else if (role === 'watch') await bigWatch()
 else await main()

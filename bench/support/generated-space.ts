@@ -33,6 +33,8 @@ export interface SpaceShape {
   /** Bytes of a file of that kind. */
   fileSize: (rnd: Random, kind: FileKind) => number
   title?: string
+  /** How deep pages nest (5 unless given; 20,000 pages need 6). */
+  depth?: number
 }
 
 /** Mostly screenshots of tens of kilobytes, a few large diagrams (bench:mirror's 200 files). */
@@ -103,7 +105,7 @@ function generateOutline(rnd: Random, shape: SpaceShape, files: OutlineFile[]): 
   while (made < shape.pages) {
     const parent = queue.shift()
     if (!parent) throw new Error('the outline ran out of places for pages')
-    if (parent.depth >= 5) continue
+    if (parent.depth >= (shape.depth ?? 5)) continue
     for (let c = 1, n = rnd.int(2, 9); c <= n && made < shape.pages; c++) {
       const label = `${parent.label}.${c}`
       const child = makePage(label)

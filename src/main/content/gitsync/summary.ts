@@ -26,6 +26,7 @@ import { escapeInlineText } from '../markdown/inline-text'
 import { parseMarkdownTree, plainText, visitNodes } from '../markdown/syntax-tree'
 import type { RevisionTree, TreePage } from '../types'
 import { slugify } from './slug'
+import { readSummaryLines } from './summary-lines'
 
 export interface SummaryEntry {
   kind: 'page' | 'link' | 'group'
@@ -98,9 +99,19 @@ export function renderSummary(tree: RevisionTree, paths: Map<string, string>): s
  * Reads a SUMMARY.md (ours or hand-written) into its ordered entries. `#`
  * headings are the file's title; `##` and deeper headings open a group that
  * holds the following lists, until a top-level `***` (any thematic break)
- * ends it. Paths are returned as written, minus `./` and percent-encoding.
+ * ends it. Paths are returned as written, minus `./` and percent-encoding. Read line by line where every
+ * line is one the line reader knows (what Git Sync writes), through the markdown parser otherwise.
  */
 export function parseSummary(text: string): SummaryEntry[] {
+  summaryReads.count++
+  return readSummaryLines(text) ?? parseSummaryTree(text)
+}
+
+/** How many times SUMMARY.md was read (`parseSummary`), for the tests that an unchanged plan reads none. */
+export const summaryReads = { count: 0 }
+
+/** `parseSummary` through the full markdown parser: what the line reader (summary-lines.ts) must equal. */
+export function parseSummaryTree(text: string): SummaryEntry[] {
   const entries: SummaryEntry[] = []
   let container = entries
   for (const block of parseMarkdownTree(text).children) {

@@ -101,7 +101,7 @@ export class CacheRepository {
 
   recordRevision(spaceId: string, revision: { id: string; parents: string[]; createdAt?: string }) { return this.pageTables.recordRevision(spaceId, revision) }
   /** The remote tree of a revision; rows it no longer has are dropped unless a local file still stands for them. */
-  replaceRemoteTree(spaceId: string, pages: RemotePageRow[], files: RemoteFileRow[]) { return this.pageTables.replaceRemoteTree(spaceId, pages, files) }
+  replaceRemoteTree(spaceId: string, pages: RemotePageRow[], files: RemoteFileRow[]) { this.bumpPages(spaceId); return this.pageTables.replaceRemoteTree(spaceId, pages, files) }
   /** Document pages of the remote tree (for status). */
   pageCount(spaceId: string) { return this.pageTables.pageCount(spaceId) }
   pageLocation(spaceId: string, pageId: string) { return this.pageTables.pageLocation(spaceId, pageId) }
@@ -113,9 +113,18 @@ export class CacheRepository {
   journal(spaceId: string) { return this.pageTables.journal(spaceId) }
   journalSize(spaceId: string) { return this.pageTables.journalSize(spaceId) }
   /** Records that `entry.path` now holds content `entry.baseHash` (remote version `entry.oid`). */
-  recordJournal(spaceId: string, entry: JournalEntry) { return this.pageTables.recordJournal(spaceId, entry) }
+  recordJournal(spaceId: string, entry: JournalEntry) { this.bumpPages(spaceId); return this.pageTables.recordJournal(spaceId, entry) }
   /** The entry no longer has a local file. */
-  forgetJournal(spaceId: string, id: string, kind: EntryKind) { return this.pageTables.forgetJournal(spaceId, id, kind) }
+  forgetJournal(spaceId: string, id: string, kind: EntryKind) { this.bumpPages(spaceId); return this.pageTables.forgetJournal(spaceId, id, kind) }
+  /**
+   * Changes whenever a space's remote tree or journal may have changed: this connection's writes of them
+   * are counted, and any commit of another connection to the database (SQLite's data_version) counts too.
+   * What push/space-pusher.ts keeps between plans (the journal, main's view, a plan that found nothing
+   * to do) is read again when it moves.
+   */
+  pagesVersion(spaceId: string): string { return `${this.pageVersions.get(spaceId) ?? 0}:${String(this.db.pragma('data_version', { simple: true }))}` }
+  private bumpPages(spaceId: string) { this.pageVersions.set(spaceId, (this.pageVersions.get(spaceId) ?? 0) + 1) }
+  private readonly pageVersions = new Map<string, number>()
 
   /* Sync runs: an unfinished run means the space's last pass stopped part way. */
 

@@ -13,10 +13,24 @@ import { preflightLinks, type PreflightFinding, type PreflightInput } from './pr
 /** Files read as text above this size are left out (sync up does not read them as pages either). */
 const MAX_TEXT_BYTES = 8 * 1024 * 1024
 
-/** The space folder's content as the pre-flight takes it; an unreadable file is left out, never fatal. */
-export function readPreflightInput(folder: string): PreflightInput {
+/**
+ * The space folder's content as the pre-flight takes it; an unreadable file is left out, never fatal.
+ * `lazy`: the texts are read when the pre-flight asks for them (the pages it checks, the pages they
+ * link to), the folder is only listed.
+ */
+export function readPreflightInput(folder: string, options: { lazy?: boolean; listing?: Iterable<string> } = {}): PreflightInput {
   const markdown = new Map<string, string>()
+  const listed = new Map<string, string>()
   const files: string[] = []
+  if (options.lazy && options.listing) {
+    // The folder as the push's own scan just listed it: not walked again.
+    for (const rel of options.listing) {
+      const kind = contentKind(rel)
+      if (kind === 'asset') files.push(rel)
+      else if (kind !== undefined) listed.set(rel, path.join(folder, ...rel.split('/')))
+    }
+    return { markdown: new LazyTexts(listed), files }
+  }
   const walk = (dir: string, relative: string) => {
     let entries: fs.Dirent[]
     try {
@@ -37,16 +51,68 @@ export function readPreflightInput(folder: string): PreflightInput {
         files.push(rel)
         continue
       }
-      try {
-        const full = path.join(dir, entry.name)
-        if (fs.statSync(full).size <= MAX_TEXT_BYTES) markdown.set(rel, fs.readFileSync(full, 'utf8'))
-      } catch {
-        // Gone or unreadable meanwhile: the next look has it.
+      const full = path.join(dir, entry.name)
+      if (options.lazy) listed.set(rel, full)
+      else {
+        const text = readText(full)
+        if (text !== undefined) markdown.set(rel, text)
       }
     }
   }
   walk(folder, '')
-  return { markdown, files }
+  return { markdown: options.lazy ? new LazyTexts(listed) : markdown, files }
+}
+
+function readText(full: string): string | undefined {
+  try {
+    return fs.statSync(full).size <= MAX_TEXT_BYTES ? fs.readFileSync(full, 'utf8') : undefined
+  } catch {
+    // Gone or unreadable meanwhile: the next look has it.
+    return undefined
+  }
+}
+
+/** Markdown files by path, each read on its first `get`: a file too large or unreadable then reads as empty. */
+class LazyTexts implements ReadonlyMap<string, string> {
+  private readonly texts = new Map<string, string>()
+
+  constructor(private readonly files: ReadonlyMap<string, string>) {}
+
+  get size() {
+    return this.files.size
+  }
+
+  has(key: string) {
+    return this.files.has(key)
+  }
+
+  get(key: string): string | undefined {
+    const full = this.files.get(key)
+    if (full === undefined) return undefined
+    let text = this.texts.get(key)
+    if (text === undefined) this.texts.set(key, (text = readText(full) ?? ''))
+    return text
+  }
+
+  keys() {
+    return this.files.keys()
+  }
+
+  *entries(): MapIterator<[string, string]> {
+    for (const key of this.files.keys()) yield [key, this.get(key)!]
+  }
+
+  *values(): MapIterator<string> {
+    for (const key of this.files.keys()) yield this.get(key)!
+  }
+
+  forEach(callback: (value: string, key: string, map: ReadonlyMap<string, string>) => void) {
+    for (const [key, value] of this.entries()) callback(value, key, this)
+  }
+
+  [Symbol.iterator]() {
+    return this.entries()
+  }
 }
 
 /** Broken links of the space folder's pages as they are now. */
@@ -74,9 +140,12 @@ export function pushMoves(plan: Pick<PushPlan, 'changes'>): { renamed: Map<strin
  * The broken links a push adds: those in the files it writes, and those anywhere that point into a
  * page it renames or deletes. The push is still sent; the writer decides.
  */
-export function pushLinkFindings(folder: string, plan: Pick<PushPlan, 'changes'>): PreflightFinding[] {
+export function pushLinkFindings(folder: string, plan: Pick<PushPlan, 'changes'>, listing?: Iterable<string>): PreflightFinding[] {
   if (plan.changes.length === 0 || !fs.existsSync(folder)) return []
   const { renamed, deleted, written } = pushMoves(plan)
+  // With no page renamed or deleted, only the written files can hold a link this push breaks: they alone
+  // are checked (and the pages they link to read), not every page of a 20,000-page folder.
+  if (renamed.size === 0 && deleted.size === 0) return preflightLinks({ ...readPreflightInput(folder, { lazy: true, listing }), only: written })
   const findings = preflightLinks({ ...readPreflightInput(folder), push: { renamed, deleted } })
   return findings.filter((f) => written.has(f.file) || f.moved !== undefined)
 }

@@ -19,6 +19,8 @@ export interface PreflightInput {
   files: Iterable<string>
   /** What the push about to be sent does to pages, when the check is for a push. */
   push?: { renamed?: ReadonlyMap<string, string>; deleted?: ReadonlySet<string> }
+  /** The pages whose links are checked (all of them unless given); the others are read only when linked to. */
+  only?: ReadonlySet<string>
 }
 
 export type PreflightKind = 'page' | 'anchor' | 'file' | 'include'
@@ -78,7 +80,7 @@ export function preflightLinks(input: PreflightInput): PreflightFinding[] {
   }
 
   const findings: PreflightFinding[] = []
-  const pages = [...input.markdown.keys()].filter(isPageFile).sort()
+  const pages = [...(input.only ?? input.markdown.keys())].filter((p) => isPageFile(p) && input.markdown.has(p)).sort()
   for (const from of pages) {
     const { body } = bodyOf(from)
     const report = (at: { line: number; column: number }, kind: PreflightKind, target: string, reason: Problem['reason'], resolved?: string) =>

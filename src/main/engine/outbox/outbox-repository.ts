@@ -143,6 +143,19 @@ export class OutboxRepository {
     return str((this.statement('SELECT claimed_by FROM outbox WHERE seq = ?').get(seq) as Row | undefined)?.claimed_by)
   }
 
+  /**
+   * What the space's outbox, push session, change request entries and conflicts hold, in one short string
+   * that differs whenever any of them changed: an op added or moved to another state, a new session or
+   * change request, an entry or conflict added or removed (push/space-pusher.ts skips a plan it made before on the same).
+   */
+  fingerprint(spaceId: string): string {
+    const ops = this.statement('SELECT state, COUNT(*) AS n, MAX(seq) AS last, MAX(attempts) AS tries FROM outbox WHERE space_id = ? GROUP BY state ORDER BY state').all(spaceId) as Row[]
+    const session = this.statement('SELECT generation, change_request_id, head_revision FROM push_sessions WHERE space_id = ?').get(spaceId) as Row | undefined
+    const entries = this.statement('SELECT COUNT(*) AS n, MAX(op_seq) AS last FROM pushed_entries WHERE space_id = ?').get(spaceId) as Row
+    const conflicts = this.statement('SELECT COUNT(*) AS n FROM conflicts WHERE space_id = ?').get(spaceId) as Row
+    return JSON.stringify([ops.map((r) => [r.state, r.n, r.last, r.tries]), session && [session.generation, session.change_request_id, session.head_revision], [entries.n, entries.last], conflicts.n])
+  }
+
   unfinished(spaceId?: string): OutboxOp[] {
     const rows = spaceId
       ? (this.statement("SELECT * FROM outbox WHERE space_id = ? AND state IN ('pending', 'sending') ORDER BY seq").all(spaceId) as Row[])

@@ -40,7 +40,7 @@ export class PlanState {
   readonly byPath = new Map<string, Known>()
   /** Page files no page is known by: inserts, unless a rename claims them. */
   readonly newFiles: string[] = []
-  readonly summary: Map<string, SummaryPlace>
+  readonly summary: ReadonlyMap<string, SummaryPlace>
   readonly reports: PushReport[] = []
   readonly changes: PlannedChange[] = []
   readonly markers: PlannedMarker[] = []

@@ -3,11 +3,14 @@ import type { PreflightFinding } from '../links/preflight'
 import { enqueueAction } from '../outbox/action-keys'
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
 import { journalIntact } from '../sync/recovery-inputs'
+import type { JournalEntry } from '../sync/plan-types'
+import type { CacheRepository } from '../cache/cache-repository'
 import type { OutboxOp } from '../outbox/outbox-types'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
-import { keptLocalFiles, rememberKeptLocal } from './hold'
+import { holdOf, keptLocalFiles, rememberKeptLocal } from './hold'
 import { baseTexts, missingSince, rememberMissingSince } from './missing-pages'
 import { enclosingIn } from '../workspace/content-names'
+import { StatJournal } from '../cache/stat-journal'
 import { LocalScanner } from './local-scan'
 import { changeRequestTexts, mergeTexts, refreshMain } from './main-view'
 import { removeMarkers, removePostedMarkers } from './marker-removal'
@@ -20,6 +23,8 @@ import { filesOf } from './sync-up-status'
 import { carriedSummary, rememberSummaryEdit, summaryBase } from './summary-state'
 
 export { stampOf, type SpacePusherOptions } from './pusher-context'
+
+type MainView = ReturnType<CacheRepository['remoteTree']>
 
 export interface PushResult {
   /** Changes written to the outbox by this push. */
@@ -45,9 +50,9 @@ export interface PushResult {
 }
 
 /** The pre-flight of a push; a check that fails never holds the push back. */
-function preflightOf(folder: string, plan: PushPlan): PreflightFinding[] {
+function preflightOf(folder: string, plan: PushPlan, listing?: Iterable<string>): PreflightFinding[] {
   try {
-    return pushLinkFindings(folder, plan)
+    return pushLinkFindings(folder, plan, listing)
   } catch {
     return []
   }
@@ -64,9 +69,21 @@ function preflightOf(folder: string, plan: PushPlan): PreflightFinding[] {
 export class SpacePusher {
   private readonly scanner: LocalScanner
   private readonly sender: OutboxSender
+  /** Whether a watcher reports every change of the folder (the session's): only then may a plan be skipped. */
+  private watched = false
+  /** Changes the watcher reported, counted: one during a plan makes that plan's key stale. */
+  private localChanges = 0
+  /** The last plan, when it found nothing to do, with what it was planned from (`planKey`) and what it reported. */
+  private quiet: { key: string; reports: PushReport[]; brokenLinks?: PreflightFinding[] } | undefined
+  /** The journal and main's view as last read, kept while the cache says neither moved (`pagesVersion`). */
+  private views: { version: string; journal: JournalEntry[]; main: MainView } | undefined
+  /** The content files the last plan's scan listed (the link pre-flight's listing of the folder). */
+  private listed: ReadonlyMap<string, unknown> | undefined
+  /** The hold sync down is given, kept while the plan key stays the same. */
+  private heldMemo: { key: string; held: Set<string> } | undefined
 
   constructor(private readonly o: SpacePusherOptions) {
-    this.scanner = new LocalScanner(o.folder)
+    this.scanner = new LocalScanner(o.folder, () => StatJournal.of(o.cache, o.spaceId))
     this.sender = new OutboxSender(o.gateway, o.outbox, o.comments, { commentPosted: (op) => this.markerPosted(op) })
   }
 
@@ -74,7 +91,37 @@ export class SpacePusher {
     return this.o.spaceId
   }
 
-  async push(options: { plan?: boolean } = {}): Promise<PushResult> {
+  /**
+   * A watcher now reports (or no longer reports) every change of this folder. Either way what happened
+   * before it started is not known: the next push plans.
+   */
+  setWatched(watched: boolean) {
+    this.watched = watched
+    this.localChanges++
+  }
+
+  /** The watcher saw a change in the folder: the next push plans. */
+  noteLocalChange() {
+    this.localChanges++
+  }
+
+  /**
+   * What a plan is made from, as far as it can change without a file of the folder changing: the
+   * watcher's count, the space's revisions, this process's writes of the journal and remote tree, and
+   * the outbox. Undefined when nothing watches the folder (every push plans then).
+   */
+  private planKey(): string | undefined {
+    if (!this.watched) return undefined
+    const { cache, outbox, spaceId } = this.o
+    const space = cache.space(spaceId)
+    return JSON.stringify([this.localChanges, space?.syncedRevision, space?.remoteRevision, cache.pagesVersion(spaceId), outbox.fingerprint(spaceId)])
+  }
+
+  /**
+   * `reuse`: when nothing changed since a plan that found nothing to do (`planKey`: the watcher saw no
+   * change, the journal, main and the outbox did not move), that plan stands and nothing is read.
+   */
+  async push(options: { plan?: boolean; reuse?: boolean } = {}): Promise<PushResult> {
     const result: PushResult = { planned: 0, sent: 0, conflicts: [], reports: [], failures: [] }
     const { outbox, spaceId } = this.o
     outbox.ensureSession(spaceId, this.o.userId)
@@ -99,10 +146,20 @@ export class SpacePusher {
       result.skipped = 'the space folder is not matched to its pages yet (a new or rebuilt cache); the next sync down pass does it'
       return this.finishResult(result)
     }
+    // Nothing changed since a plan that found nothing to do: that plan stands, nothing is read or planned
+    // (an idle pass over a 20,000-page space costs nothing of the folder).
+    const key = this.planKey()
+    if (options.reuse && key !== undefined && this.quiet?.key === key) {
+      result.reports.push(...this.quiet.reports)
+      if (this.quiet.brokenLinks) result.brokenLinks = this.quiet.brokenLinks
+      result.waitingDeletions = 0
+      return this.finishResult(result)
+    }
+    this.quiet = undefined
     await closeResolvedConflicts(this.o)
     const plan = await this.plan()
     result.reports.push(...plan.reports)
-    const broken = preflightOf(this.o.folder, plan)
+    const broken = preflightOf(this.o.folder, plan, this.listed?.keys())
     if (broken.length > 0) result.brokenLinks = broken
     if (plan.replanAt !== undefined) result.replanAt = plan.replanAt
     result.waitingDeletions = plan.waitingDeletions?.size ?? 0
@@ -118,6 +175,7 @@ export class SpacePusher {
     }
     await finishConflicts(this.o)
     await this.sendAll(result)
+    if (key !== undefined && nothingToDo(plan, result) && this.planKey() === key) this.quiet = { key, reports: plan.reports, ...(broken.length > 0 ? { brokenLinks: broken } : {}) }
     return this.finishResult(result)
   }
 
@@ -151,13 +209,13 @@ export class SpacePusher {
   async plan(): Promise<PushPlan> {
     const { cache, outbox, spaceId } = this.o
     await refreshMain(this.o)
-    const journal = cache.journal(spaceId)
+    const { journal, main } = this.pageViews()
     const pushed = outbox.entries(spaceId)
     const base = new Map(journal.map((j) => [j.path, j.baseHash]))
     const carried = new Map(pushed.map((p) => [p.path, p.hash]))
     const pagePaths = [...journal, ...pushed].filter((e) => e.kind === 'page').map((e) => e.path)
     const scan = await this.scanner.scan((p, hash) => base.get(p) !== hash || (carried.has(p) && carried.get(p) !== hash), pagePaths)
-    const main = cache.remoteTree(spaceId)
+    this.listed = scan.files
     const now = nowOf(this.o).getTime()
     const missing = pagePaths.filter((p) => !scan.files.has(p) && enclosingIn(scan.skipped, p) === undefined)
     const since = missingSince(cache, spaceId)
@@ -187,6 +245,26 @@ export class SpacePusher {
     })
     rememberMissingSince(cache, spaceId, plan.waitingDeletions ?? new Map())
     return plan
+  }
+
+  /** The journal and main's view, read from the cache only when it says they moved since the last read. */
+  private pageViews(): { journal: JournalEntry[]; main: MainView } {
+    const { cache, spaceId } = this.o
+    const version = cache.pagesVersion(spaceId)
+    if (this.views?.version !== version) this.views = { version, journal: cache.journal(spaceId), main: cache.remoteTree(spaceId) }
+    return this.views
+  }
+
+  /**
+   * The pages sync down must leave alone (hold.ts `holdOf`). `reuse`: computed again only when the plan
+   * key moved, as it does with any change of the folder the watcher sees, of the journal or of the outbox.
+   */
+  hold(options: { reuse?: boolean } = {}): Set<string> {
+    const key = this.planKey()
+    if (options.reuse && key !== undefined && this.heldMemo?.key === key) return this.heldMemo.held
+    const held = holdOf(this.o.cache, this.o.outbox, this.o.spaceId, this.o.folder)
+    this.heldMemo = key !== undefined && this.planKey() === key ? { key, held } : undefined
+    return held
   }
 
   /** A posted comment, reply or resolve leaves the file it was typed in. */
@@ -230,6 +308,12 @@ export class SpacePusher {
   async flush(): Promise<DrainResult> {
     return this.sender.drain(this.o.spaceId)
   }
+}
+
+/** A plan that changes nothing, sent nothing and waits for nothing: planned again on the same inputs, it would be the same. */
+function nothingToDo(plan: PushPlan, result: PushResult): boolean {
+  const empty = [plan.changes, plan.bookkeeping, plan.markers, plan.conflicts, plan.rewrites, plan.orphans, plan.relocations].every((list) => list.length === 0)
+  return empty && result.planned === 0 && result.sent === 0 && result.failures.length === 0 && !result.stopped && plan.replanAt === undefined && (plan.waitingDeletions?.size ?? 0) === 0 && plan.summaryEdit === undefined
 }
 
 /**

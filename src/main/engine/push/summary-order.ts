@@ -53,10 +53,23 @@ function partsOf(text: string): string[] {
   return parts
 }
 
-/** Paths of SUMMARY.md's page entries with their place; a SUMMARY.md that does not parse gives none. */
-export function summaryPlaces(text: string | undefined): Map<string, SummaryPlace> {
+/** The last SUMMARY.md read and its places: a plan after a save of a page finds the same text (one compare). */
+let lastPlaces: { text: string; places: ReadonlyMap<string, SummaryPlace> } | undefined
+
+/**
+ * Paths of SUMMARY.md's page entries with their place; a SUMMARY.md that does not parse gives none.
+ * Kept for the last text read: a 20,000-page SUMMARY.md is not read again for every plan.
+ */
+export function summaryPlaces(text: string | undefined): ReadonlyMap<string, SummaryPlace> {
+  if (text === undefined) return new Map()
+  if (lastPlaces?.text === text) return lastPlaces.places
+  const places = readPlaces(text)
+  lastPlaces = { text, places }
+  return places
+}
+
+function readPlaces(text: string): Map<string, SummaryPlace> {
   const places = new Map<string, SummaryPlace>()
-  if (text === undefined) return places
   let parts: SummaryEntry[][]
   try {
     parts = partsOf(text).map((part) => parseSummary(part))

@@ -92,6 +92,8 @@ export class WorkspaceSession {
   private readonly stepRefreshedAt = new Map<string, number>()
   private authError: string | undefined
   private watcher?: WorkspaceWatcher
+  /** Whether the cycle queued next was asked for by the timer alone (see `cycle`). */
+  private nextCycleByTimer = true
   private watchedKey = ''
   private timer?: NodeJS.Timeout
   /** Pushes planned for later: a removal waits for the quiet interval, then its space is pushed again. */
@@ -170,6 +172,7 @@ export class WorkspaceSession {
     this.later.cancelAll()
     await this.watcher?.close()
     this.watcher = undefined
+    for (const space of this.spaces()) this.pusher(space.spaceId)?.setWatched(false)
     await this.queue
     this.o.lease?.lease.release()
   }
@@ -227,13 +230,17 @@ export class WorkspaceSession {
   }
 
   /** A cycle unless paused (after resume, a new selection, a merge). */
-  requestCycle(options: { evenIfPaused?: boolean } = { evenIfPaused: true }): Promise<void> {
+  requestCycle(options: { evenIfPaused?: boolean; timer?: boolean } = { evenIfPaused: true }): Promise<void> {
     if (this.stopped) return Promise.resolve()
     if (!options.evenIfPaused && this.paused()) return Promise.resolve()
+    // Only the timer's own cycle may stand on what nothing changed since (a request joining it plans).
+    if (!options.timer) this.nextCycleByTimer = false
     if (this.queuedCycle) return this.queuedCycle
     const cycle = this.run(async () => {
       this.queuedCycle = undefined
-      await this.cycle()
+      const byTimer = this.nextCycleByTimer
+      this.nextCycleByTimer = true
+      await this.cycle(byTimer)
     })
     this.queuedCycle = cycle
     return cycle
@@ -376,21 +383,26 @@ export class WorkspaceSession {
     const interval = this.o.intervalMs?.()
     if (this.stopped || interval === undefined) return
     this.timer = setTimeout(() => {
-      void this.requestCycle({ evenIfPaused: false }).then(() => this.schedule())
+      void this.requestCycle({ evenIfPaused: false, timer: true }).then(() => this.schedule())
     }, interval)
     this.timer.unref?.()
   }
 
   /** Push everything, pull everything, push again (the pull may have settled merges or freed held pages). */
-  private async cycle() {
+  /**
+   * `byTimer`: the timer's cycle, with nothing asked of it. A push the watcher saw no change for since a
+   * plan that found nothing to do is not planned again then, and the hold is the one kept: an idle
+   * cycle of a large space reads nothing of its folder (SpacePusher.push's `reuse`).
+   */
+  private async cycle(byTimer = false) {
     const syncUp = this.o.syncUp !== false
-    if (syncUp) for (const space of this.spaces()) await this.pushSpace(space.spaceId)
-    await this.passNow()
+    if (syncUp) for (const space of this.spaces()) await this.pushSpace(space.spaceId, byTimer)
+    await this.passNow(byTimer)
     await this.rewatch()
-    if (syncUp) for (const space of this.spaces()) await this.pushSpace(space.spaceId)
+    if (syncUp) for (const space of this.spaces()) await this.pushSpace(space.spaceId, byTimer)
   }
 
-  private async passNow(): Promise<PassReport> {
+  private async passNow(byTimer = false): Promise<PassReport> {
     const engine = new SyncEngine({
       cache: this.o.cache,
       account: this.o.account,
@@ -398,7 +410,7 @@ export class WorkspaceSession {
       workspace: this.o.workspace(),
       allowMassDelete: this.o.allowMassDelete,
       refreshLinks: this.o.refreshLinks,
-      hold: workspaceHold(this.o.cache, this.o.outbox, this.o.workspace()),
+      hold: this.holdOf(byTimer),
       onProgress: (event) => {
         this.o.onProgress?.(event)
         if (event.type === 'space-started') this.running.set(event.spaceId, { done: 0, total: 0 })
@@ -424,13 +436,19 @@ export class WorkspaceSession {
     return report
   }
 
-  private async pushSpace(spaceId: string) {
+  /** The hold of each space for a pass: on the timer's cycle, its pusher's as kept while nothing changed (SpacePusher.hold). */
+  private holdOf(byTimer: boolean): (spaceId: string) => Set<string> {
+    const fresh = workspaceHold(this.o.cache, this.o.outbox, this.o.workspace())
+    return (spaceId) => this.pusher(spaceId)?.hold({ reuse: byTimer }) ?? fresh(spaceId)
+  }
+
+  private async pushSpace(spaceId: string, byTimer = false) {
     const pusher = this.pusher(spaceId)
     if (!pusher) return
     this.running.set(spaceId, { done: 0, total: 0 })
     this.refreshState(spaceId)
     try {
-      let result = await pusher.push()
+      let result = await pusher.push({ reuse: byTimer })
       this.pushed(spaceId, result)
       if (result.settled) {
         // Main now holds the merge: bring it down before the next plan.
@@ -502,7 +520,10 @@ export class WorkspaceSession {
     await this.watcher?.close()
     this.watchedKey = key
     this.watcher = undefined
+    // Until the new watcher runs, nothing vouches for the folders: every push plans.
+    for (const space of spaces) this.pusher(space.spaceId)?.setWatched(false)
     if (spaces.length === 0) return
+    let failed = false
     const watcher = new WorkspaceWatcher({
       spaces,
       debounceMs: this.o.debounceMs,
@@ -513,12 +534,20 @@ export class WorkspaceSession {
         this.emit({ type: 'files', spaceId, paths: paths.map((p) => p.split(sep).join('/')) })
         const space = spaces.find((s) => s.spaceId === spaceId)
         if (space) this.searching.changed(space, paths)
+        // Noted though paused: the push after the pause must plan it.
+        this.pusher(spaceId)?.noteLocalChange()
         if (!this.paused()) void this.push(spaceId)
       },
-      onError: (error) => this.emit({ type: 'log', level: 'warning', message: `watcher: ${error instanceof Error ? error.message : String(error)}` }),
+      onError: (error) => {
+        // Changes may have gone unseen: pushes plan again from the folder itself, every time.
+        failed = true
+        for (const space of spaces) this.pusher(space.spaceId)?.setWatched(false)
+        this.emit({ type: 'log', level: 'warning', message: `watcher: ${error instanceof Error ? error.message : String(error)}` })
+      },
     })
     this.watcher = watcher
     await watcher.start()
+    if (this.watcher === watcher && !this.stopped && !failed) for (const space of spaces) this.pusher(space.spaceId)?.setWatched(true)
   }
 
   private emit(event: SessionEvent) {
