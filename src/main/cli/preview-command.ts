@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import { previewHtml, previewSpacePage, PreviewRefused, spaceFolderOf } from '../engine'
 import type { CliIo } from './io'
 
-const HELP = `usage: quire preview FILE [--out PAGE.html]
+const HELP = `quire preview FILE [--out PAGE.html]
 
 Renders a page file of a space folder as the service shows it (GitBook blocks, math, images from the
 folder's .gitbook/assets), sanitized: no script, nothing remote (a remote image or an embed is a link).
