@@ -37,6 +37,23 @@ export function journalIntact(cache: JournalFacts, spaceId: string): boolean {
 export function rememberJournalSize(cache: JournalFacts, spaceId: string) {
   const size = String(cache.journalSize(spaceId))
   if (cache.setting(journalSizeSetting(spaceId)) !== size) cache.setSetting(journalSizeSetting(spaceId), size)
+  if (cache.setting(earlierSetting(spaceId)) !== undefined && cache.setting(earlierSetting(spaceId)) !== '') cache.setSetting(earlierSetting(spaceId), '')
+}
+
+const earlierSetting = (spaceId: string) => `recovering_whole:${spaceId}`
+
+/**
+ * Whether recovery compares the files with the pages' earlier versions: for a cache that lost its whole
+ * journal, until a pass completes its recovery. A first recovering pass that did not (a save during it
+ * skipped a step: the hosted service's page reads leave time for one) has journaled some files; the
+ * others are still the old copies and edits of them, and taken for edits of the current pages the next
+ * pass undid what others merged while the cache was lost. Lost rows alone (a kill mid-pass): the files
+ * the journal does not name are the pass's own writes, not old copies.
+ */
+export function recoveringWhole(cache: JournalFacts, spaceId: string, journalLength: number): boolean {
+  if (journalLength > 0) return cache.setting(earlierSetting(spaceId)) === '1'
+  cache.setSetting(earlierSetting(spaceId), '1')
+  return true
 }
 
 /** Every content file under `root` (pages, assets, includes), relative and `/`-separated; symlinks and skipped folders not entered. */

@@ -14,7 +14,7 @@ import { folderStatus, type FolderStatus } from './folder-state'
 import { GatewayContentSource } from './gateway-source'
 import type { JournalEntry, LocalState, RemoteSnapshot } from './plan-types'
 import { planSpaceSync } from './planner'
-import { earlierPageVersions, journalIntact, unexplainedPages, listContentFiles, readPageTexts, recoveryTexts, rememberJournalSize } from './recovery-inputs'
+import { earlierPageVersions, journalIntact, unexplainedPages, listContentFiles, readPageTexts, recoveringWhole, recoveryTexts, rememberJournalSize } from './recovery-inputs'
 import { recoveryTextNeeds } from './recovery-match'
 import { keepTree, readByDifference } from './read-by-difference'
 import { pageTextsFromTree, placeRemoteTree, remoteRows, withSummary, type PlacedTree } from './remote-snapshot'
@@ -97,7 +97,7 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   // Where the tree carries no markdown (the hosted service's), the pages recovery compares are read first.
   // (The edited pages' only where earlier versions are compared: see editedFrom.)
   const needs = intact ? undefined : recoveryTextNeeds(snapshot.entries, journal, local)
-  const readsEarlier = needs !== undefined && fullJournal.length === 0 && unexplainedPages(snapshot, local)
+  const readsEarlier = needs !== undefined && recoveringWhole(cache, space.id, fullJournal.length) && unexplainedPages(snapshot, local)
   if (needs) await readPageTexts([...needs.similar, ...(readsEarlier ? needs.edited : [])], pageTexts, (id) => gatewaySource.page(id))
   const recover = needs && {
     texts: await recoveryTexts(files.root, snapshot, journal, local, pageTexts),
@@ -174,8 +174,11 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   })
   cache.finishRun(space.id)
   cache.pageBases.prune(space.id)
-  // The journal is whole once every file recovery matched is journaled; until then each pass recovers.
-  const unrecovered = [...result.skipped.map((s) => s.action), ...result.failed.map((f) => f.action)].some((a) => a.type === 'recover')
+  // The journal is whole once every file recovery matched is journaled, and every step of an entry not
+  // journaled before a pass that read earlier versions is done (a file taken as one is journaled by its
+  // step); until then each pass recovers.
+  const before = new Set(fullJournal.map((j) => `${j.kind}:${j.id}`))
+  const unrecovered = [...result.skipped.map((s) => s.action), ...result.failed.map((f) => f.action)].some((a) => a.type === 'recover' || (readsEarlier && 'kind' in a && !before.has(`${a.kind}:${a.id}`)))
   if (!unrecovered) rememberJournalSize(cache, space.id)
 
   const status = folderStatus({ type: 'executed', plan, result })
