@@ -4,7 +4,9 @@ import { enqueueAction } from '../outbox/action-keys'
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
 import { journalIntact } from '../sync/recovery-inputs'
 import type { OutboxOp } from '../outbox/outbox-types'
+import type { ChangeRequest } from '@gitbook/api'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
+import { ChangeRequestTrust } from './change-request-trust'
 import { keptLocalFiles, rememberKeptLocal } from './hold'
 import { baseTexts, missingSince, rememberMissingSince } from './missing-pages'
 import { enclosingIn } from '../workspace/content-names'
@@ -64,10 +66,17 @@ function preflightOf(folder: string, plan: PushPlan): PreflightFinding[] {
 export class SpacePusher {
   private readonly scanner: LocalScanner
   private readonly sender: OutboxSender
+  /** Whether the writer's change request holds only this process's own batches (read back from nobody). */
+  private readonly trust = new ChangeRequestTrust()
+  /** The writer's change request as this push read it: where main is, when it is not outdated. */
+  private readChangeRequest?: ChangeRequest
 
   constructor(private readonly o: SpacePusherOptions) {
     this.scanner = new LocalScanner(o.folder)
-    this.sender = new OutboxSender(o.gateway, o.outbox, o.comments, { commentPosted: (op) => this.markerPosted(op) })
+    this.sender = new OutboxSender(o.gateway, o.outbox, o.comments, {
+      commentPosted: (op) => this.markerPosted(op),
+      answered: (op, outcome) => this.trust.answered(op, outcome),
+    })
   }
 
   get spaceId() {
@@ -81,8 +90,12 @@ export class SpacePusher {
 
     await finishConflicts(this.o)
     if (!(await this.sendAll(result))) return this.finishResult(result)
+    this.readChangeRequest = undefined
     if (!result.settled) {
-      const gone = await checkOpenChangeRequest(this.o)
+      // The one read a save makes before it sends (issue 29): merged or closed, someone else's edit in it, main moved.
+      const { gone, read } = await checkOpenChangeRequest(this.o)
+      this.trust.seen(read)
+      this.readChangeRequest = gone ? undefined : read
       if (gone) await this.settle(gone, result)
     }
     // After taking in a merge, the space is pulled before the next plan (main must show the merge).
@@ -150,7 +163,8 @@ export class SpacePusher {
   /** The plan of a push, from the journal, the change request's entries, the local files and main as it is now. */
   async plan(): Promise<PushPlan> {
     const { cache, outbox, spaceId } = this.o
-    await refreshMain(this.o)
+    const read = await refreshMain(this.o, { changeRequest: this.readChangeRequest })
+    this.readChangeRequest = undefined
     const journal = cache.journal(spaceId)
     const pushed = outbox.entries(spaceId)
     const base = new Map(journal.map((j) => [j.path, j.baseHash]))
@@ -165,8 +179,8 @@ export class SpacePusher {
       spaceId,
       journal,
       main,
-      mergeTexts: await mergeTexts(this.o, journal, main.pages, scan.files),
-      changeRequestTexts: await changeRequestTexts(this.o, journal, main.pages, scan.files),
+      mergeTexts: await mergeTexts(this.o, journal, main.pages, scan.files, read),
+      changeRequestTexts: await changeRequestTexts(this.o, journal, main.pages, scan.files, this.trust),
       local: scan.files,
       skipped: scan.skipped,
       summary: scan.summary,
