@@ -58,6 +58,9 @@ interface Round {
   ms: number
   requests: string[]
   down: number
+  /** From the save to the push's first request (the debounce), and to its batch leaving (then the scan, the plan). */
+  firstRequestMs: number
+  contentSentMs: number
 }
 
 async function main() {
@@ -84,7 +87,10 @@ async function main() {
 
     // The writer's engine through the shaped network, its requests counted.
     const requests: string[] = []
+    /** When each request left (ms, performance.now()). */
+    const sentAt: number[] = []
     const counted: typeof fetch = (input, init) => {
+      sentAt.push(performance.now())
       const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
       requests.push(`${(init?.method ?? 'GET').toUpperCase()} ${url.pathname.replace(/^\/v1/, '').replace(/\/[A-Za-z0-9]{16,}/g, '/ID')}`)
       return fetch(input, init)
@@ -111,6 +117,10 @@ async function main() {
     const writerPages = pages.slice(1, 4)
     const teammatePages = pages.slice(10)
 
+    const sentAtOf = (from: number, shape: string) => {
+      const index = requests.findIndex((r, i) => i >= from && r === shape)
+      return index === -1 ? Number.NaN : sentAt[index]
+    }
     /** One save: a line appended to `page`, until the change request's copy holds it; then until the session is idle. */
     const save = async (page: { id: string; path: string }, label: string): Promise<Round> => {
       const file = path.join(folder, ...page.path.split('/'))
@@ -135,7 +145,7 @@ async function main() {
       // The save's own requests end with the push (a subject sent after the content, say).
       await sleep(50)
       await session.idle()
-      return { ms, requests: requests.slice(from), down: network.down.bytes - down }
+      return { ms, requests: requests.slice(from), down: network.down.bytes - down, firstRequestMs: (sentAt[from] ?? started) - started, contentSentMs: sentAtOf(from, 'POST /spaces/ID/change-requests/ID/content') - started }
     }
 
     // Warm-up (not measured): the first save opens the change request.
@@ -167,6 +177,7 @@ async function main() {
       const counts = rounds.map((r) => r.requests.length)
       const downs = rounds.map((r) => r.down)
       console.log(`${label}: p50 ${p50.toFixed(0)} ms (min ${Math.min(...rounds.map((r) => r.ms)).toFixed(0)}, max ${Math.max(...rounds.map((r) => r.ms)).toFixed(0)}); requests a save: median ${median(counts)}, max ${Math.max(...counts)}; down a save: median ${kb(median(downs))}, max ${kb(Math.max(...downs))}`)
+      console.log(`  from the save: first request leaves at p50 ${median(rounds.map((r) => r.firstRequestMs)).toFixed(0)} ms (the debounce), the batch at ${median(rounds.map((r) => r.contentSentMs)).toFixed(0)} ms (reads, scan, plan)`)
       const typical = rounds.find((r) => r.requests.length === median(counts))
       if (typical) console.log(`  a typical save's requests: ${typical.requests.join(', ')}`)
       return { p50, requests: Math.max(...counts), medianRequests: median(counts), down: Math.max(...downs) }
