@@ -1,4 +1,4 @@
-import { GitBookAPIError, type ChangeRequest } from '@gitbook/api'
+import { GitBookAPIError, type ChangeRequest, type Space } from '@gitbook/api'
 import { gitBlobOid } from '../../content'
 import type { RemotePageRow } from '../cache/cache-repository'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
@@ -27,7 +27,7 @@ export type ChangeRequestTexts = Map<string, { carried?: string; text: string; o
  * when it has, the difference (main-difference.ts) or else the tree. Offline (or refused for a while),
  * the last view stands. The pages read on the way are returned for the plan's block merges.
  */
-export async function refreshMain(o: SpacePusherOptions, known: { changeRequest?: ChangeRequest } = {}): Promise<MainPages> {
+export async function refreshMain(o: SpacePusherOptions, known: { changeRequest?: ChangeRequest; space?: Promise<Space | undefined> } = {}): Promise<MainPages> {
   const { cache, gateway, spaceId } = o
   const cached = cache.space(spaceId)
   const cr = known.changeRequest
@@ -36,7 +36,7 @@ export async function refreshMain(o: SpacePusherOptions, known: { changeRequest?
   try {
     let target = cached ? base : undefined
     if (!target) {
-      const { data: space } = await gateway.client.spaces.getSpaceById(spaceId)
+      const space = (await known.space) ?? (await gateway.client.spaces.getSpaceById(spaceId)).data
       if (space.revision === cached?.remoteRevision) return new Map()
       cache.upsertSpace({ id: space.id, orgId: space.organization, collectionId: space.parent, title: space.title, remoteRevision: cached?.remoteRevision })
       target = space.revision

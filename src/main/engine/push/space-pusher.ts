@@ -4,7 +4,7 @@ import { enqueueAction } from '../outbox/action-keys'
 import { OutboxSender, type ChangeRequestGone, type DrainResult } from '../outbox/outbox-sender'
 import { journalIntact } from '../sync/recovery-inputs'
 import type { OutboxOp } from '../outbox/outbox-types'
-import type { ChangeRequest } from '@gitbook/api'
+import type { ChangeRequest, Space } from '@gitbook/api'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
 import { ChangeRequestTrust } from './change-request-trust'
 import { keptLocalFiles, rememberKeptLocal } from './hold'
@@ -70,6 +70,8 @@ export class SpacePusher {
   private readonly trust = new ChangeRequestTrust()
   /** The writer's change request as this push read it: where main is, when it is not outdated. */
   private readChangeRequest?: ChangeRequest
+  /** The space as read beside it (when the change request was outdated). */
+  private readSpace?: Promise<Space | undefined>
 
   constructor(private readonly o: SpacePusherOptions) {
     this.scanner = new LocalScanner(o.folder)
@@ -91,12 +93,20 @@ export class SpacePusher {
     await finishConflicts(this.o)
     if (!(await this.sendAll(result))) return this.finishResult(result)
     this.readChangeRequest = undefined
+    this.readSpace = undefined
     if (!result.settled) {
+      // A change request outdated at its last answer (a teammate merged) does not say where main is: the
+      // space is asked beside it, in the same round trip.
+      const sessionCr = outbox.session(spaceId)?.changeRequestId
+      const outdated = sessionCr !== undefined && (outbox.changeRequest(sessionCr)?.data as { outdated?: boolean } | undefined)?.outdated === true
+      const space = outdated ? this.o.gateway.client.spaces.getSpaceById(spaceId).then((r) => r.data, () => undefined) : undefined
       // The one read a save makes before it sends (issue 29): merged or closed, someone else's edit in it, main moved.
       const { gone, read } = await checkOpenChangeRequest(this.o)
       this.trust.seen(read)
       this.readChangeRequest = gone ? undefined : read
+      this.readSpace = gone ? undefined : space
       if (gone) await this.settle(gone, result)
+      else await space
     }
     // After taking in a merge, the space is pulled before the next plan (main must show the merge).
     if (options.plan === false || result.settled) return this.finishResult(result)
@@ -163,8 +173,9 @@ export class SpacePusher {
   /** The plan of a push, from the journal, the change request's entries, the local files and main as it is now. */
   async plan(): Promise<PushPlan> {
     const { cache, outbox, spaceId } = this.o
-    const read = await refreshMain(this.o, { changeRequest: this.readChangeRequest })
+    const read = await refreshMain(this.o, { changeRequest: this.readChangeRequest, space: this.readSpace })
     this.readChangeRequest = undefined
+    this.readSpace = undefined
     const journal = cache.journal(spaceId)
     const pushed = outbox.entries(spaceId)
     const base = new Map(journal.map((j) => [j.path, j.baseHash]))
