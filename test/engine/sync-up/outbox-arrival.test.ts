@@ -144,7 +144,8 @@ describe('an op is delivered only on evidence of its own content', () => {
     const cut = await ws.push()
     expect(cut.failures).toEqual([])
     expect(ws.outbox.failures(spaceId)).toEqual([])
-    expect(ws.outbox.unfinished(spaceId).map((op) => op.state)).toEqual(['sending'])
+    // The new subject waits behind the content (it is sent after it: the edit first).
+    expect(ws.outbox.unfinished(spaceId).map((op) => `${op.kind}: ${op.state}`)).toEqual(['content: sending', 'update-cr: pending'])
 
     network.mode = 'through'
     await collaboratorEdit(spaceId, cr, await pageId(spaceId, 'faq.md'))

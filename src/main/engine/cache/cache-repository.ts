@@ -107,6 +107,7 @@ export class CacheRepository {
   pageLocation(spaceId: string, pageId: string) { return this.pageTables.pageLocation(spaceId, pageId) }
   /** Sync up (hook): the remote tree as the last pass stored it — parents, order, slugs, git oids. */
   remoteTree(spaceId: string) { return this.pageTables.remoteTree(spaceId) }
+  updateRemotePages(spaceId: string, pages: ReadonlyArray<{ id: string; title: string; gitOid: string }>) { this.bumpPages(spaceId); return this.pageTables.updateRemotePages(spaceId, pages) }
 
   /* The journal: what is on disk, and the content hash it was written with (the merge base). */
 

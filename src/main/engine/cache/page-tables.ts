@@ -85,6 +85,17 @@ export class PageTables extends CacheTable {
     })
   }
 
+  /**
+   * Sync up (push/main-difference.ts): pages main edited in place since the stored tree (a new text or
+   * title; no page moved, added or removed), so main's view follows a teammate's merge without the tree.
+   */
+  updateRemotePages(spaceId: string, pages: ReadonlyArray<{ id: string; title: string; gitOid: string }>) {
+    this.transaction(() => {
+      const update = this.statement('UPDATE pages SET title = ?, git_oid = ? WHERE space_id = ? AND id = ? AND removed = 0')
+      for (const p of pages) update.run(p.title, p.gitOid, spaceId, p.id)
+    })
+  }
+
   /** Document pages of the remote tree (for status). */
   pageCount(spaceId: string): number {
     const row = this.statement("SELECT COUNT(*) AS n FROM pages WHERE space_id = ? AND removed = 0 AND git_path IS NOT NULL").get(spaceId) as Row

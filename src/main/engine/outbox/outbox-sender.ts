@@ -18,6 +18,13 @@ import { finishReviewOp, isReviewOp, sendReviewOp } from './review-ops'
 /** Local consequences of an answered op (taking a posted marker out of its file, and so on). */
 export interface SenderEffects {
   commentPosted?(op: OutboxOp, id: string): Promise<void>
+  /**
+   * An op is done: `sentHead` is the change request's head a content batch was sent against (this
+   * drain's own request, answered), undefined when its outcome was found by reconciling a lost answer
+   * (someone may have written the change request in between). The pusher keeps from it whether the
+   * change request holds only the writer's own batches (see push/change-request-trust.ts).
+   */
+  answered?(op: OutboxOp, outcome: { sentHead?: string; reconciled: boolean; answer: unknown }): void
 }
 
 export interface DrainResult {
@@ -165,9 +172,11 @@ export class OutboxSender {
       if (found instanceof RebuiltBatch) {
         // Merged with what the change request holds now (someone edited it since): what is left is sent.
         op = found.op
+        this.effects.answered?.(op, { reconciled: true, answer: found.outcome })
         if (op.payload.changes.length === 0) return this.finish(op, found.outcome)
       } else if (found !== undefined) {
         await this.finish(op, found)
+        this.effects.answered?.(op, { reconciled: true, answer: found })
         return
       }
     }
@@ -177,9 +186,15 @@ export class OutboxSender {
     const phase = op.kind === 'content' && op.state === 'sending' ? 'resend' : 'send'
     const context = op.kind === 'content' ? { head: this.outbox.session(op.spaceId)?.headRevision } : undefined
     this.outbox.markSending(op.seq, context)
-    const answer = await this.guard(op, phase, () => this.send(op)).catch((error: unknown) => this.afterUpdateFromMain(op, error))
+    let updatedFromMain = false
+    const answer = await this.guard(op, phase, () => this.send(op)).catch((error: unknown) => {
+      updatedFromMain = true
+      return this.afterUpdateFromMain(op, error)
+    })
     try {
       await this.finish(op, answer)
+      // A batch sent again after the update from main it needed went over main's changes, not the head it was planned on.
+      this.effects.answered?.(op, { reconciled: phase === 'resend' || updatedFromMain, sentHead: updatedFromMain ? undefined : context?.head, answer })
     } catch (error) {
       // The service acted; only recording it here failed (a full disk, a locked database). The op stays
       // as it was recorded (`sending`, or done with an effect left to do): never taken for a refusal.

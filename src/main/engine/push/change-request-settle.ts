@@ -1,4 +1,4 @@
-import { GitBookAPIError, type Revision, type RevisionPage } from '@gitbook/api'
+import { GitBookAPIError, type ChangeRequest, type Revision, type RevisionPage } from '@gitbook/api'
 import fs from 'node:fs/promises'
 import { gitBlobOid, SUMMARY_FILE } from '../../content'
 import { SUMMARY_ENTRY_ID } from '../cache/cache-repository'
@@ -10,18 +10,21 @@ import { carriedText } from './main-view'
 import { carriedSummary } from './summary-state'
 import { hashOf, resolveIn, type SpacePusherOptions } from './pusher-context'
 
-/** Asks the service about the open change request; undefined when it is still open (or the service is out of reach). */
-export async function checkOpenChangeRequest(o: SpacePusherOptions): Promise<ChangeRequestGone | undefined> {
+/**
+ * Asks the service about the open change request: `gone` when it was merged or closed, `read` the change
+ * request as the service answered (undefined when there is none, or the service is out of reach).
+ */
+export async function checkOpenChangeRequest(o: SpacePusherOptions): Promise<{ gone?: ChangeRequestGone; read?: ChangeRequest }> {
   const session = o.outbox.session(o.spaceId)
-  if (!session?.changeRequestId) return undefined
+  if (!session?.changeRequestId) return {}
   try {
     const cr = (await o.gateway.client.spaces.getChangeRequestById(o.spaceId, session.changeRequestId)).data
     o.outbox.saveChangeRequest(o.spaceId, cr)
-    if (cr.status === 'merged' || cr.status === 'archived') return { id: cr.id, status: cr.status }
-    return undefined
+    if (cr.status === 'merged' || cr.status === 'archived') return { gone: { id: cr.id, status: cr.status }, read: cr }
+    return { read: cr }
   } catch (error) {
-    if (error instanceof GitBookAPIError && error.code === 404) return { id: session.changeRequestId, status: 'missing' }
-    if (error instanceof ServiceUnreachableError || (error instanceof GitBookAPIError && (error.code === 429 || error.code >= 500))) return undefined
+    if (error instanceof GitBookAPIError && error.code === 404) return { gone: { id: session.changeRequestId, status: 'missing' } }
+    if (error instanceof ServiceUnreachableError || (error instanceof GitBookAPIError && (error.code === 429 || error.code >= 500))) return {}
     throw error
   }
 }

@@ -1,10 +1,12 @@
-import { GitBookAPIError } from '@gitbook/api'
+import { GitBookAPIError, type ChangeRequest, type Space } from '@gitbook/api'
 import { gitBlobOid } from '../../content'
 import type { RemotePageRow } from '../cache/cache-repository'
 import { ServiceUnreachableError } from '../gateway/api-gateway'
 import type { JournalEntry } from '../sync/plan-types'
 import { remoteRows } from '../sync/remote-snapshot'
+import { mainByDifference, type MainPages } from './main-difference'
 import type { SpacePusherOptions } from './pusher-context'
+import type { ChangeRequestTrust } from './change-request-trust'
 import type { LocalFiles } from './push-types'
 
 /** Base and main texts of a page both sides changed, for the planner's block merge. */
@@ -19,21 +21,40 @@ export type ChangeRequestTexts = Map<string, { carried?: string; text: string; o
 /**
  * Main as the service has it now. A push (the watcher's, between passes) must not plan against the
  * last pass's view: a change request opened now is based on today's main, and a page edited or
- * deleted against an older main would undo what others merged since. One request when main has not
- * moved; offline (or refused for a while), the last view stands.
+ * deleted against an older main would undo what others merged since. The writer's open change request,
+ * as just read, says where main is when it is not outdated (main is its base): no request then, or only
+ * the difference when main moved there. Otherwise one request for the space when main has not moved;
+ * when it has, the difference (main-difference.ts) or else the tree. Offline (or refused for a while),
+ * the last view stands. The pages read on the way are returned for the plan's block merges.
  */
-export async function refreshMain(o: SpacePusherOptions) {
+export async function refreshMain(o: SpacePusherOptions, known: { changeRequest?: ChangeRequest; space?: Promise<Space | undefined> } = {}): Promise<MainPages> {
   const { cache, gateway, spaceId } = o
+  const cached = cache.space(spaceId)
+  const cr = known.changeRequest
+  const base = cr && (cr.status === 'draft' || cr.status === 'open') && !cr.outdated ? (cr.revisionMergedAncestor ?? cr.revisionInitial) : undefined
+  if (cached?.remoteRevision && base === cached.remoteRevision) return new Map()
   try {
-    const { data: space } = await gateway.client.spaces.getSpaceById(spaceId)
-    if (space.revision === cache.space(spaceId)?.remoteRevision) return
-    const { data: revision } = await gateway.client.spaces.getCurrentRevision(spaceId)
-    cache.recordRevision(spaceId, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
-    const rows = remoteRows(revision)
-    cache.replaceRemoteTree(spaceId, rows.pages, rows.files)
-    cache.upsertSpace({ id: space.id, orgId: space.organization, collectionId: space.parent, title: space.title, remoteRevision: revision.id })
+    let target = cached ? base : undefined
+    if (!target) {
+      const space = (await known.space) ?? (await gateway.client.spaces.getSpaceById(spaceId)).data
+      if (space.revision === cached?.remoteRevision) return new Map()
+      cache.upsertSpace({ id: space.id, orgId: space.organization, collectionId: space.parent, title: space.title, remoteRevision: cached?.remoteRevision })
+      target = space.revision
+    }
+    const from = cached?.remoteRevision
+    const pages = from ? await mainByDifference(o, from, target) : undefined
+    if (!pages) {
+      const { data: revision } = await gateway.client.spaces.getCurrentRevision(spaceId)
+      cache.recordRevision(spaceId, { id: revision.id, parents: revision.parents, createdAt: revision.createdAt })
+      const rows = remoteRows(revision)
+      cache.replaceRemoteTree(spaceId, rows.pages, rows.files)
+      target = revision.id
+    }
+    const space = cache.space(spaceId)!
+    cache.upsertSpace({ id: space.id, orgId: space.orgId, collectionId: space.collectionId, title: space.title, remoteRevision: target })
+    return pages ?? new Map()
   } catch (error) {
-    if (error instanceof ServiceUnreachableError || (error instanceof GitBookAPIError && error.code !== 401)) return
+    if (error instanceof ServiceUnreachableError || (error instanceof GitBookAPIError && error.code !== 401)) return new Map()
     throw error
   }
 }
@@ -43,7 +64,7 @@ export async function refreshMain(o: SpacePusherOptions) {
  * planner's block merge (main as it is now, maybe newer than the last sync down saw). A page whose
  * base text is not kept, or that cannot be fetched now, is left out (it gets a conflicted copy).
  */
-export async function mergeTexts(o: SpacePusherOptions, journal: readonly JournalEntry[], pages: readonly RemotePageRow[], local: LocalFiles): Promise<MergeTexts> {
+export async function mergeTexts(o: SpacePusherOptions, journal: readonly JournalEntry[], pages: readonly RemotePageRow[], local: LocalFiles, read: MainPages = new Map()): Promise<MergeTexts> {
   const texts: MergeTexts = new Map()
   const mainOids = new Map(pages.map((p) => [p.id, p.gitOid]))
   // A page the change request renamed or moved is at its new path (the journal keeps the old one until the merge).
@@ -58,7 +79,8 @@ export async function mergeTexts(o: SpacePusherOptions, journal: readonly Journa
     if (base === undefined) continue
     let page: { markdown: string; oid: string }
     try {
-      page = await mainPage(o, j.id)
+      // Read already while main's view followed main (main-difference.ts): not asked again.
+      page = read.get(j.id) ?? (await mainPage(o, j.id))
     } catch (error) {
       if (error instanceof ServiceUnreachableError || error instanceof GitBookAPIError) continue
       throw error
@@ -87,12 +109,21 @@ function markdownAndOid(page: object & { git?: { oid: string } }): { markdown: s
  * edit. A GET of each edited or deleted page in the change request (and, for a page it did not carry,
  * at its base); nothing while batches wait to be sent, or offline.
  */
-export async function changeRequestTexts(o: SpacePusherOptions, journal: readonly JournalEntry[], pages: readonly RemotePageRow[], local: LocalFiles): Promise<ChangeRequestTexts> {
+export async function changeRequestTexts(
+  o: SpacePusherOptions,
+  journal: readonly JournalEntry[],
+  pages: readonly RemotePageRow[],
+  local: LocalFiles,
+  trust?: ChangeRequestTrust,
+): Promise<ChangeRequestTexts> {
   const texts: ChangeRequestTexts = new Map()
   const session = o.outbox.session(o.spaceId)
   if (!session?.changeRequestId || o.outbox.unfinished(o.spaceId).some((op) => op.kind === 'content')) return texts
-  const cr = o.outbox.changeRequest(session.changeRequestId)?.data as { revision?: string; revisionMergedAncestor?: string; status?: string } | undefined
+  const cr = o.outbox.changeRequest(session.changeRequestId)?.data as { id: string; revision?: string; revisionMergedAncestor?: string; status?: string } | undefined
   if (!cr?.revision || (cr.status !== 'draft' && cr.status !== 'open')) return texts
+  // The change request holds only the writer's own batches (change-request-trust.ts): each page there is
+  // the text the writer carried, nobody else's edit to merge with.
+  if (trust?.trusts(cr)) return texts
   const entries = new Map(o.outbox.entryRows(o.spaceId).filter((e) => e.generation === session.generation && e.kind === 'page' && e.pageId).map((e) => [e.pageId!, e]))
   const mainOids = new Map(pages.map((p) => [p.id, p.gitOid]))
   for (const j of journal) {

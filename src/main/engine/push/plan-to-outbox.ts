@@ -25,11 +25,9 @@ export async function enqueuePlan(o: SpacePusherOptions, plan: PushPlan): Promis
     if (batches.length > 0) {
       const titles = mergeTitles(session.titles, plan.changes.map((c) => c.title))
       const subject = subjectFor(titles)
-      if (!session.changeRequestId && !pendingCreate(o, session)) {
-        outbox.enqueue({ spaceId, generation, kind: 'create-cr', key: `create-cr:${spaceId}:${generation}`, payload: { subject, userId } })
-      } else if (subject !== session.subject) {
-        outbox.enqueue({ spaceId, generation, kind: 'update-cr', key: `update-cr:${spaceId}:${generation}:${subject}`, payload: { subject } })
-      }
+      const create = !session.changeRequestId && !pendingCreate(o, session)
+      if (create) outbox.enqueue({ spaceId, generation, kind: 'create-cr', key: `create-cr:${spaceId}:${generation}`, payload: { subject, userId } })
+      const renamed = !create && subject !== session.subject
       outbox.setSubject(spaceId, generation, subject, titles)
       for (const batch of batches) {
         const changes = batch.map((c) => c.change)
@@ -56,6 +54,8 @@ export async function enqueuePlan(o: SpacePusherOptions, plan: PushPlan): Promis
         })
         if (created) outbox.applyEntries(spaceId, generation, seq, batch.flatMap((c) => c.entries))
       }
+      // The new subject after the content: the edit reaches the change request one round trip sooner.
+      if (renamed) outbox.enqueue({ spaceId, generation, kind: 'update-cr', key: `update-cr:${spaceId}:${generation}:${subject}`, payload: { subject } })
     }
     if (plan.bookkeeping.length > 0) outbox.applyEntries(spaceId, generation, 0, plan.bookkeeping)
     for (const m of markerOps) {

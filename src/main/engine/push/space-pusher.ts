@@ -6,7 +6,9 @@ import { journalIntact } from '../sync/recovery-inputs'
 import type { JournalEntry } from '../sync/plan-types'
 import type { CacheRepository } from '../cache/cache-repository'
 import type { OutboxOp } from '../outbox/outbox-types'
+import type { ChangeRequest, Space } from '@gitbook/api'
 import { checkOpenChangeRequest, settleChangeRequest } from './change-request-settle'
+import { ChangeRequestTrust } from './change-request-trust'
 import { holdOf, keptLocalFiles, rememberKeptLocal } from './hold'
 import { baseTexts, missingSince, rememberMissingSince } from './missing-pages'
 import { enclosingIn } from '../workspace/content-names'
@@ -81,10 +83,19 @@ export class SpacePusher {
   private listed: ReadonlyMap<string, unknown> | undefined
   /** The hold sync down is given, kept while the plan key stays the same. */
   private heldMemo: { key: string; held: Set<string> } | undefined
+  /** Whether the writer's change request holds only this process's own batches (read back from nobody). */
+  private readonly trust = new ChangeRequestTrust()
+  /** The writer's change request as this push read it: where main is, when it is not outdated. */
+  private readChangeRequest?: ChangeRequest
+  /** The space as read beside it (when the change request was outdated). */
+  private readSpace?: Promise<Space | undefined>
 
   constructor(private readonly o: SpacePusherOptions) {
     this.scanner = new LocalScanner(o.folder, () => StatJournal.of(o.cache, o.spaceId))
-    this.sender = new OutboxSender(o.gateway, o.outbox, o.comments, { commentPosted: (op) => this.markerPosted(op) })
+    this.sender = new OutboxSender(o.gateway, o.outbox, o.comments, {
+      commentPosted: (op) => this.markerPosted(op),
+      answered: (op, outcome) => this.trust.answered(op, outcome),
+    })
   }
 
   get spaceId() {
@@ -128,9 +139,21 @@ export class SpacePusher {
 
     await finishConflicts(this.o)
     if (!(await this.sendAll(result))) return this.finishResult(result)
+    this.readChangeRequest = undefined
+    this.readSpace = undefined
     if (!result.settled) {
-      const gone = await checkOpenChangeRequest(this.o)
+      // A change request outdated at its last answer (a teammate merged) does not say where main is: the
+      // space is asked beside it, in the same round trip.
+      const sessionCr = outbox.session(spaceId)?.changeRequestId
+      const outdated = sessionCr !== undefined && (outbox.changeRequest(sessionCr)?.data as { outdated?: boolean } | undefined)?.outdated === true
+      const space = outdated ? this.o.gateway.client.spaces.getSpaceById(spaceId).then((r) => r.data, () => undefined) : undefined
+      // The one read a save makes before it sends (issue 29): merged or closed, someone else's edit in it, main moved.
+      const { gone, read } = await checkOpenChangeRequest(this.o)
+      this.trust.seen(read)
+      this.readChangeRequest = gone ? undefined : read
+      this.readSpace = gone ? undefined : space
       if (gone) await this.settle(gone, result)
+      else await space
     }
     // After taking in a merge, the space is pulled before the next plan (main must show the merge).
     if (options.plan === false || result.settled) return this.finishResult(result)
@@ -208,7 +231,9 @@ export class SpacePusher {
   /** The plan of a push, from the journal, the change request's entries, the local files and main as it is now. */
   async plan(): Promise<PushPlan> {
     const { cache, outbox, spaceId } = this.o
-    await refreshMain(this.o)
+    const read = await refreshMain(this.o, { changeRequest: this.readChangeRequest, space: this.readSpace })
+    this.readChangeRequest = undefined
+    this.readSpace = undefined
     const { journal, main } = this.pageViews()
     const pushed = outbox.entries(spaceId)
     const base = new Map(journal.map((j) => [j.path, j.baseHash]))
@@ -223,8 +248,8 @@ export class SpacePusher {
       spaceId,
       journal,
       main,
-      mergeTexts: await mergeTexts(this.o, journal, main.pages, scan.files),
-      changeRequestTexts: await changeRequestTexts(this.o, journal, main.pages, scan.files),
+      mergeTexts: await mergeTexts(this.o, journal, main.pages, scan.files, read),
+      changeRequestTexts: await changeRequestTexts(this.o, journal, main.pages, scan.files, this.trust),
       local: scan.files,
       skipped: scan.skipped,
       summary: scan.summary,

@@ -1,0 +1,72 @@
+import type { ChangeRequest } from '@gitbook/api'
+import type { ContentOutcome } from '../outbox/outbox-errors'
+import type { OutboxOp } from '../outbox/outbox-types'
+
+/**
+ * Whether the writer's change request holds nothing but the writer's own batches, known from this
+ * process's own answers (issue 29: a save is one round trip when nobody else wrote).
+ *
+ * A change request this process created holds main's content and nothing else; each batch this process
+ * sent against the head it knew, and whose answer it read, moves the head to a revision that again holds
+ * only the writer's edits. So while every head is one of those answers, the change request's copy of
+ * a page the writer carried is the writer's carried text: a plan need not read it back to merge with
+ * someone else's edit there (push/main-view.ts `changeRequestTexts`). The chain breaks, for the rest of
+ * the change request in this process, at anything else: a head read from the service that is not the
+ * last answer's (someone wrote the change request), an outcome found by reconciling a lost answer, a
+ * batch sent again after an update from main, an update from main, a merge. Nothing is kept on disk: a
+ * new process starts without trust and reads as before.
+ */
+export class ChangeRequestTrust {
+  /** The head that holds only the writer's batches; undefined when that is not known. */
+  private head?: string
+  private changeRequestId?: string
+
+  /** Whether `cr` as just read from the service (or answered) is still the writer's alone. */
+  trusts(cr: { id: string; revision?: string } | undefined): boolean {
+    return cr !== undefined && cr.revision !== undefined && cr.id === this.changeRequestId && cr.revision === this.head
+  }
+
+  /** A head read from the service (GET change request): anything but the last answer's ends the trust. */
+  seen(cr: { id: string; revision?: string } | undefined) {
+    if (!this.trusts(cr)) this.forget()
+  }
+
+  forget() {
+    this.head = undefined
+    this.changeRequestId = undefined
+  }
+
+  /** An op of the outbox is done (OutboxSender's `answered` effect). */
+  answered(op: OutboxOp, outcome: { sentHead?: string; reconciled: boolean; answer: unknown }) {
+    switch (op.kind) {
+      case 'create-cr': {
+        const cr = outcome.answer as ChangeRequest
+        if (outcome.reconciled) this.forget()
+        else {
+          this.changeRequestId = cr.id
+          this.head = cr.revision
+        }
+        return
+      }
+      case 'content': {
+        const { head, changeRequest } = outcome.answer as ContentOutcome
+        const chained = !outcome.reconciled && outcome.sentHead !== undefined && outcome.sentHead === this.head && changeRequest?.id === this.changeRequestId
+        if (chained && head) this.head = head
+        else this.forget()
+        return
+      }
+      case 'update-cr': {
+        // A new subject does not change the content; a head other than the known one means someone wrote.
+        const cr = outcome.answer as ChangeRequest
+        if (!this.trusts(cr)) this.forget()
+        return
+      }
+      case 'merge':
+      case 'update-from-main':
+        this.forget()
+        return
+      default:
+        return
+    }
+  }
+}
