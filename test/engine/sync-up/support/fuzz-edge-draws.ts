@@ -165,15 +165,7 @@ export async function repeatedAction(run: EdgeRun, h: EdgeHarness): Promise<stri
   if (ask.kind !== 'resolve') run.ledger.asked.set(ask.text, pageId)
   const opsOfIt = () => run.ws.outbox.ops(spaceId, 100_000).filter((op) => op.kind === ask.kind && JSON.stringify(op.payload).includes(ask.kind === 'comment' ? JSON.stringify(ask.text) : JSON.stringify(ask.commentId)) && (ask.kind !== 'reply' || JSON.stringify(op.payload).includes(JSON.stringify(ask.text))))
   const before = new Set(opsOfIt().map((op) => op.seq))
-  const answers: string[] = []
-  for (let n = 0; n < 2; n++) {
-    try {
-      answers.push(await run.ws.act(ask))
-    } catch (error) {
-      answers.push(`threw: ${message(error)}`)
-    }
-    answers[answers.length - 1] = await h.reopenIfKilled(answers.at(-1)!)
-  }
+  const answers = await askTwice(run, h, ask)
   // A retry after the service refused the first ask is a new op (action-keys.ts); two that may post are not.
   const added = opsOfIt().filter((op) => !before.has(op.seq) && op.state !== 'failed')
   if (added.length > 1) throw new Error(`P3 the same ${kind} asked twice is ${added.length} operations: ${JSON.stringify(added.map((op) => [op.seq, op.key, op.state]))}`)
@@ -194,18 +186,25 @@ async function repeatedVerdict(run: EdgeRun, h: EdgeHarness): Promise<string> {
   const ask: FrontEndAsk = { kind: 'review', changeRequestId: cr.id, verdict: run.r.pick(['approved', 'changes-requested'] as const)!, text: `Reviewed ${run.token++}.` }
   run.ledger.reviewed.set(cr.id, ask.verdict)
   const opsOfIt = () => run.ws.outbox.ops(spaceId, 100_000).filter((op) => op.kind === 'review' && op.payload.changeRequestId === cr.id)
-  const answers: string[] = []
-  for (let n = 0; n < 2; n++) {
-    try {
-      answers.push(await run.ws.act(ask))
-    } catch (error) {
-      answers.push(`threw: ${message(error)}`)
-    }
-    answers[answers.length - 1] = await h.reopenIfKilled(answers.at(-1)!)
-  }
+  const answers = await askTwice(run, h, ask)
   const added = opsOfIt().filter((op) => op.state !== 'failed')
   if (added.length > 1) throw new Error(`P3 the same verdict asked twice is ${added.length} operations: ${JSON.stringify(added.map((op) => [op.seq, op.key, op.state]))}`)
   return `${ask.verdict} on #${cr.number} asked twice: ${answers.join(' / ')}`
+}
+
+/** The same ask twice from the front end, each answer (or what it threw) noted; a new Quire if the network killed it. */
+async function askTwice(run: EdgeRun, h: EdgeHarness, ask: FrontEndAsk): Promise<string[]> {
+  const answers: string[] = []
+  for (let n = 0; n < 2; n++) {
+    let answer: string
+    try {
+      answer = await run.ws.act(ask)
+    } catch (error) {
+      answer = `threw: ${message(error)}`
+    }
+    answers.push(await h.reopenIfKilled(answer))
+  }
+  return answers
 }
 
 export const CACHE_DAMAGES = ['truncated', 'zeroed', 'byte-flipped'] as const
