@@ -5,6 +5,7 @@ import { MATCH_CLOSE, MATCH_OPEN, type IndexHit, type SearchIndexTable } from '.
 import { contentKind, folderReason } from '../workspace/content-names'
 import { isSettled, statSignature } from '../workspace/stat-first'
 import { ftsExpression } from './query-syntax'
+import type { SearchSnippetPart } from '../../../shared/contract'
 
 /** A space folder the index covers. */
 export interface IndexedSpace {
@@ -13,11 +14,8 @@ export interface IndexedSpace {
   folder: string
 }
 
-/** A piece of a snippet: text of the file, a match or not. */
-export interface SnippetPart {
-  text: string
-  match?: true
-}
+/** A piece of a snippet: text of the file, a match or not (the contract's type: results cross to the renderer as they are). */
+export type SnippetPart = SearchSnippetPart
 
 /** One file found in the index: where (relative path, absolute file, 1-based line) and the line's text around the match. */
 export interface LocalHit {

@@ -4,6 +4,7 @@ import type { CacheRepository } from '../cache/cache-repository'
 import { ServiceUnreachableError, type ApiGateway } from '../gateway/api-gateway'
 import type { IndexedSpace, LocalSearchIndex, SnippetPart } from './local-index'
 import { queryTerms } from './query-syntax'
+import type { SearchHit } from '../../../shared/contract'
 
 export type { SnippetPart } from './local-index'
 
@@ -15,25 +16,8 @@ export interface SearchedSpace {
   folder?: string
 }
 
-/** One result: a file found in the local index (at a line), or a page the service found that the index did not. */
-export interface SearchResult {
-  source: 'local' | 'remote'
-  spaceId: string
-  spaceTitle?: string
-  title: string
-  /** The file, relative to its space folder (a remote page's only when it is mirrored). */
-  path?: string
-  /** Absolute. */
-  file?: string
-  /** 1-based; local results only. */
-  line?: number
-  snippet: SnippetPart[]
-  /** The page on the service (remote results). */
-  url?: string
-  pageId?: string
-  /** A local result the service found too. */
-  alsoRemote?: true
-}
+/** One result: the contract's hit (a file at a line, or a page only the service found), with the page's id the engine keeps. */
+export type SearchResult = SearchHit & { pageId?: string }
 
 export interface SearchAnswer {
   results: SearchResult[]
