@@ -59,7 +59,13 @@ export class Writer {
 
   read(relative = PAGE): string | undefined {
     const file = path.join(this.folder, ...relative.split('/'))
-    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined
+    // One read, no existence check first: Quire may replace or remove the file between the two.
+    try {
+      return fs.readFileSync(file, 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
   }
 
   write(text: string, relative = PAGE) {
