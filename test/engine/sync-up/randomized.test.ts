@@ -8,7 +8,7 @@ import { isPageFile } from '../../../src/main/engine/push/push-planner'
 import { isIgnoredPath } from '../../../src/main/engine/watch/ignore'
 import { OrganizationsRepository } from '../../../src/main/service/store/organizations'
 import { ApiClient } from '../../support/service'
-import { changeRequestsOf, checkConvergence, conflictCopies, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, checkPageIdentity, checkSummaryOrder, Ledger, mainPages, noteCreated, pagesWithText, pageTexts } from './support/fuzz-invariants'
+import { changeRequestsOf, checkConvergence, conflictCopies, checkExactlyOnce, checkNoEditLost, checkNoMergedEditUndone, checkOnlyWhatTheWriterDid, checkPageIdentity, checkSummaryOrder, Ledger, mainPages, noteCreated, pagesWithText, pageTexts, wordsIn } from './support/fuzz-invariants'
 import { CACHE_DAMAGES, type CacheDamage, damageCache, EDGE_DRAWS, type EdgeHarness, lostAnswerThenCollaborator, repeatedAction, updateAfterConflictingMerge } from './support/fuzz-edge-draws'
 import { FuzzNetwork } from './support/fuzz-network'
 import { restartableServiceForFile, UncheckedApiClient } from './support/restartable-service'
@@ -370,7 +370,8 @@ async function merge(run: Run): Promise<string> {
     let label: string
     try {
       noteCreated(run.ledger, run.ws)
-      label = `quire merge ${await run.ws.merge(cr.id)}`
+      // The app's merge returns once its cycle after the merge is over; a kill in that cycle restarts it.
+      label = await reopenIfKilled(run, `quire merge ${await run.ws.merge(cr.id)}`)
     } catch (error) {
       label = await reopenIfKilled(run, `quire merge refused: ${error instanceof Error ? error.message.slice(0, 120) : String(error)}`)
     }
@@ -552,6 +553,7 @@ async function identityStep(run: Run, leaves: string[]): Promise<string> {
     const away = `${dir}renamed-${run.token++}.md`
     fs.renameSync(run.ws.file(file), run.ws.file(away))
     const label = await pushed()
+    savedOver(run, file, fs.readFileSync(run.ws.file(away), 'utf8'))
     fs.renameSync(run.ws.file(away), run.ws.file(file))
     return `rename ${file} to ${away} and back${label}`
   }
@@ -567,7 +569,9 @@ async function identityStep(run: Run, leaves: string[]): Promise<string> {
     // vim with backupcopy=no: the page is renamed to its backup name, the buffer written as a new file.
     fs.renameSync(run.ws.file(file), run.ws.file(`${file}~`))
     const label = await pushed()
-    run.ws.write(file, edited())
+    const buffer = edited()
+    savedOver(run, file, buffer)
+    run.ws.write(file, buffer)
     if (r.chance(0.5)) fs.rmSync(run.ws.file(`${file}~`))
     return `backup-save ${file}${label}`
   }
@@ -575,8 +579,22 @@ async function identityStep(run: Run, leaves: string[]): Promise<string> {
   fs.renameSync(run.ws.file(file), run.ws.file(hidden))
   const label = await pushed()
   fs.rmSync(run.ws.file(hidden))
-  run.ws.write(file, edited())
+  const buffer = edited()
+  savedOver(run, file, buffer)
+  run.ws.write(file, buffer)
   return `rename ${file} to ${hidden} and back${label}`
+}
+
+/**
+ * The writer's editor is about to put `text` at `file` (its buffer saved, the file renamed back), read
+ * before the push between: a file a pass put there meanwhile (Quire brings a missing page's file back when
+ * someone else changed the page: their edit beats a removal, hold.ts) is overwritten, and the words it
+ * held that `text` lacks are removed by that later save (P2's own exception). Sent as the writer's edit
+ * (local edits are sacred), they leave main; the ledger must not take that for a merged edit undone.
+ */
+function savedOver(run: Run, file: string, text: string) {
+  if (!fs.existsSync(run.ws.file(file))) return
+  for (const w of wordsIn(run.ws.read(file))) if (!text.includes(w)) run.ledger.removed.add(w)
 }
 
 /**
@@ -621,6 +639,9 @@ function swapInSummary(run: Run): string {
 async function loseCache(run: Run, damage?: CacheDamage): Promise<string> {
   await ensureUp()
   const what = damage ? `cache ${damage}` : 'cache loss'
+  // Judged once the writer's Quire runs nothing it started itself: a cycle still running (the app's after
+  // a merge) would open a change request after this looked, and the close below waits for it to end.
+  await run.ws.settle?.()
   if (run.ws.outbox.unfinished(run.seeded.spaceId).length > 0) return `${what}: work queued`
   if ((await changeRequestsOf(someoneElse(), run.seeded.spaceId, t.service.ownerId)).length > 0) return `${what}: change request open`
   // The writer still knows which file is which page (the ledger's P6 and P9 need it before the next pass).

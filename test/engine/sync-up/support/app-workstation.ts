@@ -29,6 +29,8 @@ export interface Writer {
   /** A comment, reply or resolve asked from the front end (quire comment/reply/resolve; the app's buttons); a label. */
   act(ask: FrontEndAsk): Promise<string>
   close(): void | Promise<void>
+  /** Resolves once the front end runs nothing it started itself (the app's cycle after a merge); the CLI's Quire runs nothing unasked. */
+  settle?(): Promise<void>
 }
 
 /** What a writer asks of the front end about comment threads. */
@@ -137,9 +139,22 @@ export class AppWorkstation extends SpaceFiles implements Writer {
     return (await this.backend.getStatus()).spaces.find((s) => s.id === this.seeded.spaceId)?.state
   }
 
+  /**
+   * The app's Merge, and the cycle it starts right after (workspace-session.ts `merge`): the workspace has
+   * followed the merge when this returns, as it has after the CLI's (SpacePusher.merge settles in the call).
+   * Left running, that cycle's push and pass race the next steps, which read the journal and the outbox
+   * as if it were over: a file's page as the journal named it before the merge, "no change request
+   * open" judged while the cycle is about to open one.
+   */
   async merge(changeRequestId: string): Promise<string> {
     const merged = await this.backend.mergeChangeRequest({ spaceId: this.seeded.spaceId, changeRequestId })
+    await this.backend.idle()
     return merged.waiting ? `waits (${merged.waiting})` : merged.status
+  }
+
+  /** Resolves once the backend runs and queues nothing (a cycle it started itself is over). */
+  settle(): Promise<void> {
+    return this.backend.idle()
   }
 
   async updateFromMain(changeRequestId: string): Promise<string> {
