@@ -726,7 +726,10 @@ async function finalMerge(run: Run) {
       await checkOnlyWhatTheWriterDid(someoneElse(), spaceId, t.service.ownerId, run.ledger.touched)
       const merged = await someoneElse().call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
       await observeMain(run)
-      if (merged.body.result === 'conflicts') await someoneElse().call('updateChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+      if (merged.body.result === 'conflicts') {
+        const updated = await someoneElse().call('updateChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+        if (process.env.QUIRE_FUZZ_DEBUG) console.log(`final merge of #${cr.number}: conflicts; update from main: ${updated.status} ${JSON.stringify(updated.body).slice(0, 400)}`)
+      }
     }
     await quiet(run, 'after merging')
   }
