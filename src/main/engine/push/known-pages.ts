@@ -185,7 +185,8 @@ export class KnownPagePlanner {
 
   /**
    * The page's new text (undefined: none to send) and, when its file moved, the move; with neither,
-   * only the entry is updated. The entry names `hash`, what the change request holds once this is sent.
+   * only the entry is updated (to the file's new path). The entry names `hash`: the text sent, or the
+   * one the page's entry already stands for.
    */
   private addMoveOrContent(k: Known, path: string, text: string | undefined, hash: string, title: string) {
     const moved = path !== k.path
