@@ -90,6 +90,18 @@ describe("someone else's edit inside the writer's change request", () => {
     expect(pagesOf(await changeRequestRevision(t.api, seeded.spaceId, crId)).get(faq)?.path).toBe('moved.md')
   })
 
+  it('a carried page the writer then only moved: the move is sent, their edit stays', async () => {
+    const { seeded, writer, faq, crId } = await setup()
+    const carried = `${FAQ}\nThird answer, the writer's.\n`
+    writer.write('faq.md', carried)
+    await writer.push()
+    await theirEdit(seeded, crId, faq, `${carried}\nA collaborator's paragraph.\n`)
+    fs.renameSync(writer.file('faq.md'), writer.file('moved.md'))
+    expect((await writer.push()).failures).toEqual([])
+    expect(await inCr(seeded, crId, faq)).toContain("A collaborator's paragraph.")
+    expect(pagesOf(await changeRequestRevision(t.api, seeded.spaceId, crId)).get(faq)?.path).toBe('moved.md')
+  })
+
   it('the same paragraph: theirs stays in the change request and the file, the writer\'s version is kept in a conflicted copy', async () => {
     const { seeded, writer, faq, crId } = await setup()
     await theirEdit(seeded, crId, faq, FAQ.replace('First answer.', "First answer, the reviewer's way."))
