@@ -85,7 +85,8 @@ interface Run {
   /**
    * Paragraph-level sequences (even seeds): the writer's saves (edits, markers, saves during passes) add
    * paragraphs under the title, everyone else's at the end, and nobody edits inside the writer's change
-   * request, so no paragraph is changed on both sides: no conflicted copy may appear (issue 15).
+   * request, so no paragraph is changed on both sides: no conflicted copy may appear (issue 15), but for
+   * the copy that keeps comment markers of a page someone else deleted before they were posted.
    */
   disjoint: boolean
   ws: Writer
