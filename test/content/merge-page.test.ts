@@ -125,4 +125,18 @@ describe('mergePageFiles', () => {
     expect(both.text).toBe(whole)
     expect(mergePageBodies('Intro.\n', 'Intro.\n\nMain adds this.\n', 'Intro.\n\nBranch adds that.\n')).toEqual({ text: 'Intro.\n\nMain adds this.\n\nBranch adds that.\n', conflicts: [] })
   })
+  it('both made the same change of a paragraph and one side also added one next to it: the change once, with the addition (seed 26061)', () => {
+    // The writer's merge with main, sent to the change request, holds main's change and the writer's new
+    // paragraph; merged with main from the change request's base it met main's same change. Taken for a
+    // conflict, the change request could never be updated from main nor merged.
+    const base = '# FAQ\n\nQuestions.\n'
+    const main = '# FAQ\n\nQuestions, theirs.\n'
+    const branch = '# FAQ\n\nQuestions, theirs.\n\nLocal addition.\n'
+    expect(mergePageFiles(base, main, branch)).toEqual({ text: branch, conflicts: [] })
+    expect(mergePageFiles(base, branch, main)).toEqual({ text: branch, conflicts: [] })
+    expect(mergePageFiles(base, main, '# FAQ\n\nLocal addition.\n\nQuestions, theirs.\n')).toEqual({ text: '# FAQ\n\nLocal addition.\n\nQuestions, theirs.\n', conflicts: [] })
+    // Not when the longer side brings back a block the other removed, nor when one side deleted what the other changed.
+    expect(mergePageFiles('# FAQ\n\nQ.\n\nGone.\n', '# FAQ\n\nQ, theirs.\n', '# FAQ\n\nQ, theirs.\n\nGone.\n').conflicts).toHaveLength(1)
+    expect(mergePageFiles(base, '# FAQ\n', branch).conflicts).toHaveLength(1)
+  })
 })

@@ -76,4 +76,25 @@ describe('edit beats delete', () => {
     await writer.pull()
     expect(writer.read('faq.md')).toContain("The writer's answer.")
   })
+  it('a comment marker is no edit: the page someone deleted stays deleted, the marker is kept in a conflicted copy', async () => {
+    // What the randomized test's paragraph-level sequences allow (seed 26128): the copy keeps the marker's text (P1)
+    // though no paragraph was changed on both sides.
+    const seeded = await seedSpace(t)
+    const writer = new Workstation(t, seeded, tempDir('quire-del-'))
+    stations = [writer]
+    await writer.pull()
+    const install = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, p]) => p.path === 'guide/install.md')![0]
+    writer.write('guide/install.md', '# Install\n\n<!-- comment: Still true? -->\n\nRun the installer.\n')
+    const other = (await t.api.call('createChangeRequest', { params: { spaceId: seeded.spaceId }, body: { subject: 'Delete' } })).body as ChangeRequest
+    await t.api.call('updateChangeRequestContent', { params: { spaceId: seeded.spaceId, changeRequestId: other.id }, body: { changes: [{ operation: 'delete_page', page: install }] } })
+    expect((await t.api.call('mergeChangeRequest', { params: { spaceId: seeded.spaceId, changeRequestId: other.id } })).body.result).toBe('merge')
+    const pushed = await writer.push()
+    expect(pushed.failures).toEqual([])
+    expect(writer.outbox.session(seeded.spaceId)?.changeRequestId).toBeUndefined() // nothing to send: no page comes back
+    const [copy] = writer.outbox.conflicts(seeded.spaceId)
+    expect(copy).toMatchObject({ pageId: install, remoteOid: '' })
+    expect(writer.read(copy.copyPath)).toContain('<!-- comment: Still true? -->')
+    await writer.pull()
+    expect(fs.existsSync(writer.file('guide/install.md'))).toBe(false)
+  })
 })

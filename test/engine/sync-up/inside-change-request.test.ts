@@ -1,7 +1,8 @@
+import fs from 'node:fs'
 import type { Comment } from '@gitbook/api'
 import { afterEach, describe, expect, it } from 'vitest'
 import { removeWorkstation, serviceForFile } from './support/hooks'
-import { mainRevision, pagesOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
+import { changeRequestRevision, mainRevision, pagesOf, seedSpace, tempDir, Workstation, type SeededSpace } from './support/workspace'
 
 /**
  * Someone else edits inside the writer's open change request (a reviewer fixing a paragraph), then the
@@ -68,6 +69,37 @@ describe("someone else's edit inside the writer's change request", () => {
     expect(carried).toContain('First answer, corrected by a reviewer.')
     expect(carried).toContain('Second answer, edited again.')
     expect(carried).toContain("Third answer, the writer's.")
+  })
+
+  it('a carried page the writer then moved and edited (a file manager\'s move): merged with their edit, and moved', async () => {
+    // Seed 26114: the move took the page past the merge with the change request, and its batch was the file
+    // as it stood, over the collaborator's paragraph (P1).
+    const { seeded, writer, faq, crId } = await setup()
+    writer.write('faq.md', `${FAQ}\nThird answer, the writer's.\n`)
+    await writer.push()
+    await theirEdit(seeded, crId, faq, `${FAQ}\nThird answer, the writer's.\n\nA collaborator's paragraph.\n`)
+    fs.rmSync(writer.file('faq.md'))
+    writer.write('moved.md', `${FAQ.replace('Second answer.', 'Second answer, edited as it moved.')}\nThird answer, the writer's.\n`)
+    const pushed = await writer.push()
+    expect(pushed.failures).toEqual([])
+    expect(pushed.conflicts).toEqual([])
+    const carried = await inCr(seeded, crId, faq)
+    expect(carried).toContain("A collaborator's paragraph.")
+    expect(carried).toContain('Second answer, edited as it moved.')
+    expect(writer.read('moved.md')).toBe(carried)
+    expect(pagesOf(await changeRequestRevision(t.api, seeded.spaceId, crId)).get(faq)?.path).toBe('moved.md')
+  })
+
+  it('a carried page the writer then only moved: the move is sent, their edit stays', async () => {
+    const { seeded, writer, faq, crId } = await setup()
+    const carried = `${FAQ}\nThird answer, the writer's.\n`
+    writer.write('faq.md', carried)
+    await writer.push()
+    await theirEdit(seeded, crId, faq, `${carried}\nA collaborator's paragraph.\n`)
+    fs.renameSync(writer.file('faq.md'), writer.file('moved.md'))
+    expect((await writer.push()).failures).toEqual([])
+    expect(await inCr(seeded, crId, faq)).toContain("A collaborator's paragraph.")
+    expect(pagesOf(await changeRequestRevision(t.api, seeded.spaceId, crId)).get(faq)?.path).toBe('moved.md')
   })
 
   it('the same paragraph: theirs stays in the change request and the file, the writer\'s version is kept in a conflicted copy', async () => {

@@ -85,7 +85,8 @@ interface Run {
   /**
    * Paragraph-level sequences (even seeds): the writer's saves (edits, markers, saves during passes) add
    * paragraphs under the title, everyone else's at the end, and nobody edits inside the writer's change
-   * request, so no paragraph is changed on both sides: no conflicted copy may appear (issue 15).
+   * request, so no paragraph is changed on both sides: no conflicted copy may appear (issue 15), but for
+   * the copy that keeps comment markers of a page someone else deleted before they were posted.
    */
   disjoint: boolean
   ws: Writer
@@ -719,8 +720,18 @@ async function checkQuiet(run: Run, label: string, openAllowed: boolean) {
   const carried = openAllowed ? run.ws.outbox.entries(spaceId).flatMap((e) => (e.pageId ? [e.pageId] : [])) : []
   checkConvergence(run.ws, main, locallyEdited(run, openAllowed), new Set(carried))
   if (run.disjoint) {
-    const copies = [...conflictCopies(run.ws.folder).keys()]
-    const conflicts = run.ws.outbox.conflicts(spaceId).map((c) => c.copyPath)
+    // Not a conflict of paragraphs: a copy that keeps the writer's comment markers on a page someone else
+    // deleted before they were posted (guide.md, "A marker on a page someone deleted meanwhile has nowhere
+    // to go"). Markers are never page content, so no paragraph of the page was changed by the writer;
+    // the copy is where P1 keeps the marker's text (seed 26128).
+    const orphans = new Set(
+      run.ws.outbox
+        .conflicts(spaceId)
+        .filter((c) => c.remoteOid === '' && run.ledger.othersDeleted.has(c.pageId) && [...run.ledger.markers].some((m) => c.localText.includes(m)))
+        .map((c) => c.copyPath),
+    )
+    const copies = [...conflictCopies(run.ws.folder).keys()].filter((c) => !orphans.has(c))
+    const conflicts = run.ws.outbox.conflicts(spaceId).map((c) => c.copyPath).filter((c) => !orphans.has(c))
     if (copies.length > 0 || conflicts.length > 0) throw new Error(`${label}: paragraph-level sequence, no paragraph changed on both sides, yet conflicted copies: ${JSON.stringify([...new Set([...copies, ...conflicts])])}`)
   }
   const open = await changeRequestsOf(api, spaceId, writer)
@@ -737,7 +748,10 @@ async function finalMerge(run: Run) {
       await checkOnlyWhatTheWriterDid(someoneElse(), spaceId, t.service.ownerId, run.ledger.touched)
       const merged = await someoneElse().call('mergeChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
       await observeMain(run)
-      if (merged.body.result === 'conflicts') await someoneElse().call('updateChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+      if (merged.body.result === 'conflicts') {
+        const updated = await someoneElse().call('updateChangeRequest', { params: { spaceId, changeRequestId: cr.id } })
+        if (process.env.QUIRE_FUZZ_DEBUG) console.log(`final merge of #${cr.number}: conflicts; update from main: ${updated.status} ${JSON.stringify(updated.body).slice(0, 400)}`)
+      }
     }
     await quiet(run, 'after merging')
   }
@@ -790,10 +804,12 @@ async function sequence(seed: number, frontEnd: FrontEnd) {
     await timed('final merge', () => finalMerge(run))
     await timed('checked', () => checkQuiet(run, 'after the final merge', false))
   } catch (error) {
+    // What main holds at the failure (QUIRE_FUZZ_DEBUG): what P4 compares the files with.
+    const mainAtFailure = process.env.QUIRE_FUZZ_DEBUG ? [...(await mainPages(someoneElse(), seeded.spaceId).catch(() => new Map())).values()].map((p) => [p.path, p.markdown]) : []
     if (process.env.QUIRE_FUZZ_STACK) console.error(error instanceof Error ? error.stack : error)
     const replay = `QUIRE_FUZZ_SEED=${seed} QUIRE_FUZZ_SEQUENCES=1 QUIRE_FUZZ_FRONT_END=${frontEnd}`
     const debug = process.env.QUIRE_FUZZ_DEBUG
-      ? `\noutbox: ${JSON.stringify(run.ws.outbox.ops(seeded.spaceId, 1000).map((o) => [o.seq, o.kind, o.state, o.lastError, o.kind === 'content' ? (o.payload.changes as unknown as Array<Record<string, unknown>>).map((c) => [c.operation, c.page, c.slug, c.into, c.at]) : undefined]))}\nentries: ${JSON.stringify(run.ws.outbox.entries(seeded.spaceId))}\njournal: ${JSON.stringify(run.ws.cache.journal(seeded.spaceId).map((j) => [j.path, j.oid.slice(0, 8), j.baseHash.slice(0, 8)]))}\nfiles: ${JSON.stringify([...pageTexts(run.ws.folder)])}\n${error instanceof Error ? error.stack : ''}`
+      ? `\noutbox: ${JSON.stringify(run.ws.outbox.ops(seeded.spaceId, 1000).map((o) => [o.seq, o.kind, o.state, o.lastError, o.kind === 'content' ? (o.payload.changes as unknown as Array<Record<string, unknown>>).map((c) => [c.operation, c.page, c.slug, c.into, c.at]) : undefined]))}\nentries: ${JSON.stringify(run.ws.outbox.entries(seeded.spaceId))}\njournal: ${JSON.stringify(run.ws.cache.journal(seeded.spaceId).map((j) => [j.path, j.oid.slice(0, 8), j.baseHash.slice(0, 8)]))}\nfiles: ${JSON.stringify([...pageTexts(run.ws.folder)])}\nconflicted copies: ${JSON.stringify([...conflictCopies(run.ws.folder)])}\nmain: ${JSON.stringify(mainAtFailure)}\n${error instanceof Error ? error.stack : ''}`
       : ''
     if (error instanceof Error) error.message = `seed ${seed} (replay: ${replay}) [${history.join('; ')}]\nfaults: ${run.net.events.join(', ')}\n${error.message}${debug}`
     throw error

@@ -167,6 +167,17 @@ describe('new files in everyday use', () => {
     expect(inserts(planPush(input))).toHaveLength(1)
   })
 
+  it('a new file is a page when the SUMMARY.md edit lists new files only where the last synced SUMMARY.md did', () => {
+    // Seed 26185: a page deleted in the space whose file the writer edited (a cache rebuilt since knows no
+    // page of it) is listed as before; the writer's edit of SUMMARY.md (a title here, a swap there) listed
+    // no new page, yet every new file it does not list was held (P1).
+    const base = '# Table of contents\n\n* [Introduction](README.md)\n* [Gone](gone.md)\n'
+    const input = { ...emptySpace({ 'SUMMARY.md': base.replace('[Introduction]', '[Welcome]'), 'gone.md': '# Gone\n\nEdited.\n', 'notes.md': '# Notes\n' }), summaryBase: base }
+    const plan = planPush(input)
+    expect(inserts(plan).map((c) => c.slug).sort()).toEqual(['gone', 'notes'])
+    expect(plan.reports.filter((r) => r.kind === 'not-in-summary')).toEqual([])
+  })
+
   it('a file SUMMARY.md lists a page after keeps that place; one it does not list is held while it lists a new page', () => {
     const summary = '# Table of contents\n\n* [Introduction](README.md)\n* [A](a.md)\n* [B](b.md)\n'
     const input = emptySpace({ 'SUMMARY.md': summary, 'b.md': '# B\n', 'a.md': '# A\n', 'scratch.md': '# Scratch\n' })

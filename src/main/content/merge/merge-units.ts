@@ -87,9 +87,30 @@ export class Merger {
       base.forEach((unit, i) => out.addMerged(this.unit(unit, main[i], branch[i])))
       return
     }
+    const extended = this.extension(s.o.slice(region.oStart, region.oEnd), main, mainIds, branch, branchIds)
+    if (extended !== undefined) return out.add(extended)
     const lines = mergeLines(unitsText(base), unitsText(main), unitsText(branch), this.ids)
     if (lines !== undefined) return out.add(lines)
     out.conflict(base, main, branch, this.keep)
+  }
+
+  /**
+   * Both made the same change, and one side also inserted new blocks right before or after it (a merge
+   * with main that a change request carries, met again by main's own change): the longer side, which
+   * holds all of the other's text. Only when the common part brings a block of its own (not a deletion
+   * met by an edit) and the extra blocks are new (none of the base's, which the other side removed).
+   */
+  private extension(baseIds: number[], main: Unit[], mainIds: number[], branch: Unit[], branchIds: number[]): string | undefined {
+    const [shorter, longer, longerUnits] = mainIds.length <= branchIds.length ? [mainIds, branchIds, branch] : [branchIds, mainIds, main]
+    const block = (id: number) => !this.gaps.has(id)
+    if (!shorter.some((id) => block(id) && !baseIds.includes(id))) return undefined
+    const extra = sameIds(longer.slice(0, shorter.length), shorter)
+      ? longer.slice(shorter.length)
+      : sameIds(longer.slice(longer.length - shorter.length), shorter)
+        ? longer.slice(0, longer.length - shorter.length)
+        : undefined
+    if (extra === undefined || extra.some((id) => block(id) && baseIds.includes(id))) return undefined
+    return unitsText(longerUnits)
   }
 
   /**

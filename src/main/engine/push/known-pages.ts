@@ -58,15 +58,21 @@ export class KnownPagePlanner {
     }
     if (hasMarkers && file.text !== undefined) this.planMarkers(k, path, file.text)
 
-    // Someone else changed the page inside the writer's change request since it carried it.
+    // Someone else changed the page inside the writer's change request since it carried it. A file the
+    // writer moved too (a file manager's move, a rename by similarity) is merged the same: the move does
+    // not make the file the whole page's truth over their edit.
     const inChangeRequest = s.input.changeRequestTexts?.get(k.handle)
-    if (inChangeRequest?.carried !== undefined && !moved && file.text !== undefined && (k.pushed ? content.hash !== k.pushed.hash : localEdited)) {
+    if (inChangeRequest?.carried !== undefined && file.text !== undefined && (k.pushed ? content.hash !== k.pushed.hash : localEdited)) {
       this.mergeWithChangeRequest(k, path, { hash: file.hash, text: file.text }, inChangeRequest, title)
       return
     }
     // Nothing new of the writer's since the change request carried it, and someone changed it there: the
-    // change request's version stands (main's changes are in it, or the service merges them).
-    if (inChangeRequest && k.pushed && content.hash === k.pushed.hash) return
+    // change request's version stands (main's changes are in it, or the service merges them); only a
+    // move of the file is sent.
+    if (inChangeRequest && k.pushed && content.hash === k.pushed.hash) {
+      if (moved) this.addMoveOrContent(k, path, undefined, k.pushed.hash, title)
+      return
+    }
 
     // Edited here, deleted there: the edit wins, the page comes back (its markers wait for its new id).
     if (remoteDeleted && localEdited) {
@@ -167,21 +173,34 @@ export class KnownPagePlanner {
     if (merged.conflicts.length > 0) {
       this.s.orphans.push({ path, pageId: k.handle, copyPath: conflictCopyPath(path, this.s.input.stamp), text: file.text })
       this.s.rewrites.push({ ...rewrite, text: theirs.text })
-      this.s.bookkeeping.push({ op: 'set', path, kind: 'page', pageId: k.handle, hash: theirs.oid, state: 'pushed' })
+      this.addMoveOrContent(k, path, undefined, theirs.oid, title)
       return
     }
     const markers = findMarkers(merged.text)
     const sent = markers.length === 0 ? merged.text : stripMarkers(merged.text, markers)
     const hash = gitBlobOid(sent)
     this.s.rewrites.push({ ...rewrite, text: merged.text })
-    if (hash === theirs.oid) {
-      this.s.bookkeeping.push({ op: 'set', path, kind: 'page', pageId: k.handle, hash, state: 'pushed' })
+    this.addMoveOrContent(k, path, hash === theirs.oid ? undefined : sent, hash, title)
+  }
+
+  /**
+   * The page's new text (undefined: none to send) and, when its file moved, the move; with neither,
+   * only the entry is updated (to the file's new path). The entry names `hash`: the text sent, or the
+   * one the page's entry already stands for.
+   */
+  private addMoveOrContent(k: Known, path: string, text: string | undefined, hash: string, title: string) {
+    const moved = path !== k.path
+    const move = moved ? this.placement.moveFields(k, path) : {}
+    const entries: EntryUpdate[] = [...(moved ? [{ op: 'remove' as const, path: k.path }] : []), { op: 'set', path, kind: 'page', pageId: k.handle, hash, state: 'pushed' }]
+    if (text === undefined && Object.keys(move).length === 0) {
+      this.s.bookkeeping.push(...entries)
       return
     }
+    const parentRef = 'into' in move && typeof move.into === 'string' && this.s.isRefHandle(move.into) ? [move.into] : []
     this.s.add(
-      { operation: 'update_page', page: k.handle, document: { markdown: this.uploads.withUploads(path, sent) } },
-      [{ op: 'set', path, kind: 'page', pageId: k.handle, hash, state: 'pushed' }],
-      { title },
+      { operation: 'update_page', page: k.handle, ...(text !== undefined ? { document: { markdown: this.uploads.withUploads(path, text) } } : {}), ...move },
+      entries,
+      { title, uses: parentRef },
     )
   }
 

@@ -7,6 +7,7 @@ import { baseName, placeFolder, README, shortHash, slugOfPath, stemOf, strippedC
 import { PagePlacement } from './page-placement'
 import { PlanState } from './plan-state'
 import { planSummaryEdits } from './summary-edits'
+import { summaryPlaces } from './summary-order'
 import { DELETION_QUIET_MS, type EntryUpdate, type PushInput, type PushPlan } from './push-types'
 
 /**
@@ -195,8 +196,13 @@ class PushPlanner {
     if (!summaryFile || s.summary.size === 0) return []
     const base = s.input.journal.find((j) => j.kind === 'summary')
     if (base !== undefined && base.baseHash === summaryFile.hash) return []
-    const insertedBefore = [...s.known.values()].some((k) => k.pushed && !k.journal && k.now !== undefined && s.summary.has(k.now))
-    if (!insertedBefore && !s.newFiles.some((p) => s.summary.has(p))) return []
+    // Listed by the writer's edit: an entry the last synced SUMMARY.md did not have. A file listed there
+    // already (a page deleted in the space whose file the writer edited, after a cache rebuilt since knows
+    // no page of it) is no sign that the writer's SUMMARY.md now decides which files are pages.
+    const listedBefore = summaryPlaces(s.input.summaryBase)
+    const listedByEdit = (p: string) => s.summary.has(p) && !listedBefore.has(p)
+    const insertedBefore = [...s.known.values()].some((k) => k.pushed && !k.journal && k.now !== undefined && listedByEdit(k.now))
+    if (!insertedBefore && !s.newFiles.some(listedByEdit)) return []
     return s.newFiles
   }
 
