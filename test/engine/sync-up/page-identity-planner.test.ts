@@ -160,3 +160,20 @@ describe('a rename the change request carries, taken back on the desk', () => {
     expect(ops(planPush(input({ 'faq.md': FAQ, 'renamed-2.md': FAQ, 'getting-started.md': START }, { pushed: moved })))).toEqual([])
   })
 })
+
+describe('a deletion merged before the file came back (revivals.ts)', () => {
+  it('the file at its old path is restored from the merged change request base, then edited; gone again, nothing is sent (seed 26127)', () => {
+    // Main and the journal no longer have faq: the merged change request deleted it.
+    const after = (local: Record<string, string>) => {
+      const i = input(local, { revivable: [{ pageId: 'faq', path: 'faq.md', oid: gitBlobOid(FAQ), baseHash: gitBlobOid(FAQ), revision: 'rev-before' }] })
+      return { ...i, journal: i.journal.filter((j) => j.id !== 'faq'), main: { pages: i.main.pages.filter((p) => p.id !== 'faq'), files: [] } }
+    }
+    const edited = `${FAQ}Answered.\n`
+    expect(ops(planPush(after({ 'faq.md': edited, 'getting-started.md': START })))).toEqual([
+      { operation: 'revert_page', page: 'faq', revision: 'rev-before' },
+      { operation: 'update_page', page: 'faq', document: { markdown: edited } },
+    ])
+    expect(ops(planPush(after({ 'faq.md': FAQ, 'getting-started.md': START })))).toEqual([{ operation: 'revert_page', page: 'faq', revision: 'rev-before' }])
+    expect(ops(planPush(after({ 'getting-started.md': START })))).toEqual([])
+  })
+})

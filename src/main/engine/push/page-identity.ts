@@ -2,6 +2,7 @@ import { isPageFile, strippedContent } from './page-file'
 import type { Known, PlanState } from './plan-state'
 import { DELETION_QUIET_MS, MAX_PAGE_BYTES, type LocalFile, type PushedEntry, type SkipReason } from './push-types'
 import { lineSimilarity, pairBySimilarity } from '../workspace/similarity'
+import { journalOf } from './revivals'
 
 /**
  * The first steps of a push plan: which page each local file is (the change request's claims, then
@@ -52,6 +53,11 @@ function identify(s: PlanState) {
     }
     if (s.byPath.has(j.path)) continue // a pushed page took the path over
     s.addKnown({ handle: j.id, isRef: false, journal: j, path: j.path })
+  }
+  // Deleted by a change request merged before the file came back: no journal, no entry, main lacks it.
+  for (const r of s.input.revivable ?? []) {
+    if (s.main.has(r.pageId) || s.known.has(r.pageId) || s.tombstones.some((t) => t.handle === r.pageId)) continue
+    s.tombstones.push({ handle: r.pageId, isRef: false, journal: journalOf(r), path: r.path, revive: true, reviveFrom: r.revision })
   }
   for (const known of s.known.values()) if (s.input.local.has(known.path)) known.now = known.path
   for (const t of s.tombstones) {
