@@ -107,6 +107,26 @@ describe('the push planner finds a missing page by evidence', () => {
   })
 })
 
+describe('a missing page found by its title (the weakest evidence)', () => {
+  it('a new file with the page\'s title and too little else alike for similarity is the page moved and edited (seed 26103)', () => {
+    // A small page edited in place and at its end, then moved by delete + create: one line of four shared.
+    const page = '# FAQ\n\nQuestions.\n'
+    const moved = '# FAQ\n\nQuestions, changed.\n\nLocal one.\n\nLocal two.\n'
+    expect(similarity(page, moved)).toBeLessThan(0.3)
+    const i = input({ 'moved.md': moved, 'getting-started.md': START }, { baseTexts: new Map([['faq', page], ['start', START]]) })
+    expect(ops(planPush(i))).toEqual([{ operation: 'update_page', page: 'faq', document: { markdown: moved }, slug: 'moved' }])
+  })
+
+  it('two files so titled, or another page of that title, are no evidence: deleted and inserted', () => {
+    const page = '# FAQ\n\nQuestions.\n'
+    const twice = planPush(input({ 'a.md': '# FAQ\n\nOne.\n\nTwo.\n', 'b.md': '# FAQ\n\nThree.\n\nFour.\n', 'getting-started.md': START }, { baseTexts: new Map([['faq', page]]) }))
+    expect(ops(twice).map((c) => c.operation).sort()).toEqual(['delete_page', 'insert_page', 'insert_page'])
+    const named = input({ 'a.md': '# FAQ\n\nOne.\n\nTwo.\n', 'getting-started.md': START }, { baseTexts: new Map([['faq', page]]) })
+    const main = { pages: named.main.pages.map((p) => ({ ...p, title: 'FAQ' })), files: [] }
+    expect(ops(planPush({ ...named, main })).map((c) => c.operation).sort()).toEqual(['delete_page', 'insert_page'])
+  })
+})
+
 describe('a removal waits for the desk to settle', () => {
   it('a file missing for less than the quiet interval is held and the plan says when to look again; after it, deleted', () => {
     const local = { 'getting-started.md': START }

@@ -1,4 +1,4 @@
-import { isPageFile, strippedContent } from './page-file'
+import { isPageFile, strippedContent, titleOf } from './page-file'
 import type { Known, PlanState } from './plan-state'
 import { DELETION_QUIET_MS, MAX_PAGE_BYTES, type LocalFile, type PushedEntry, type SkipReason } from './push-types'
 import { lineSimilarity, pairBySimilarity } from '../workspace/similarity'
@@ -126,6 +126,7 @@ function matchByEvidence(s: PlanState) {
       return text === undefined ? [] : [{ key: path, text }]
     })
     if (sources.length > 0 && targets.length > 0) for (const pair of pairBySimilarity(sources, targets)) settle(pair.left, pair.right)
+    if (pool === visible) matchByTitle(s, pages(), pool, taken, settle)
   }
 
   for (const [k, path] of found) {
@@ -160,6 +161,38 @@ function matchExact(missing: Known[], pool: ReadonlyMap<string, LocalFile>, take
     claims.set(path, [...(claims.get(path) ?? []), k])
   }
   for (const [path, ks] of claims) if (ks.length === 1) settle(ks[0], path)
+}
+
+/**
+ * The weakest evidence, for visible files only: a missing page and a new file whose H1 is the page's
+ * title, each the only one of its side with that title (no other page of main has it either). A small
+ * page edited in several places and then moved by a file manager's delete + create shares too few
+ * lines with the last version the scan saw for similarity to tell (seed 26103: two lines, one changed,
+ * two added), yet its name in the space is the same: it is that page, moved and edited. Two candidates
+ * on either side are no evidence (a copy, or two pages so named): refused as similarity refuses ties.
+ */
+function matchByTitle(s: PlanState, missing: Known[], pool: ReadonlyMap<string, LocalFile>, taken: ReadonlySet<string>, settle: (k: Known, path: string) => void) {
+  const h1 = (text: string | undefined) => (text === undefined ? undefined : titleOf(text, '').trim() || undefined)
+  const pageTitle = (k: Known) => h1(s.input.baseTexts?.get(k.handle)) ?? s.main.get(k.handle)?.title?.trim()
+  const pages = new Map<string, Known[]>()
+  for (const k of missing) {
+    const title = pageTitle(k)
+    if (title !== undefined) pages.set(title, [...(pages.get(title) ?? []), k])
+  }
+  if (pages.size === 0) return
+  const files = new Map<string, string[]>()
+  for (const [path, file] of pool) {
+    const title = taken.has(path) ? undefined : h1(strippedContent(file).text)
+    if (title !== undefined && pages.has(title)) files.set(title, [...(files.get(title) ?? []), path])
+  }
+  const inMain = new Map<string, number>()
+  for (const page of s.main.values()) if (page.title !== undefined) inMain.set(page.title.trim(), (inMain.get(page.title.trim()) ?? 0) + 1)
+  for (const [title, ks] of pages) {
+    const paths = files.get(title) ?? []
+    if (ks.length !== 1 || paths.length !== 1) continue
+    if ((inMain.get(title) ?? 0) > (s.main.has(ks[0].handle) ? 1 : 0)) continue
+    settle(ks[0], paths[0])
+  }
 }
 
 /**
