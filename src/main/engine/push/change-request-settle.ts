@@ -58,7 +58,8 @@ export async function settleChangeRequest(o: SpacePusherOptions, gone: ChangeReq
         // The file came back after the deletion was sent (restored, renamed back) and the merge came
         // first: the page's journal goes, the file is not a new page (revivals.ts).
         const j = journal.find((e) => e.kind === 'page' && e.id === entry.pageId)
-        if (j && base !== undefined && (await localHashes(o, j.path))) revive.push({ pageId: j.id, path: j.path, oid: j.oid, baseHash: j.baseHash, revision: base })
+        const back = j !== undefined && ((await localHashes(o, j.path)) !== undefined || (entry.path !== j.path && (await localHashes(o, entry.path)) !== undefined))
+        if (j && back && base !== undefined) revive.push({ pageId: j.id, path: j.path, oid: j.oid, baseHash: j.baseHash, revision: base })
         cache.forgetJournal(spaceId, entry.pageId, 'page')
         continue
       }
