@@ -74,6 +74,15 @@ describe('batches and subjects', () => {
     expect(batches.map((b) => b.length)).toEqual([49, 2])
   })
 
+  it('a revert_page from another revision than the batch\'s reverts starts a new batch (the service restores one revision per request)', () => {
+    const revert = (n: number, revision?: string) => change(n, { change: { operation: 'revert_page', page: `p${n}`, ...(revision ? { revision } : {}) } })
+    expect(batchChanges([revert(0), change(1), revert(2), revert(3, 'rev-a'), change(4), revert(5, 'rev-a'), revert(6)]).map((b) => b.map((c) => c.key))).toEqual([
+      ['k0', 'k1', 'k2'],
+      ['k3', 'k4', 'k5'],
+      ['k6'],
+    ])
+  })
+
   it('names the pages touched, shortened to fit the 100-character limit', () => {
     expect(subjectFor(mergeTitles([], ['Install', 'Getting started', 'Install']))).toBe('Edit Install, Getting started')
     const many = Array.from({ length: 30 }, (_, i) => `A fairly long page title ${i}`)

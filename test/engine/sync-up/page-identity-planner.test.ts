@@ -107,6 +107,26 @@ describe('the push planner finds a missing page by evidence', () => {
   })
 })
 
+describe('a missing page found by its title (the weakest evidence)', () => {
+  it('a new file with the page\'s title and too little else alike for similarity is the page moved and edited (seed 26103)', () => {
+    // A small page edited in place and at its end, then moved by delete + create: one line of four shared.
+    const page = '# FAQ\n\nQuestions.\n'
+    const moved = '# FAQ\n\nQuestions, changed.\n\nLocal one.\n\nLocal two.\n'
+    expect(similarity(page, moved)).toBeLessThan(0.3)
+    const i = input({ 'moved.md': moved, 'getting-started.md': START }, { baseTexts: new Map([['faq', page], ['start', START]]) })
+    expect(ops(planPush(i))).toEqual([{ operation: 'update_page', page: 'faq', document: { markdown: moved }, slug: 'moved' }])
+  })
+
+  it('two files so titled, or another page of that title, are no evidence: deleted and inserted', () => {
+    const page = '# FAQ\n\nQuestions.\n'
+    const twice = planPush(input({ 'a.md': '# FAQ\n\nOne.\n\nTwo.\n', 'b.md': '# FAQ\n\nThree.\n\nFour.\n', 'getting-started.md': START }, { baseTexts: new Map([['faq', page]]) }))
+    expect(ops(twice).map((c) => c.operation).sort()).toEqual(['delete_page', 'insert_page', 'insert_page'])
+    const named = input({ 'a.md': '# FAQ\n\nOne.\n\nTwo.\n', 'getting-started.md': START }, { baseTexts: new Map([['faq', page]]) })
+    const main = { pages: named.main.pages.map((p) => ({ ...p, title: 'FAQ' })), files: [] }
+    expect(ops(planPush({ ...named, main })).map((c) => c.operation).sort()).toEqual(['delete_page', 'insert_page'])
+  })
+})
+
 describe('a removal waits for the desk to settle', () => {
   it('a file missing for less than the quiet interval is held and the plan says when to look again; after it, deleted', () => {
     const local = { 'getting-started.md': START }
@@ -143,5 +163,37 @@ describe('a deletion the change request carries is taken back when the file retu
       { operation: 'revert_page', page: 'faq' },
       { operation: 'update_page', page: 'faq', document: { markdown: edited }, slug: 'help' },
     ])
+  })
+})
+
+describe('a rename the change request carries, taken back on the desk', () => {
+  it('the file renamed back to its old path is the page moved back, never a deletion (seed 26151)', () => {
+    // Pushed as a rename (faq.md -> renamed-2.md), then renamed back before the next push: the file at
+    // the old path has the journal's content, which alone made it look like sync down's copy of it.
+    const moved: PushedEntry[] = [{ path: 'renamed-2.md', kind: 'page', pageId: 'faq', hash: gitBlobOid(FAQ), state: 'pushed' }]
+    const plan = planPush(input({ 'faq.md': FAQ, 'getting-started.md': START }, { pushed: moved, baseTexts: new Map([['faq', FAQ]]) }))
+    expect(ops(plan)).toEqual([{ operation: 'update_page', page: 'faq', slug: 'faq' }])
+  })
+
+  it('a copy at the old path beside the moved file is still no new page', () => {
+    const moved: PushedEntry[] = [{ path: 'renamed-2.md', kind: 'page', pageId: 'faq', hash: gitBlobOid(FAQ), state: 'pushed' }]
+    expect(ops(planPush(input({ 'faq.md': FAQ, 'renamed-2.md': FAQ, 'getting-started.md': START }, { pushed: moved })))).toEqual([])
+  })
+})
+
+describe('a deletion merged before the file came back (revivals.ts)', () => {
+  it('the file at its old path is restored from the merged change request base, then edited; gone again, nothing is sent (seed 26127)', () => {
+    // Main and the journal no longer have faq: the merged change request deleted it.
+    const after = (local: Record<string, string>) => {
+      const i = input(local, { revivable: [{ pageId: 'faq', path: 'faq.md', oid: gitBlobOid(FAQ), baseHash: gitBlobOid(FAQ), revision: 'rev-before' }] })
+      return { ...i, journal: i.journal.filter((j) => j.id !== 'faq'), main: { pages: i.main.pages.filter((p) => p.id !== 'faq'), files: [] } }
+    }
+    const edited = `${FAQ}Answered.\n`
+    expect(ops(planPush(after({ 'faq.md': edited, 'getting-started.md': START })))).toEqual([
+      { operation: 'revert_page', page: 'faq', revision: 'rev-before' },
+      { operation: 'update_page', page: 'faq', document: { markdown: edited } },
+    ])
+    expect(ops(planPush(after({ 'faq.md': FAQ, 'getting-started.md': START })))).toEqual([{ operation: 'revert_page', page: 'faq', revision: 'rev-before' }])
+    expect(ops(planPush(after({ 'getting-started.md': START })))).toEqual([])
   })
 })

@@ -131,6 +131,29 @@ describe('a deletion already sent is taken back when the file returns (item 3)',
     expect(await threadsOf(faq)).toEqual([thread])
   })
 
+  it('delete, push, put the file back edited, then the change request merged before the next push (seeds 26127, 26151): the page is restored with its id and its thread, not inserted', async () => {
+    const faq = await idOfPath('faq.md')
+    const thread = await commentOn(faq, 'Still current?')
+    fs.rmSync(ws.file('faq.md'))
+    await ws.push()
+    ws.write('faq.md', `${SEED_PAGES.faq}\nAnswered after all.\n`)
+    // Merged as it is (with the deletion) before Quire sends the restore.
+    await mergeOpen()
+    expect(pagesOf(await mainRevision(t.api, spaceId())).has(faq)).toBe(false)
+    await ws.pull()
+    expect(ws.read('faq.md')).toContain('Answered after all.')
+    const back = await ws.push()
+    expect(back.failures).toEqual([])
+    expect(operations()).not.toContain('insert_page')
+    await mergeOpen()
+    await ws.pull()
+    const pages = pagesOf(await mainRevision(t.api, spaceId()))
+    expect(pages.get(faq)?.path).toBe('faq.md')
+    expect([...pages.values()].filter((p) => p.path.startsWith('faq'))).toHaveLength(1)
+    expect(ws.read('faq.md')).toContain('Answered after all.')
+    expect(await threadsOf(faq)).toEqual([thread])
+  })
+
   it('a whole folder deleted and copied back: every page keeps its id', async () => {
     const before = pagesOf(await mainRevision(t.api, spaceId()))
     const guideIds = [...before].filter(([, p]) => p.path.startsWith('guide/')).map(([id]) => id).sort()

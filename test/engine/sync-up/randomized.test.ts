@@ -100,6 +100,11 @@ interface Run {
   saves: Set<Promise<void>>
   /** The journal's pages (path -> id) as they were when the cache was lost: the writer still knows them. */
   lostJournal: Map<string, string>
+  /**
+   * Files the writer renamed or moved (path -> page), for as long as neither the journal nor the change
+   * request knows them there: a deletion of such a file is the writer's deletion of that page (P6, P9).
+   */
+  movedTo: Map<string, string>
 }
 
 const someoneElse = () => other!.api
@@ -150,7 +155,7 @@ function pageFiles(run: Run): string[] {
 /** The page the writer's file at `file` stands for (journal, then the change request's entries). */
 function pageAt(run: Run, file: string): string | undefined {
   const spaceId = run.seeded.spaceId
-  return run.ws.cache.journal(spaceId).find((j) => j.kind === 'page' && j.path === file)?.id ?? run.ws.outbox.entries(spaceId).find((e) => e.path === file)?.pageId ?? run.lostJournal.get(file)
+  return run.ws.cache.journal(spaceId).find((j) => j.kind === 'page' && j.path === file)?.id ?? run.ws.outbox.entries(spaceId).find((e) => e.path === file)?.pageId ?? run.movedTo.get(file) ?? run.lostJournal.get(file)
 }
 
 function touch(run: Run, file: string) {
@@ -430,6 +435,8 @@ async function step(run: Run): Promise<string> {
     const folder = r.chance(0.3) && guide ? (path.posix.dirname(file) === '.' ? 'guide/' : '') : path.posix.dirname(file) === '.' ? '' : `${path.posix.dirname(file)}/`
     const target = `${folder}renamed-${run.token++}.md`
     touch(run, file)
+    const id = pageAt(run, file)
+    if (id) run.movedTo.set(target, id)
     fs.renameSync(ws.file(file), ws.file(target))
     return `rename ${file} ${target}`
   }
@@ -564,6 +571,7 @@ async function identityStep(run: Run, leaves: string[]): Promise<string> {
     // is 0, so a push here would play a move slower than it: that is 'restore').
     fs.rmSync(run.ws.file(file))
     run.ws.write(to, edited())
+    run.movedTo.set(to, id)
     return `file manager moves ${file} to ${to}`
   }
   if (draw === 'backup-save') {
@@ -771,7 +779,7 @@ async function sequence(seed: number, frontEnd: FrontEnd) {
   const owner = new UncheckedApiClient(t.api.baseUrl, t.service.token)
   const seeded = await seedSpace({ service: t.service, api: owner, close: t.close })
   t.service.store.repo(OrganizationsRepository).setMember(seeded.orgId, other!.id, 'admin')
-  const partial = { seed, r, seeded, dir, frontEnd, disjoint: seed % 2 === 0, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>(), lostJournal: new Map() } as Omit<Run, 'ws' | 'net'>
+  const partial = { seed, r, seeded, dir, frontEnd, disjoint: seed % 2 === 0, ledger: new Ledger(), step: 0, token: 0, special: new Map(), saves: new Set<Promise<void>>(), lostJournal: new Map(), movedTo: new Map() } as Omit<Run, 'ws' | 'net'>
   const run = partial as Run
   run.net = new FuzzNetwork(seed, t, { moveHead: () => moveHead(run), saveDuringPass: (id, ms, how) => saveDuringPass(run, id, ms, how), beforeRequest: () => {
       // Not while the app's backend starts (before there is a writer to look at).

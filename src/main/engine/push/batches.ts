@@ -23,7 +23,8 @@ export interface BatchLimits {
  * Cuts a plan's changes into batches of at most 50 changes and at most MAX_BATCH_BYTES of request body,
  * in plan order (parents before children, uploads before the pages that link to them). A change that
  * needs a ref stays with the change defining it when that fits; otherwise the later batch gets the id
- * once the earlier one is answered. A change larger than the bound goes alone.
+ * once the earlier one is answered. A change larger than the bound goes alone. The service restores
+ * every `revert_page` of a request from one revision: a revert from another starts a new batch.
  */
 export function batchChanges(changes: readonly PlannedChange[], limits: BatchLimits = {}): PlannedChange[][] {
   const size = limits.maxChanges ?? MAX_CHANGES_PER_BATCH
@@ -32,16 +33,21 @@ export function batchChanges(changes: readonly PlannedChange[], limits: BatchLim
   let current: PlannedChange[] = []
   let bytes = 0
   let defined = new Set<string>()
+  /** The revision the current batch's revert_page changes restore from ('' for the change request's base): one per request. */
+  let reverts: string | undefined
   for (const change of changes) {
     const needsCurrent = change.uses.some((ref) => defined.has(ref))
     const changeBytes = bodyBytes(change.change, limits.fileSize)
-    const full = current.length >= size || bytes + changeBytes > maxBytes
+    const revert = change.change.operation === 'revert_page' ? (change.change.revision ?? '') : undefined
+    const full = current.length >= size || bytes + changeBytes > maxBytes || (revert !== undefined && reverts !== undefined && revert !== reverts)
     if (current.length > 0 && (full || (current.length >= size - 1 && !needsCurrent && wantsFollowers(change, changes)))) {
       batches.push(current)
       current = []
       bytes = 0
       defined = new Set()
+      reverts = undefined
     }
+    if (revert !== undefined) reverts = revert
     current.push(change)
     bytes += changeBytes
     for (const ref of change.defines?.split(' ') ?? []) if (ref) defined.add(ref)

@@ -8,6 +8,7 @@ import type { ChangeRequestGone } from '../outbox/outbox-sender'
 import { remoteRows } from '../sync/remote-snapshot'
 import { carriedText } from './main-view'
 import { carriedSummary } from './summary-state'
+import { rememberRevivable, revivablePages, type Revivable } from './revivals'
 import { hashOf, resolveIn, type SpacePusherOptions } from './pusher-context'
 
 /**
@@ -44,11 +45,22 @@ export async function settleChangeRequest(o: SpacePusherOptions, gone: ChangeReq
     const merged = await mergedContent(o)
     if (!merged) return false // offline: settled by a later push
     const done = new Set(outbox.ops(spaceId, 100_000).filter((op) => op.state === 'done').map((op) => op.seq))
-    const summaryJournal = cache.journal(spaceId).find((j) => j.kind === 'summary')
+    const journal = cache.journal(spaceId)
+    const summaryJournal = journal.find((j) => j.kind === 'summary')
+    // The merged change request's base had every page it deleted: a page whose file is back is restored from it.
+    const data = outbox.changeRequest(gone.id)?.data
+    const base = typeof data?.revisionMergedAncestor === 'string' ? data.revisionMergedAncestor : typeof data?.revisionInitial === 'string' ? data.revisionInitial : undefined
+    const revive: Revivable[] = []
     for (const entry of outbox.entryRows(spaceId)) {
       if (entry.generation !== session.generation || (entry.opSeq !== 0 && !done.has(entry.opSeq)) || !entry.pageId) continue
       if (entry.state === 'deleted') {
-        if (!merged.pages.has(entry.pageId)) cache.forgetJournal(spaceId, entry.pageId, 'page')
+        if (merged.pages.has(entry.pageId)) continue
+        // The file came back after the deletion was sent (restored, renamed back) and the merge came
+        // first: the page's journal goes, the file is not a new page (revivals.ts).
+        const j = journal.find((e) => e.kind === 'page' && e.id === entry.pageId)
+        const back = j !== undefined && ((await localHashes(o, j.path)) !== undefined || (entry.path !== j.path && (await localHashes(o, entry.path)) !== undefined))
+        if (j && back && base !== undefined) revive.push({ pageId: j.id, path: j.path, oid: j.oid, baseHash: j.baseHash, revision: base })
+        cache.forgetJournal(spaceId, entry.pageId, 'page')
         continue
       }
       // A conflicted page: the change request carried main's version (reverted), not the file; the journal
@@ -77,6 +89,7 @@ export async function settleChangeRequest(o: SpacePusherOptions, gone: ChangeReq
       // has nothing to download then, would not keep it).
       if (entry.kind === 'page' && local.text !== undefined && local.raw === remote) cache.pageBases.remember(spaceId, remote, local.text)
     }
+    if (revive.length > 0) rememberRevivable(cache, spaceId, [...revivablePages(cache, spaceId).filter((r) => !revive.some((n) => n.pageId === r.pageId)), ...revive])
     // The change request carried the writer's SUMMARY.md (new pages placed, order, nesting, titles): the
     // service's SUMMARY.md replaces it now. Not a version it did not carry (edited since) nor one with
     // edits the content API cannot represent: that file stays the writer's edit.

@@ -39,7 +39,8 @@ export class KnownPagePlanner {
     const moved = path !== k.path
     const entryState = k.pushed?.state === 'conflict' && !localEdited ? 'conflict' : 'pushed'
     const title = titleOf(content.text, main?.title ?? stemOf(path))
-    const remoteDeleted = j !== undefined && !main && !k.pushed && !k.isRef
+    // A revived page is not in main yet: this plan restores it (its deletion was the writer's, taken back).
+    const remoteDeleted = j !== undefined && !main && !k.pushed && !k.isRef && !k.revive
     // An unedited file's HTML comments are the service's own text, not markers.
     const hasMarkers = file.hash !== j?.baseHash && file.text !== undefined && findMarkers(file.text).length > 0
 

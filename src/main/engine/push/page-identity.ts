@@ -1,7 +1,8 @@
-import { isPageFile, strippedContent } from './page-file'
+import { isPageFile, strippedContent, titleOf } from './page-file'
 import type { Known, PlanState } from './plan-state'
 import { DELETION_QUIET_MS, MAX_PAGE_BYTES, type LocalFile, type PushedEntry, type SkipReason } from './push-types'
 import { lineSimilarity, pairBySimilarity } from '../workspace/similarity'
+import { journalOf } from './revivals'
 
 /**
  * The first steps of a push plan: which page each local file is (the change request's claims, then
@@ -17,8 +18,12 @@ export function identifyPages(s: PlanState) {
 function identify(s: PlanState) {
   const tombstones = new Set<string>()
   const pushedById = new Map<string, PushedEntry>()
-  /** Old paths of pages the change request moved: a copy there that sync down put back is not a new page. */
-  const shadows = new Map<string, string>()
+  /**
+   * Old paths of pages the change request moved: a copy there that sync down put back is not a new page,
+   * while the page's file is where the change request moved it (`handle`). With that file gone, the copy
+   * is the page renamed back (a rename away and back with a push between): found by evidence, as any file.
+   */
+  const shadows = new Map<string, { hash: string; handle?: string }>()
   for (const entry of s.input.pushed) {
     if (entry.kind === 'file') continue
     if (entry.state === 'deleted') {
@@ -36,18 +41,23 @@ function identify(s: PlanState) {
       // A deletion the change request carries: taken back when the file returns (here or, by content,
       // elsewhere), as long as main still has the page to restore.
       if (s.main.has(j.id)) s.tombstones.push({ handle: j.id, isRef: false, journal: j, path: j.path, revive: true })
-      else shadows.set(j.path, j.baseHash)
+      else shadows.set(j.path, { hash: j.baseHash })
       continue
     }
     const pushed = pushedById.get(j.id)
     if (pushed) {
       const known = s.known.get(j.id)
       if (known) known.journal = j
-      if (pushed.path !== j.path) shadows.set(j.path, j.baseHash)
+      if (pushed.path !== j.path) shadows.set(j.path, { hash: j.baseHash, handle: j.id })
       continue
     }
     if (s.byPath.has(j.path)) continue // a pushed page took the path over
     s.addKnown({ handle: j.id, isRef: false, journal: j, path: j.path })
+  }
+  // Deleted by a change request merged before the file came back: no journal, no entry, main lacks it.
+  for (const r of s.input.revivable ?? []) {
+    if (s.main.has(r.pageId) || s.known.has(r.pageId) || s.tombstones.some((t) => t.handle === r.pageId)) continue
+    s.tombstones.push({ handle: r.pageId, isRef: false, journal: journalOf(r), path: r.path, revive: true, reviveFrom: r.revision })
   }
   for (const known of s.known.values()) if (s.input.local.has(known.path)) known.now = known.path
   for (const t of s.tombstones) {
@@ -57,7 +67,8 @@ function identify(s: PlanState) {
   }
   for (const path of [...s.input.local.keys()].sort()) {
     if (!isPageFile(path) || s.byPath.has(path)) continue
-    if (shadows.get(path) === s.input.local.get(path)?.hash) continue
+    const shadow = shadows.get(path)
+    if (shadow && shadow.hash === s.input.local.get(path)?.hash && (shadow.handle === undefined || s.known.get(shadow.handle)?.now !== undefined)) continue
     s.newFiles.push(path)
   }
 }
@@ -115,6 +126,7 @@ function matchByEvidence(s: PlanState) {
       return text === undefined ? [] : [{ key: path, text }]
     })
     if (sources.length > 0 && targets.length > 0) for (const pair of pairBySimilarity(sources, targets)) settle(pair.left, pair.right)
+    if (pool === visible) matchByTitle(s, pages(), pool, taken, settle)
   }
 
   for (const [k, path] of found) {
@@ -149,6 +161,38 @@ function matchExact(missing: Known[], pool: ReadonlyMap<string, LocalFile>, take
     claims.set(path, [...(claims.get(path) ?? []), k])
   }
   for (const [path, ks] of claims) if (ks.length === 1) settle(ks[0], path)
+}
+
+/**
+ * The weakest evidence, for visible files only: a missing page and a new file whose H1 is the page's
+ * title, each the only one of its side with that title (no other page of main has it either). A small
+ * page edited in several places and then moved by a file manager's delete + create shares too few
+ * lines with the last version the scan saw for similarity to tell (seed 26103: two lines, one changed,
+ * two added), yet its name in the space is the same: it is that page, moved and edited. Two candidates
+ * on either side are no evidence (a copy, or two pages so named): refused as similarity refuses ties.
+ */
+function matchByTitle(s: PlanState, missing: Known[], pool: ReadonlyMap<string, LocalFile>, taken: ReadonlySet<string>, settle: (k: Known, path: string) => void) {
+  const h1 = (text: string | undefined) => (text === undefined ? undefined : titleOf(text, '').trim() || undefined)
+  const pageTitle = (k: Known) => h1(s.input.baseTexts?.get(k.handle)) ?? s.main.get(k.handle)?.title?.trim()
+  const pages = new Map<string, Known[]>()
+  for (const k of missing) {
+    const title = pageTitle(k)
+    if (title !== undefined) pages.set(title, [...(pages.get(title) ?? []), k])
+  }
+  if (pages.size === 0) return
+  const files = new Map<string, string[]>()
+  for (const [path, file] of pool) {
+    const title = taken.has(path) ? undefined : h1(strippedContent(file).text)
+    if (title !== undefined && pages.has(title)) files.set(title, [...(files.get(title) ?? []), path])
+  }
+  const inMain = new Map<string, number>()
+  for (const page of s.main.values()) if (page.title !== undefined) inMain.set(page.title.trim(), (inMain.get(page.title.trim()) ?? 0) + 1)
+  for (const [title, ks] of pages) {
+    const paths = files.get(title) ?? []
+    if (ks.length !== 1 || paths.length !== 1) continue
+    if ((inMain.get(title) ?? 0) > (s.main.has(ks[0].handle) ? 1 : 0)) continue
+    settle(ks[0], paths[0])
+  }
 }
 
 /**

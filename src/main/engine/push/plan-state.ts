@@ -18,6 +18,8 @@ export interface Known {
   now?: string
   /** Deleted by the writer's change request and its file is back: the deletion is taken back (`revert_page`). */
   revive?: boolean
+  /** The revision `revert_page` restores a revived page from, when not the change request's base (revivals.ts: a merged deletion). */
+  reviveFrom?: string
   /** Deleted before, brought back with a revived parent while its own file is still gone: deleted again, at once. */
   redelete?: boolean
 }

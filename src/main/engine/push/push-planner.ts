@@ -104,7 +104,7 @@ class PushPlanner {
         hash: p.journal!.baseHash,
         state: 'pushed',
       }))
-      s.add({ operation: 'revert_page', page: k.handle }, entries, { title: s.main.get(k.handle)?.title ?? stemOf(k.path) })
+      s.add({ operation: 'revert_page', page: k.handle, ...(k.reviveFrom !== undefined ? { revision: k.reviveFrom } : {}) }, entries, { title: s.main.get(k.handle)?.title ?? stemOf(k.path) })
     }
   }
 

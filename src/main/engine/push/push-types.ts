@@ -3,6 +3,7 @@ import type { ContentChange } from '../../content'
 import type { RemoteFileRow, RemotePageRow } from '../cache/cache-repository'
 import type { Marker } from '../comments/markers'
 import type { JournalEntry } from '../sync/plan-types'
+import type { Revivable } from './revivals'
 
 /**
  * The vocabulary of sync up, shared by the pure planner and the engine that carries a plan out. Paths
@@ -91,6 +92,8 @@ export interface PushInput {
   missingSince?: ReadonlyMap<string, number>
   /** The quiet interval a removal waits for (an editor's backup-save puts the file back within it). Default DELETION_QUIET_MS. */
   deletionQuietMs?: number
+  /** Pages a merged change request of the writer deleted while their files were back (revivals.ts): restored with their ids. */
+  revivable?: readonly Revivable[]
 }
 
 /** How long a file must stay missing before its page's deletion is sent: editors' backup-saves write the new file 250-400 ms after the rename. */

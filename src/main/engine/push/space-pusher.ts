@@ -16,6 +16,7 @@ import { StatJournal } from '../cache/stat-journal'
 import { LocalScanner } from './local-scan'
 import { changeRequestTexts, mergeTexts, refreshMain } from './main-view'
 import { removeMarkers, removePostedMarkers } from './marker-removal'
+import { rememberRevivable, revivablePages } from './revivals'
 import { enqueuePlan } from './plan-to-outbox'
 import { applyRewrites, closeResolvedConflicts, finishConflicts, keepOrphans } from './push-conflicts'
 import { planPush } from './push-planner'
@@ -187,6 +188,8 @@ export class SpacePusher {
     if (plan.replanAt !== undefined) result.replanAt = plan.replanAt
     result.waitingDeletions = plan.waitingDeletions?.size ?? 0
     result.planned = await enqueuePlan(this.o, plan)
+    // The plan took the revivable pages in (restored, or found gone): the outbox and the journal say the rest.
+    rememberRevivable(this.o.cache, spaceId, [])
     rememberKeptLocal(this.o.cache, spaceId, plan.keptLocal ?? [])
     rememberSummaryEdit(this.o.cache, spaceId, outbox.session(spaceId)?.generation, plan.summaryEdit)
     await applyRewrites(this.o, plan.rewrites)
@@ -267,6 +270,7 @@ export class SpacePusher {
       now,
       missingSince: new Map(missing.map((p) => [p, since.get(p) ?? now])),
       deletionQuietMs: deletionQuietMs(this.o),
+      revivable: revivablePages(cache, spaceId),
     })
     rememberMissingSince(cache, spaceId, plan.waitingDeletions ?? new Map())
     return plan
