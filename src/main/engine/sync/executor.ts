@@ -149,9 +149,10 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         if (action.include) {
           const document = await includeDocument(action.include.contentId)
           const bytes = utf8.encode(renderInclude(document, action.path, action.include))
+          const hash = gitBlobOid(bytes)
           await expectWritable(action.path, action.expect)
-          await files.write(action.path, bytes, action.expect)
-          commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: gitBlobOid(bytes) }))
+          await files.write(action.path, bytes, action.expect, false, hash)
+          commit(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
           folderSyncs.wrote()
           return
         }
@@ -170,7 +171,7 @@ export async function executePlan(plan: SyncPlan, options: ExecuteOptions): Prom
         const hash = bytes === remote && action.oid !== '' ? action.oid : gitBlobOid(bytes)
         // Before writing a temp file for nothing; `write` checks again right before its rename.
         await expectWritable(action.path, action.expect)
-        await files.write(action.path, bytes, action.expect, hash === action.oid)
+        await files.write(action.path, bytes, action.expect, hash === action.oid, hash)
         ;(hash === action.oid ? commitMatching : commit)(() => journal.record({ id: action.id, kind: action.kind, path: action.path, oid: action.oid, baseHash: hash }))
         folderSyncs.wrote()
         return
