@@ -72,10 +72,17 @@ export class SpaceFolder implements SpaceFiles {
   }
 
   resolve(relative: string): string {
+    // Resolved once per path: a pass asks for each file's several times (scan, checks, the write).
+    const known = this.resolved.get(relative)
+    if (known !== undefined) return known
     const full = confinedPath(this.root, relative)
     if (full !== path.resolve(this.root, ...relative.split('/'))) throw new PathEscapeError(relative)
+    this.resolved.set(relative, full)
     return full
   }
+
+  /** Relative paths `resolve` accepted, and what it made of them (a pure function of the root and the path). */
+  private readonly resolved = new Map<string, string>()
 
   async hash(relative: string): Promise<string | undefined> {
     const full = this.resolve(relative)
