@@ -6,14 +6,14 @@
  * - The space is seeded through the service's store before the service starts (not measured).
  * - sync: a child process that loads what `quire` loads (the CLI's main module, every command) and runs
  *   what `quire sync --once --space ID --workspace DIR` runs, step for step (cache and token from
- *   QUIRE_HOME, the sync-up hold, the CLI's progress sink, resolving the space, one pass, link report),
+ *   QUIRE_HOME, the sync-up hold, the CLI's progress sink, resolving the space, one pass),
  *   with one difference: the gateway's politeness cap (50 requests a second) is lifted, for the floor
  *   too, so the figure is the engine's cost and not the cap's. Concurrency as in the CLI: 4 requests.
  * - floor: a child process that makes the GETs any client must make to mirror the space named on the
  *   command line, and no others: the space (its title, organization and revision), its organization
  *   (the folder's name), the tree with every page's markdown (kept when it hashes to the page's
- *   `git.oid`, else that page is fetched alone, as the engine does), each file's bytes, and the link
- *   report. Checked: both count their requests by method, path and query, and must match. Four in
+ *   `git.oid`, else that page is fetched alone, as the engine does), and each file's bytes. Checked:
+ *   both count their requests by method, path and query, and must match. Four in
  *   flight at all times; the same bytes written (checked: the folders are compared) with plain
  *   writeFile, and nothing else: no journal, no fsync, no rename, no planning, and SUMMARY.md ready
  *   made (rendered before its clock starts).
@@ -132,11 +132,7 @@ async function floorChild(job: FloorJob) {
   await Promise.all(writes)
   // The atomic floor makes the new names durable: one fsync per folder, after its last file.
   if (job.atomic) await Promise.all([...folders.keys()].map(syncFolder))
-  let page: string | undefined
-  do {
-    const links: { next?: { page: string } } = await getJson(`${job.baseUrl}/spaces/${job.spaceId}/links?limit=1000${page ? `&page=${encodeURIComponent(page)}` : ''}`)
-    page = links.next?.page
-  } while (page)
+  // No link report: since issue 29 a pass reads none (whoever shows one reads it).
   const workMs = performance.now() - started
   report({ workMs, cpuMs: cpuMsSince(cpu), maxRssKb: process.resourceUsage().maxRSS, requests: requests.counts, received: requests.received(), pages: documents.length, bytes })
 }

@@ -141,6 +141,11 @@ export async function buildCli() {
     banner: { js: "import { createRequire as __quireCreateRequire } from 'node:module'; const require = __quireCreateRequire(import.meta.url);" },
     sourcemap: 'linked', // stack traces map back with NODE_OPTIONS=--enable-source-maps
     sourcesContent: false, // the maps point at src/, which is right there
+    // Node 20 compiles every module at each start (no compile cache): fewer bytes, less of a start's
+    // CPU. Names are kept as written, so CPU profiles and stack traces still read.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
     metafile: true,
     write: false,
     logLevel: 'silent',

@@ -108,6 +108,19 @@ describe('ApiGateway', () => {
     expect(sleeps.length).toBeGreaterThan(0)
   })
 
+  it("spends none of the API's rate-limit window on downloads from a file host", async () => {
+    const reset = Math.ceil(Date.now() / 1000) + 30
+    const api = await scripted((_req, res) => json(res, 200, user, { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '1', 'X-RateLimit-Reset': String(reset) }))
+    const files = await scripted((_req, res) => (res.writeHead(200, { 'Content-Type': 'image/png' }), res.end('png')))
+    const { gw, sleeps } = gateway(api.origin)
+    await gw.client.user.getAuthenticatedUser()
+    for (let i = 0; i < 3; i++) expect(await (await gw.fetchFile(new URL(`${files.origin}/f${i}.png`), { stream: false })).text()).toBe('png')
+    // The window still has the one request the API said it has: sent at once.
+    await gw.client.user.getAuthenticatedUser()
+    expect(sleeps).toEqual([])
+    expect([api.count(), files.count()]).toEqual([2, 3])
+  })
+
   it('times out a hung request and reports the service unreachable after its attempts', async () => {
     const s = await scripted(() => {
       /* never answers */

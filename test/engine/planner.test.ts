@@ -231,3 +231,24 @@ describe('planSpaceSync (cases)', () => {
     expect(planSpaceSync({ revision: 'r2', entries: [] }, entries.map(synced), local, { allowMassDelete: true }).actions).toHaveLength(4)
   })
 })
+
+describe('executePlan order', () => {
+  it('spreads the files of a first mirror evenly among its pages (requests and bytes at once), the summary last', async () => {
+    const texts = new Map<string, string>()
+    const entry = (kind: 'page' | 'file', i: number): RemoteEntry => {
+      const text = `${kind} ${i}\n`
+      texts.set(gitBlobOid(text), text)
+      return { id: `${kind}${i}`, kind, path: `${kind}s/${i}.${kind === 'page' ? 'md' : 'png'}`, oid: gitBlobOid(text), ...(kind === 'file' ? { url: `https://files.example/${i}` } : {}) }
+    }
+    const summary = '* [x](pages/0.md)\n'
+    const snapshot: RemoteSnapshot = {
+      revision: 'r1',
+      entries: [...[0, 1, 2, 3, 4, 5].map((i) => entry('page', i)), ...[0, 1, 2].map((i) => entry('file', i)), { id: 'summary', kind: 'summary', path: 'SUMMARY.md', oid: gitBlobOid(summary), content: summary }],
+    }
+    const space = new MemorySpace()
+    const plan = planSpaceSync(snapshot, space.journal(), space.local(), {})
+    const order: string[] = []
+    await executePlan(plan, { files: space, source: memorySource(snapshot, texts), journal: space, concurrency: 1, onStep: (e) => order.push(e.action.type === 'download' ? e.action.kind : e.action.type) })
+    expect(order).toEqual(['page', 'page', 'file', 'page', 'page', 'file', 'page', 'page', 'file', 'summary'])
+  })
+})

@@ -1,4 +1,4 @@
-import { LeaseHeldError, NotSignedInError, openWorkspace, quirePaths, type OpenWorkspace, type OpenWorkspaceOptions } from '../engine'
+import { LeaseHeldError, NotSignedInError, openWorkspace, quirePaths, type OpenWorkspace, type OpenWorkspaceOptions } from '../engine/sync-entry'
 import type { CliIo } from './io'
 
 /**

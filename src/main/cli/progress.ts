@@ -1,4 +1,4 @@
-import type { SyncProgressEvent } from '../engine'
+import type { SyncProgressEvent } from '../engine/sync-entry'
 
 export interface ProgressSink {
   /** A terminal: one bar redrawn in place. Otherwise plain lines, a few per space. */

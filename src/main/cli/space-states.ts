@@ -1,5 +1,5 @@
 import { deriveSpaceState, type SpaceSyncState } from '../../shared/space-state'
-import { type AccountRow, authErrorKey, authMessage, type CacheRepository, isAuthError, type OutboxRepository, storedSpaceFacts } from '../engine'
+import { type AccountRow, authErrorKey, authMessage, type CacheRepository, isAuthError, type OutboxRepository, storedSpaceFacts } from '../engine/sync-entry'
 
 /** What every command says when the saved token is missing or refused: what to run, never a URL or the token. */
 export const SIGN_IN_HINT = 'run quire login to sign in again'

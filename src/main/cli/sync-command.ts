@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { redactSecrets, selectSpaces, type CacheRepository, type PassReport, type SelectionPicks, type WorkspaceSession } from '../engine'
+import { redactSecrets, selectSpaces, type CacheRepository, type PassReport, type SelectionPicks, type WorkspaceSession } from '../engine/sync-entry'
 import type { CliIo } from './io'
 import { openCommandWorkspace } from './command-workspace'
 import { describeFailures, stderrProgress } from './progress'

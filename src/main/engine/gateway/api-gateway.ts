@@ -208,7 +208,7 @@ export class ApiGateway {
       const wait = this.pace.delay()
       if (wait > 0) await this.sleep(wait)
       const dispatcher = await this.dispatcherFor(url)
-      const ticket = this.pace.start()
+      const ticket = this.pace.start(new URL(url).origin === this.apiOrigin)
       const deadline = new TransferDeadline(this.options.timeoutMs ?? 30_000, this.options.slowestBytesPerSecond ?? SLOWEST_BYTES_PER_SECOND, requestBodyBytes(init.body))
       let response: Response | undefined
       let failure: unknown

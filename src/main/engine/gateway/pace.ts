@@ -68,9 +68,13 @@ export class Pace {
     while (this.inFlight >= this.concurrency) await new Promise<void>((resolve) => this.waiters.push(resolve))
   }
 
-  start(): Ticket {
+  /**
+   * `counted`: the request is the service's to count (one to the API). A download from a file host
+   * (a CDN) is not in the API's window, so it spends none of what the window has left.
+   */
+  start(counted = true): Ticket {
     this.inFlight++
-    if (this.budget !== undefined) this.budget--
+    if (counted && this.budget !== undefined) this.budget--
     return { round: this.round }
   }
 

@@ -80,7 +80,9 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   const target = intact && !unfinished && options.byDifference !== false ? remote.revision : undefined
   const { revisionId, snapshot, pageTexts } = await readRemoteTree(space, folder, held, fullJournal, { ...options, target })
 
-  const files = new SpaceFolder(folder, options.folder)
+  // What the pass writes is remembered by stat too, so the next scan reads none of it.
+  const stats = StatJournal.of(cache, space.id)
+  const files = new SpaceFolder(folder, { ...options.folder, written: stats })
   await fs.mkdir(files.root, { recursive: true })
   await files.removeStaleTempFiles()
   const journal = fullJournal.filter((j) => !(j.kind === 'page' && held.has(j.id)))
@@ -88,7 +90,6 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
   // versions are read only for a cache that lost its whole journal: after lost rows (a kill mid-pass) the
   // files the journal does not name are the pass's own writes, not old copies.
   const scanned = [...journal.map((j) => j.path), ...snapshot.entries.map((e) => e.path), ...(intact ? [] : await listContentFiles(files.root))]
-  const stats = StatJournal.of(cache, space.id)
   const local = await files.scan(scanned, { memo: stats })
   stats.save(scanned)
   const links = localLinksKey(snapshot)
@@ -173,6 +174,8 @@ export async function syncSpace(space: SpaceRow, folder: string, options: SpaceP
     },
   })
   cache.finishRun(space.id)
+  // Rows of a pass cut short are simply not kept: those files are read once by the next scan.
+  stats.save(scanned)
   cache.pageBases.prune(space.id)
   // The journal is whole once every file recovery matched is journaled, and every step of an entry not
   // journaled before a pass that read earlier versions is done (a file taken as one is journaled by its

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { constants, fstatSync, linkSync, lstatSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs'
+import { constants, fstatSync, futimesSync, linkSync, lstatSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { gitBlobOid } from '../../content'
@@ -63,8 +63,41 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
  * exclusively and without following links, so it never lands on something already there.
  */
 export async function writeTempFile(dir: string, name: string, data: string | Uint8Array): Promise<string> {
+  return (await writeStampedTempFile(dir, name, data, false)).temp
+}
+
+/**
+ * `writeTempFile`, and (`stamped`) the temp file's mtime set back by STAMP_BACK_NS before it closes, its
+ * stat returned: a file that still has that stat once in place holds these bytes (see `WrittenStamp`).
+ */
+export async function writeStampedTempFile(dir: string, name: string, data: string | Uint8Array, stamped = true): Promise<{ temp: string; stamp?: WrittenStamp }> {
   const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength
-  return writeTemp(dir, name, (handle) => handle.writeFile(data), O_DSYNC !== 0 && size <= ONE_WRITE)
+  return writeTemp(dir, name, (handle) => handle.writeFile(data), O_DSYNC !== 0 && size <= ONE_WRITE, stamped)
+}
+
+/**
+ * What a temp file was when its writer closed it: its inode, size and the mtime it was given, set back
+ * STAMP_BACK_NS from the clock. Why a file at the target with this inode, size and mtime still holds the
+ * bytes written: any write to it (by any program, through any handle) sets its mtime to the clock's now,
+ * which is never a time STAMP_BACK_NS back, on file systems with coarse times too (FAT's 2 s). Only a
+ * program that sets the mtime back to exactly this value (an editor that keeps timestamps, saving within
+ * the kernel's timestamp tick of the step, since the ctime in the signature moves too) could pass it.
+ * So the caller may remember the stat it finds in place as the hash of what it wrote (stat-first.ts),
+ * and the next scan need not read the file. The mtime is not the write's time by these seconds.
+ */
+export interface WrittenStamp {
+  dev: bigint
+  ino: bigint
+  size: bigint
+  mtimeNs: bigint
+}
+
+/** How far back a written file's mtime is set (WrittenStamp): more than the coarsest mtime tick (FAT's 2 s). */
+export const STAMP_BACK_NS = 3_000_000_000n
+
+/** Whether `now` (an lstat of the target) is the stamped temp file, unwritten since. */
+export function isStamped(now: BigIntStats | undefined, stamp: WrittenStamp | undefined): now is BigIntStats {
+  return now !== undefined && stamp !== undefined && now.isFile() && now.dev === stamp.dev && now.ino === stamp.ino && now.size === stamp.size && now.mtimeNs === stamp.mtimeNs
 }
 
 /** 0 where the platform has no such flag (Windows): there the temp file is synced by fsync. */
@@ -79,13 +112,13 @@ const FEW_CHUNKS = 32 * 1024
  * (git's blob id: `gitBlobOid`). The hash needs the size first: a body that announces none is gathered,
  * then written. A body that ends short of its announced size or runs past it fails, nothing left behind.
  */
-export async function writeTempStream(dir: string, name: string, body: ByteStream): Promise<{ temp: string; hash: string }> {
+export async function writeTempStream(dir: string, name: string, body: ByteStream, stamped = false): Promise<{ temp: string; hash: string; stamp?: WrittenStamp }> {
   const size = body.size
   if (size === undefined) {
     const chunks: Uint8Array[] = []
     for await (const chunk of body.chunks) chunks.push(chunk)
     const bytes = Buffer.concat(chunks)
-    return { temp: await writeTempFile(dir, name, bytes), hash: gitBlobOid(bytes) }
+    return { ...(await writeStampedTempFile(dir, name, bytes, stamped)), hash: gitBlobOid(bytes) }
   }
   const hash = createHash('sha1').update(`blob ${size}\0`)
   let written = 0
@@ -102,8 +135,8 @@ export async function writeTempStream(dir: string, name: string, body: ByteStrea
       for (let at = 0; at < chunk.byteLength; ) at += (await handle.write(chunk, at, chunk.byteLength - at)).bytesWritten
     }
     if (written !== size) throw new Error(`${name}: the download ended after ${written} of the ${size} bytes it announced`)
-  }, O_DSYNC !== 0 && size <= FEW_CHUNKS)
-  return { temp, hash: hash.digest('hex') }
+  }, O_DSYNC !== 0 && size <= FEW_CHUNKS, stamped)
+  return { ...temp, hash: hash.digest('hex') }
 }
 
 /**
@@ -112,11 +145,13 @@ export async function writeTempStream(dir: string, name: string, body: ByteStrea
  * disk, as fsync would make them; for a file of one write that spares the fsync's own round trip
  * through the thread pool, per file of a mirror.
  */
-async function writeTemp(dir: string, name: string, fill: (handle: fs.FileHandle) => Promise<void>, dsync = false): Promise<string> {
+async function writeTemp(dir: string, name: string, fill: (handle: fs.FileHandle) => Promise<void>, dsync = false, stamped = false): Promise<{ temp: string; stamp?: WrittenStamp }> {
   const temp = tempPath(dir, name)
   const handle = await fs.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW | (dsync ? O_DSYNC : 0), 0o644)
+  let stamp: WrittenStamp | undefined
   try {
     await fill(handle)
+    if (stamped) stamp = stampBack(handle.fd)
     if (!dsync) await handle.sync()
   } catch (error) {
     await handle.close().catch(() => {})
@@ -124,7 +159,15 @@ async function writeTemp(dir: string, name: string, fill: (handle: fs.FileHandle
     throw error
   }
   await handle.close()
-  return temp
+  return { temp, stamp }
+}
+
+/** Sets the open file's times STAMP_BACK_NS back (synchronously: two syscalls of microseconds) and says what it is now. */
+function stampBack(fd: number): WrittenStamp {
+  const back = new Date(Date.now() - Number(STAMP_BACK_NS / 1_000_000n))
+  futimesSync(fd, back, back)
+  const stat = fstatSync(fd, { bigint: true })
+  return { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeNs: stat.mtimeNs }
 }
 
 /*

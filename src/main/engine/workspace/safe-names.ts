@@ -34,7 +34,14 @@ export function safeSegment(raw: string): string {
   return name
 }
 
+/**
+ * A name `safeOnce` leaves as it is, told by one test: ASCII letters, digits and `_-.() `, not only dots,
+ * no trailing dot or space, not a reserved name (tested apart), at most 255 bytes. Most names of a space are.
+ */
+const PLAIN_NAME = /^(?!\.+$)[A-Za-z0-9_().-][A-Za-z0-9_(). -]{0,254}(?<![. ])$/
+
 function safeOnce(raw: string): string {
+  if (PLAIN_NAME.test(raw) && !WINDOWS_RESERVED.test(raw)) return raw
   let name = raw.normalize('NFC').replace(FORBIDDEN, '_')
   name = name.replace(/[. ]+$/u, (m) => '_'.repeat(Math.min(m.length, 1)))
   if (name === '' || name === '.' || name === '..') name = '_'

@@ -33,7 +33,7 @@ export interface SpaceFiles {
    * Atomic: readers see the old or the new content, never a mix. Durable once `flush` has run, when there
    * is one. `asRemote`: `data` is exactly the remote oid's bytes (its journal record may wait).
    */
-  write(path: string, data: Uint8Array, expect: string | undefined, asRemote?: boolean): Promise<void>
+  write(path: string, data: Uint8Array, expect: string | undefined, asRemote?: boolean, hash?: string): Promise<void>
   /**
    * `write` from bytes as they arrive, never held whole. They must hash to `oid` (when given): checked
    * once all are on disk and before anything is replaced. Returns their hash.

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { gitBlobOid } from '../../content'
 import type { ByteStream, LocalState, SpaceFiles } from './space-files'
 import { conflictCopyPath } from './space-files'
-import { LocalFileChanged, removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, writeTempFile, writeTempStream, type GuardOptions, type ReplacedFile } from './atomic-write'
+import { isStamped, LocalFileChanged, removeIfUnchanged, renameIfUnchanged, replaceIfUnchanged, syncFolder, writeStampedTempFile, writeTempStream, type GuardOptions, type ReplacedFile, type WrittenStamp } from './atomic-write'
 import { sweepLeftovers } from './name-hold'
 import { ReplacedFiles, type LateSave } from './replaced-files'
 import { confinedPath, PathEscapeError } from './safe-names'
@@ -33,6 +33,12 @@ export interface SpaceFolderOptions {
   nowNs?: () => bigint
   /** How long a replaced or removed file is watched for a late save, at least (ms; ReplacedFiles). */
   lateSaveMs?: number
+  /**
+   * Told the stat and hash of each file `write` and `writeStream` put in place, when the file in place
+   * is still the one written (atomic-write.ts `WrittenStamp` says why that vouches for its bytes): the
+   * next scan need not read what this folder wrote.
+   */
+  written?: StatMemo
 }
 
 /** Stands for a folder where a file should be: it is never our content, so nothing overwrites it. */
@@ -66,10 +72,17 @@ export class SpaceFolder implements SpaceFiles {
   }
 
   resolve(relative: string): string {
+    // Resolved once per path: a pass asks for each file's several times (scan, checks, the write).
+    const known = this.resolved.get(relative)
+    if (known !== undefined) return known
     const full = confinedPath(this.root, relative)
     if (full !== path.resolve(this.root, ...relative.split('/'))) throw new PathEscapeError(relative)
+    this.resolved.set(relative, full)
     return full
   }
+
+  /** Relative paths `resolve` accepted, and what it made of them (a pure function of the root and the path). */
+  private readonly resolved = new Map<string, string>()
 
   async hash(relative: string): Promise<string | undefined> {
     const full = this.resolve(relative)
@@ -102,11 +115,14 @@ export class SpaceFolder implements SpaceFiles {
    * exactly the remote oid's bytes, so a new file may be put in place off the event loop
    * (replaceIfUnchanged's `offThread`).
    */
-  async write(relative: string, data: Uint8Array, expect: string | undefined, asRemote = false): Promise<void> {
+  async write(relative: string, data: Uint8Array, expect: string | undefined, asRemote = false, hash?: string): Promise<void> {
     const full = await this.realEntry(relative, 'write', true, expect === undefined)
-    const temp = await writeTempFile(path.dirname(full), path.basename(full), data)
-    // Only a replacement is watched for a late save, which is told from these bytes by their hash.
-    await this.commit(temp, full, relative, expect, asRemote, expect === undefined ? undefined : gitBlobOid(data))
+    const stamped = this.options.written !== undefined
+    const { temp, stamp } = await writeStampedTempFile(path.dirname(full), path.basename(full), data, stamped)
+    // A replacement is watched for a late save, which is told from these bytes by their hash; the stat
+    // memo is told it too.
+    const placedHash = hash ?? (expect === undefined && !stamped ? undefined : gitBlobOid(data))
+    await this.commit(temp, full, relative, expect, asRemote, placedHash, undefined, stamp)
   }
 
   /**
@@ -115,11 +131,11 @@ export class SpaceFolder implements SpaceFiles {
    */
   async writeStream(relative: string, body: ByteStream, expect: string | undefined, oid: string | undefined): Promise<string> {
     const full = await this.realEntry(relative, 'write', true, expect === undefined)
-    const { temp, hash } = await writeTempStream(path.dirname(full), path.basename(full), body)
+    const { temp, hash, stamp } = await writeTempStream(path.dirname(full), path.basename(full), body, this.options.written !== undefined)
     // Bytes proven to be the oid's are the remote version (see `write`'s `asRemote`).
     await this.commit(temp, full, relative, expect, oid !== undefined, hash, () => {
       if (oid !== undefined && hash !== oid) throw new Error(`the service sent content for ${relative} that does not match its oid`)
-    })
+    }, stamp)
     return hash
   }
 
@@ -127,7 +143,7 @@ export class SpaceFolder implements SpaceFiles {
    * Puts a written temp file (its bytes hashing to `hash`) in place of `full` unless the file changed
    * from `expect`; the temp goes when a check refuses.
    */
-  private async commit(temp: string, full: string, relative: string, expect: string | undefined, asRemote: boolean, hash: string | undefined, check?: () => void): Promise<void> {
+  private async commit(temp: string, full: string, relative: string, expect: string | undefined, asRemote: boolean, hash: string | undefined, check?: () => void, stamp?: WrittenStamp): Promise<void> {
     try {
       check?.()
       await this.options.beforeCommit?.('write', relative)
@@ -146,6 +162,10 @@ export class SpaceFolder implements SpaceFiles {
       // Also when the writer's bytes were put back: that rename is made durable the same way.
       this.unsynced.add(path.dirname(full))
     }
+    // In the same turn as the step (or the link's return): what is at the name now, if it is what was written.
+    if (stamp === undefined || hash === undefined) return
+    const now = lstatSync(full, { bigint: true, throwIfNoEntry: false })
+    if (isStamped(now, stamp)) this.options.written?.remember(relative, statSignature(now), hash)
   }
 
   /** Makes every write so far durable: one sync per folder written to. */

@@ -14,6 +14,9 @@ import type { BigIntStats } from 'node:fs'
  *   moment of the read, and the stat was the same before and after the read (git's "racily clean"
  *   problem): a change in the same timestamp tick as the one read would leave the same stat behind
  *   (timestamps are as coarse as 1-2 s on some file systems). Such a file is simply hashed again next time.
+ * - A file Quire itself wrote (sync down) is remembered without being read, right after the write: its
+ *   mtime was set back by seconds before it was put in place, so any later write shows as a new mtime
+ *   (atomic-write.ts `WrittenStamp`). The first pass after a mirror reads no file the mirror wrote.
  */
 
 /** How old a file's last change must be before its stat can vouch for its content (FAT's mtime is 2 s). */
