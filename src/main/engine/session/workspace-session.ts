@@ -82,6 +82,8 @@ export class WorkspaceSession {
   /** A cycle queued and not started yet: later requests join it rather than queue another. */
   private queuedCycle: Promise<void> | undefined
   private readonly queuedPushes = new Map<string, Promise<void>>()
+  /** Spaces whose queued push was asked for by something other than the watcher's report: it walks the folder. */
+  private readonly walkNext = new Set<string>()
   private readonly pushers: SpacePushers
   private readonly lastPush = new Map<string, PushResult>()
   /** The link pre-flight of each space folder, kept while the watcher sees none of its files change. */
@@ -254,13 +256,18 @@ export class WorkspaceSession {
     }).then(() => report)
   }
 
-  /** Pushes one space (after the work already queued); one queued push per space at a time. */
-  push(spaceId: string): Promise<void> {
+  /**
+   * Pushes one space (after the work already queued); one queued push per space at a time. `watched`:
+   * asked for by the watcher's report alone, so its scan may look at the reported paths only (SpacePusher.push).
+   */
+  push(spaceId: string, options: { watched?: boolean } = {}): Promise<void> {
+    if (!options.watched) this.walkNext.add(spaceId)
     const queued = this.queuedPushes.get(spaceId)
     if (queued) return queued
     const push = this.run(async () => {
       this.queuedPushes.delete(spaceId)
-      await this.pushSpace(spaceId)
+      const walk = this.walkNext.delete(spaceId)
+      await this.pushSpace(spaceId, false, !walk)
     })
     this.queuedPushes.set(spaceId, push)
     return push
@@ -442,13 +449,13 @@ export class WorkspaceSession {
     return (spaceId) => this.pusher(spaceId)?.hold({ reuse: byTimer }) ?? fresh(spaceId)
   }
 
-  private async pushSpace(spaceId: string, byTimer = false) {
+  private async pushSpace(spaceId: string, byTimer = false, watched = false) {
     const pusher = this.pusher(spaceId)
     if (!pusher) return
     this.running.set(spaceId, { done: 0, total: 0 })
     this.refreshState(spaceId)
     try {
-      let result = await pusher.push({ reuse: byTimer })
+      let result = await pusher.push({ reuse: byTimer, watched })
       this.pushed(spaceId, result)
       if (result.settled) {
         // Main now holds the merge: bring it down before the next plan.
@@ -529,14 +536,14 @@ export class WorkspaceSession {
       debounceMs: this.o.debounceMs,
       renameWindowMs: this.o.renameWindowMs,
       usePolling: this.o.usePolling,
-      onChange: (spaceId, paths) => {
+      onChange: (spaceId, paths, whole) => {
         this.preflights.delete(spaceId)
         this.emit({ type: 'files', spaceId, paths: paths.map((p) => p.split(sep).join('/')) })
         const space = spaces.find((s) => s.spaceId === spaceId)
         if (space) this.searching.changed(space, paths)
         // Noted though paused: the push after the pause must plan it.
-        this.pusher(spaceId)?.noteLocalChange()
-        if (!this.paused()) void this.push(spaceId)
+        this.pusher(spaceId)?.noteLocalChange(paths, whole)
+        if (!this.paused()) void this.push(spaceId, { watched: true })
       },
       onError: (error) => {
         // Changes may have gone unseen: pushes plan again from the folder itself, every time.
