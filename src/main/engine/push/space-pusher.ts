@@ -82,7 +82,7 @@ export class SpacePusher {
    * walks the whole folder.
    */
   private changedSince: Set<string> | undefined
-  /** What the scanner's view was taken at: sync down writes files it journals, so a move of either means a walk. */
+  /** What the scanner's view was taken at: sync down journals the files it writes, so a move of either means a walk. */
   private viewKey: string | undefined
   /** The last plan, when it found nothing to do, with what it was planned from (`planKey`) and what it reported. */
   private quiet: { key: string; reports: PushReport[]; brokenLinks?: PreflightFinding[] } | undefined
@@ -305,7 +305,7 @@ export class SpacePusher {
    */
   private async scanFolder(wantText: (path: string, hash: string) => boolean, expected: string[], limited: boolean) {
     const { cache, spaceId } = this.o
-    const viewKey = JSON.stringify([cache.space(spaceId)?.syncedRevision, cache.pagesVersion(spaceId)])
+    const viewKey = JSON.stringify([cache.space(spaceId)?.syncedRevision, cache.journalVersion(spaceId)])
     const changed = limited && this.watched && viewKey === this.viewKey ? this.changedSince : undefined
     this.changedSince = this.watched ? new Set() : undefined
     this.viewKey = undefined

@@ -539,11 +539,13 @@ export class WorkspaceSession {
       onChange: (spaceId, paths, whole) => {
         this.preflights.delete(spaceId)
         this.emit({ type: 'files', spaceId, paths: paths.map((p) => p.split(sep).join('/')) })
-        const space = spaces.find((s) => s.spaceId === spaceId)
-        if (space) this.searching.changed(space, paths)
         // Noted though paused: the push after the pause must plan it.
         this.pusher(spaceId)?.noteLocalChange(paths, whole)
         if (!this.paused()) void this.push(spaceId, { watched: true })
+        // Indexed once the push is on its way (its first request out): the index write is not in a save's
+        // time to its change request, and a query brings the index to the folder first anyway.
+        const space = spaces.find((s) => s.spaceId === spaceId)
+        if (space) setImmediate(() => this.searching.changed(space, paths))
       },
       onError: (error) => {
         // Changes may have gone unseen: pushes plan again from the folder itself, every time.
