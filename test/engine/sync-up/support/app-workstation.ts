@@ -88,6 +88,11 @@ export class AppWorkstation extends SpaceFiles implements Writer {
     return new AppWorkstation(seeded, dataDir, backend)
   }
 
+  /** Resolves once the backend is idle: its session's queue and the app's own work after a pass (backend.idle). */
+  settle(): Promise<void> {
+    return this.backend.idle()
+  }
+
   get session(): WorkspaceSession {
     const session = this.backend.session
     if (!session) throw new Error('the app is signed out')
