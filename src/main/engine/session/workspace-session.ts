@@ -9,9 +9,10 @@ import type { NewOutboxOp, PayloadOf } from '../outbox/outbox-types'
 import { workspaceHold } from '../push/hold'
 import type { PushResult, SpacePusher } from '../push/space-pusher'
 import { SyncEngine, type PassReport, type SyncProgressEvent } from '../sync/sync-engine'
-import { WorkspaceWatcher, type WatchedSpace } from '../watch/watcher'
-import { localLinkFindings } from '../links/local-preflight'
+import type { WatchedSpace } from '../watch/watcher'
 import type { PreflightFinding } from '../links/preflight'
+import { LinkPreflights } from './link-preflights'
+import { SessionWatch } from './session-watch'
 import { describeHolder, waitFor, type LeaseHolder, type LeaseKind, type WorkspaceLease } from '../cache/workspace-lease'
 import { authErrorKey, storedSpaceFacts, unreachableKey } from './space-facts'
 import { ActionRefusedError, authMessage, isAuthError, type ActionOutcome } from './session-outcomes'
@@ -87,16 +88,15 @@ export class WorkspaceSession {
   private readonly pushers: SpacePushers
   private readonly lastPush = new Map<string, PushResult>()
   /** The link pre-flight of each space folder, kept while the watcher sees none of its files change. */
-  private readonly preflights = new Map<string, PreflightFinding[]>()
+  private readonly preflights: LinkPreflights
   private readonly running = new Map<string, { done: number; total: number }>()
   private readonly states = new Map<string, SpaceSyncState>()
   /** When each space's state was last derived during a pass (steps are many; a state is a few queries). */
   private readonly stepRefreshedAt = new Map<string, number>()
   private authError: string | undefined
-  private watcher?: WorkspaceWatcher
+  private readonly watch: SessionWatch
   /** Whether the cycle queued next was asked for by the timer alone (see `cycle`). */
   private nextCycleByTimer = true
-  private watchedKey = ''
   private timer?: NodeJS.Timeout
   /** Pushes planned for later: a removal waits for the quiet interval, then its space is pushed again. */
   private readonly later: LaterPushes
@@ -119,6 +119,17 @@ export class WorkspaceSession {
     this.pushers = new SpacePushers(o)
     this.later = new LaterPushes(() => (o.now?.() ?? new Date()).getTime())
     this.searching = new SearchKeeper(o.cache)
+    const warn = (message: string) => this.emit({ type: 'log', level: 'warning', message })
+    this.preflights = new LinkPreflights(warn)
+    this.watch = new SessionWatch({
+      debounceMs: o.debounceMs,
+      renameWindowMs: o.renameWindowMs,
+      usePolling: o.usePolling,
+      pusher: (spaceId) => this.pusher(spaceId),
+      running: () => !this.stopped,
+      changed: (space, paths, whole) => this.filesChanged(space, paths, whole),
+      warn,
+    })
     // One fact for the whole session: any request finding the service away makes every space offline at
     // once (a push waiting out its retries included); the next answer gives each its own state back.
     this.unobserveReach = o.gateway.reachability.observe((reason) => {
@@ -172,9 +183,7 @@ export class WorkspaceSession {
     this.waiting.abort()
     clearTimeout(this.timer)
     this.later.cancelAll()
-    await this.watcher?.close()
-    this.watcher = undefined
-    for (const space of this.spaces()) this.pusher(space.spaceId)?.setWatched(false)
+    await this.watch.close(this.spaces())
     await this.queue
     this.o.lease?.lease.release()
   }
@@ -198,9 +207,7 @@ export class WorkspaceSession {
     this.heldBy = by
     clearTimeout(this.timer)
     this.later.cancelAll()
-    await this.watcher?.close()
-    this.watcher = undefined
-    this.watchedKey = ''
+    await this.watch.close(this.spaces())
     this.emit({ type: 'log', level: 'warning', message: `The workspace was taken over${by ? ` by ${describeHolder(by)}` : ''}; this one stops syncing until it ends` })
     void this.waitForLease()
   }
@@ -435,7 +442,7 @@ export class WorkspaceSession {
     } finally {
       this.running.clear()
     }
-    this.preflights.clear()
+    this.preflights.forget()
     // The service answered this pass with the token: a refusal noted before is over.
     if (report.spaces.some((space) => space.state !== 'offline' && space.state !== 'error')) this.noteAuth(undefined)
     this.emit({ type: 'pass', report })
@@ -471,7 +478,7 @@ export class WorkspaceSession {
 
   private pushed(spaceId: string, result: PushResult) {
     this.lastPush.set(spaceId, result)
-    this.preflights.delete(spaceId)
+    this.preflights.forget(spaceId)
     // A push that planned (result.waitingDeletions is set) says whether a removal waits; one that only sent keeps what was planned.
     if (result.waitingDeletions !== undefined && !this.stopped) this.later.schedule(spaceId, result.replanAt, () => (this.paused() ? Promise.resolve() : this.push(spaceId)))
     this.noteAuth(result.stopped?.reason === 'signed-out' ? result.stopped.message : undefined)
@@ -485,18 +492,7 @@ export class WorkspaceSession {
    */
   linkPreflight(spaceId: string): PreflightFinding[] {
     const folder = this.spaces().find((s) => s.spaceId === spaceId)?.folder
-    if (!folder) return []
-    const kept = this.preflights.get(spaceId)
-    if (kept && this.watcher) return kept
-    let findings: PreflightFinding[]
-    try {
-      findings = localLinkFindings(folder)
-    } catch (error) {
-      this.emit({ type: 'log', level: 'warning', message: `link pre-flight: ${error instanceof Error ? error.message : String(error)}` })
-      findings = []
-    }
-    this.preflights.set(spaceId, findings)
-    return findings
+    return folder ? this.preflights.of(spaceId, folder, this.watch.watching) : []
   }
 
   /**
@@ -521,42 +517,20 @@ export class WorkspaceSession {
   /** (Re)starts the watcher when the set of space folders changed (a first pass gives new spaces folders). */
   private async rewatch() {
     if (this.stopped || this.o.watch === false || this.o.syncUp === false) return
-    const spaces = this.spaces()
-    const key = spaces.map((s) => `${s.spaceId}=${s.folder}`).join('\n')
-    if (key === this.watchedKey && this.watcher) return
-    await this.watcher?.close()
-    this.watchedKey = key
-    this.watcher = undefined
-    // Until the new watcher runs, nothing vouches for the folders: every push plans.
-    for (const space of spaces) this.pusher(space.spaceId)?.setWatched(false)
-    if (spaces.length === 0) return
-    let failed = false
-    const watcher = new WorkspaceWatcher({
-      spaces,
-      debounceMs: this.o.debounceMs,
-      renameWindowMs: this.o.renameWindowMs,
-      usePolling: this.o.usePolling,
-      onChange: (spaceId, paths, whole) => {
-        this.preflights.delete(spaceId)
-        this.emit({ type: 'files', spaceId, paths: paths.map((p) => p.split(sep).join('/')) })
-        // Noted though paused: the push after the pause must plan it.
-        this.pusher(spaceId)?.noteLocalChange(paths, whole)
-        if (!this.paused()) void this.push(spaceId, { watched: true })
-        // Indexed once the push is on its way (its first request out): the index write is not in a save's
-        // time to its change request, and a query brings the index to the folder first anyway.
-        const space = spaces.find((s) => s.spaceId === spaceId)
-        if (space) setImmediate(() => this.searching.changed(space, paths))
-      },
-      onError: (error) => {
-        // Changes may have gone unseen: pushes plan again from the folder itself, every time.
-        failed = true
-        for (const space of spaces) this.pusher(space.spaceId)?.setWatched(false)
-        this.emit({ type: 'log', level: 'warning', message: `watcher: ${error instanceof Error ? error.message : String(error)}` })
-      },
-    })
-    this.watcher = watcher
-    await watcher.start()
-    if (this.watcher === watcher && !this.stopped && !failed) for (const space of spaces) this.pusher(space.spaceId)?.setWatched(true)
+    await this.watch.watch(this.spaces())
+  }
+
+  /** The watcher's burst: the space's files at `paths` settled after a save. */
+  private filesChanged(space: WatchedSpace, paths: string[], whole: boolean) {
+    const { spaceId } = space
+    this.preflights.forget(spaceId)
+    this.emit({ type: 'files', spaceId, paths: paths.map((p) => p.split(sep).join('/')) })
+    // Noted though paused: the push after the pause must plan it.
+    this.pusher(spaceId)?.noteLocalChange(paths, whole)
+    if (!this.paused()) void this.push(spaceId, { watched: true })
+    // Indexed once the push is on its way (its first request out): the index write is not in a save's
+    // time to its change request, and a query brings the index to the folder first anyway.
+    setImmediate(() => this.searching.changed(space, paths))
   }
 
   private emit(event: SessionEvent) {
