@@ -13,6 +13,7 @@ import type { WatchedSpace } from '../watch/watcher'
 import type { PreflightFinding } from '../links/preflight'
 import { LinkPreflights } from './link-preflights'
 import { SessionWatch } from './session-watch'
+import { SpaceActivity } from './space-activity'
 import { describeHolder, waitFor, type LeaseHolder, type LeaseKind, type WorkspaceLease } from '../cache/workspace-lease'
 import { authErrorKey, storedSpaceFacts, unreachableKey } from './space-facts'
 import { ActionRefusedError, authMessage, isAuthError, type ActionOutcome } from './session-outcomes'
@@ -57,9 +58,6 @@ export interface WorkspaceSessionOptions {
   lease?: { lease: WorkspaceLease; kind: LeaseKind; ttlMs?: number }
 }
 
-/** A running pass re-derives its space's state (for the progress shown) at most this often. */
-const STEP_STATE_MS = 100
-
 export type SessionEvent =
   /** A space's state changed (Syncthing-style: from and to). */
   | { type: 'state'; spaceId: string; from?: SpaceSyncState; to: SpaceSyncState }
@@ -89,10 +87,8 @@ export class WorkspaceSession {
   private readonly lastPush = new Map<string, PushResult>()
   /** The link pre-flight of each space folder, kept while the watcher sees none of its files change. */
   private readonly preflights: LinkPreflights
-  private readonly running = new Map<string, { done: number; total: number }>()
+  private readonly running = new SpaceActivity()
   private readonly states = new Map<string, SpaceSyncState>()
-  /** When each space's state was last derived during a pass (steps are many; a state is a few queries). */
-  private readonly stepRefreshedAt = new Map<string, number>()
   private authError: string | undefined
   private readonly watch: SessionWatch
   /** Whether the cycle queued next was asked for by the timer alone (see `cycle`). */
@@ -338,7 +334,7 @@ export class WorkspaceSession {
         paused: this.paused(),
         pushesEdits: this.o.syncUp !== false,
         accountId: this.o.account.id,
-        running: this.running.get(spaceId),
+        running: this.running.of(spaceId),
         pushStopped: this.lastPush.get(spaceId)?.stopped,
         unreachable: this.o.gateway.reachability.unreachable,
       }),
@@ -427,13 +423,7 @@ export class WorkspaceSession {
       hold: this.holdOf(byTimer),
       onProgress: (event) => {
         this.o.onProgress?.(event)
-        if (event.type === 'space-started') this.running.set(event.spaceId, { done: 0, total: 0 })
-        else if (event.type === 'space-planned') this.running.set(event.spaceId, { done: 0, total: event.total })
-        else if (event.type === 'step') this.running.set(event.spaceId, { done: event.step.index, total: event.step.total })
-        else this.running.delete(event.spaceId)
-        if (event.type === 'step' && Date.now() - (this.stepRefreshedAt.get(event.spaceId) ?? 0) < STEP_STATE_MS) return
-        this.stepRefreshedAt.set(event.spaceId, Date.now())
-        this.refreshState(event.spaceId)
+        if (this.running.progress(event)) this.refreshState(event.spaceId)
       },
     })
     let report: PassReport
@@ -459,7 +449,7 @@ export class WorkspaceSession {
   private async pushSpace(spaceId: string, byTimer = false, watched = false) {
     const pusher = this.pusher(spaceId)
     if (!pusher) return
-    this.running.set(spaceId, { done: 0, total: 0 })
+    this.running.begin(spaceId)
     this.refreshState(spaceId)
     try {
       let result = await pusher.push({ reuse: byTimer, watched })
@@ -471,7 +461,7 @@ export class WorkspaceSession {
         this.pushed(spaceId, result)
       }
     } finally {
-      this.running.delete(spaceId)
+      this.running.end(spaceId)
       this.refreshState(spaceId)
     }
   }
