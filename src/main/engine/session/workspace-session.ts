@@ -402,7 +402,9 @@ export class WorkspaceSession {
   /**
    * `byTimer`: the timer's cycle, with nothing asked of it. A push the watcher saw no change for since a
    * plan that found nothing to do is not planned again then, and the hold is the one kept: an idle
-   * cycle of a large space reads nothing of its folder (SpacePusher.push's `reuse`).
+   * cycle of a large space reads nothing of its folder (SpacePusher.push's `reuse`). One that plans (its
+   * last plan sent a save) looks at the paths the watcher reported alone, as the watcher's own push does
+   * (`watched`): it trusts the watcher no more than standing on the last plan does.
    */
   private async cycle(byTimer = false) {
     const syncUp = this.o.syncUp !== false
@@ -446,7 +448,7 @@ export class WorkspaceSession {
     return (spaceId) => this.pusher(spaceId)?.hold({ reuse: byTimer }) ?? fresh(spaceId)
   }
 
-  private async pushSpace(spaceId: string, byTimer = false, watched = false) {
+  private async pushSpace(spaceId: string, byTimer = false, watched = byTimer) {
     const pusher = this.pusher(spaceId)
     if (!pusher) return
     this.running.begin(spaceId)
