@@ -25,6 +25,7 @@ import { openCacheDatabase } from '../src/main/engine/cache/open-cache'
 import { CommentsRepository } from '../src/main/engine/comments/comments-repository'
 import { ApiGateway } from '../src/main/engine/gateway/api-gateway'
 import { OutboxRepository } from '../src/main/engine/outbox/outbox-repository'
+import { scanCounts } from '../src/main/engine/push/local-scan'
 import { WorkspaceSession } from '../src/main/engine/session/workspace-session'
 import { DEFAULT_DEBOUNCE_MS } from '../src/main/engine/watch/watcher'
 import { screenshotSizes, seedSpace } from './support/generated-space'
@@ -61,6 +62,9 @@ interface Round {
   /** From the save to the push's first request (the debounce), and to its batch leaving (then the scan, the plan). */
   firstRequestMs: number
   contentSentMs: number
+  /** Scans of the folder the save caused, and those limited to the watcher's paths (no walk). */
+  scans: number
+  limited: number
 }
 
 async function main() {
@@ -127,6 +131,7 @@ async function main() {
       const marker = `Bench ${label} ${Date.now()}.`
       const from = requests.length
       const down = network.down.bytes
+      const scansBefore = { ...scanCounts }
       const started = performance.now()
       fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8').trimEnd()}\n\n${marker}\n`)
       let ms = 0
@@ -145,7 +150,7 @@ async function main() {
       // The save's own requests end with the push (a subject sent after the content, say).
       await sleep(50)
       await session.idle()
-      return { ms, requests: requests.slice(from), down: network.down.bytes - down, firstRequestMs: (sentAt[from] ?? started) - started, contentSentMs: sentAtOf(from, 'POST /spaces/ID/change-requests/ID/content') - started }
+      return { ms, requests: requests.slice(from), down: network.down.bytes - down, firstRequestMs: (sentAt[from] ?? started) - started, contentSentMs: sentAtOf(from, 'POST /spaces/ID/change-requests/ID/content') - started, scans: scanCounts.scans - scansBefore.scans, limited: scanCounts.limited - scansBefore.limited }
     }
 
     // Warm-up (not measured): the first save opens the change request.
@@ -178,6 +183,8 @@ async function main() {
       const downs = rounds.map((r) => r.down)
       console.log(`${label}: p50 ${p50.toFixed(0)} ms (min ${Math.min(...rounds.map((r) => r.ms)).toFixed(0)}, max ${Math.max(...rounds.map((r) => r.ms)).toFixed(0)}); requests a save: median ${median(counts)}, max ${Math.max(...counts)}; down a save: median ${kb(median(downs))}, max ${kb(Math.max(...downs))}`)
       console.log(`  from the save: first request leaves at p50 ${median(rounds.map((r) => r.firstRequestMs)).toFixed(0)} ms (the debounce), the batch at ${median(rounds.map((r) => r.contentSentMs)).toFixed(0)} ms (reads, scan, plan)`)
+      const scans = rounds.reduce((n, r) => n + r.scans, 0)
+      console.log(`  scans of the folder: ${scans}, of them limited to the watcher's paths (no walk): ${rounds.reduce((n, r) => n + r.limited, 0)}`)
       const typical = rounds.find((r) => r.requests.length === median(counts))
       if (typical) console.log(`  a typical save's requests: ${typical.requests.join(', ')}`)
       return { p50, requests: Math.max(...counts), medianRequests: median(counts), down: Math.max(...downs) }

@@ -86,9 +86,10 @@ export class QuireBackend implements QuireBridge {
     return this.events.on(listener)
   }
 
-  /** Resolves once nothing is queued or running (tests, shutdown). */
+  /** Resolves once nothing is queued or running, the review workflow's look after a pass included (tests, shutdown). */
   async idle(): Promise<void> {
     await this.live?.engine.idle()
+    await this.live?.flow.idle()
   }
 
   /** A cycle now; `force` runs it even while paused (Sync now). */

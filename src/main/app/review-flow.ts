@@ -150,6 +150,11 @@ export class ReviewFlow {
   /* News */
 
   /** After a pass: reads what waits for the user and the reviews on the user's open change requests; one look at a time. */
+  /** Resolves once no look for news is in flight (the backend's `idle`). */
+  async idle(): Promise<void> {
+    await this.looking
+  }
+
   look(): Promise<void> {
     this.looking ??= this.lookOnce()
       .catch(() => undefined) // offline or refused: the next pass looks again

@@ -80,12 +80,19 @@ describe('an idle quire watch cycle', () => {
 
     // A save is seen by the watcher and planned: the idle cycles did not stand in for it.
     const install = [...pagesOf(await mainRevision(t.api, seeded.spaceId))].find(([, page]) => page.path === 'guide/install.md')![0]
+    const files = w.cache.journal(seeded.spaceId).length
+    const beforeSave = { limited: scanCounts.limited, statted: scanCounts.statted }
     w.write('guide/install.md', `${w.read('guide/install.md')}\nSaved after the idle cycles.\n`)
     const diff = await until(async () => {
       const [cr] = await openChangeRequests(t.api, seeded.spaceId)
       return cr ? changedPages(await mainRevision(t.api, seeded.spaceId), await changeRequestRevision(t.api, seeded.spaceId, cr.id)) : undefined
     }, 'the save to reach a change request')
     expect(diff).toEqual({ changed: [install], added: [], removed: [] })
+    // The watcher's push looked at the saved file (and SUMMARY.md, which every scan reads), not at every file of the folder.
+    await session.idle()
+    expect(scanCounts.limited - beforeSave.limited).toBeGreaterThanOrEqual(1)
+    expect(files).toBeGreaterThan(4)
+    expect(scanCounts.statted - beforeSave.statted).toBeLessThanOrEqual(2 * (scanCounts.scans - start.scans))
   })
 
   it('a new process\'s first scan reads only SUMMARY.md: the hashes sync down left in the stat journal stand for the other files', async () => {

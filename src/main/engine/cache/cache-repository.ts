@@ -114,9 +114,9 @@ export class CacheRepository {
   journal(spaceId: string) { return this.pageTables.journal(spaceId) }
   journalSize(spaceId: string) { return this.pageTables.journalSize(spaceId) }
   /** Records that `entry.path` now holds content `entry.baseHash` (remote version `entry.oid`). */
-  recordJournal(spaceId: string, entry: JournalEntry) { this.bumpPages(spaceId); return this.pageTables.recordJournal(spaceId, entry) }
+  recordJournal(spaceId: string, entry: JournalEntry) { this.bumpPages(spaceId, true); return this.pageTables.recordJournal(spaceId, entry) }
   /** The entry no longer has a local file. */
-  forgetJournal(spaceId: string, id: string, kind: EntryKind) { this.bumpPages(spaceId); return this.pageTables.forgetJournal(spaceId, id, kind) }
+  forgetJournal(spaceId: string, id: string, kind: EntryKind) { this.bumpPages(spaceId, true); return this.pageTables.forgetJournal(spaceId, id, kind) }
   /**
    * Changes whenever a space's remote tree or journal may have changed: this connection's writes of them
    * are counted, and any commit of another connection to the database (SQLite's data_version) counts too.
@@ -124,8 +124,17 @@ export class CacheRepository {
    * to do) is read again when it moves.
    */
   pagesVersion(spaceId: string): string { return `${this.pageVersions.get(spaceId) ?? 0}:${String(this.db.pragma('data_version', { simple: true }))}` }
-  private bumpPages(spaceId: string) { this.pageVersions.set(spaceId, (this.pageVersions.get(spaceId) ?? 0) + 1) }
+  /**
+   * As pagesVersion, for the journal alone (main's view moving leaves it): sync down journals each file it
+   * writes, so while it stays, the files of the folder changed only as the watcher reports (push/space-pusher.ts).
+   */
+  journalVersion(spaceId: string): string { return `${this.journalVersions.get(spaceId) ?? 0}:${String(this.db.pragma('data_version', { simple: true }))}` }
+  private bumpPages(spaceId: string, journal = false) {
+    this.pageVersions.set(spaceId, (this.pageVersions.get(spaceId) ?? 0) + 1)
+    if (journal) this.journalVersions.set(spaceId, (this.journalVersions.get(spaceId) ?? 0) + 1)
+  }
   private readonly pageVersions = new Map<string, number>()
+  private readonly journalVersions = new Map<string, number>()
 
   /* Sync runs: an unfinished run means the space's last pass stopped part way. */
 

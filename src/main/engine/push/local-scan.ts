@@ -41,8 +41,11 @@ export const SKIPPED_BOUNDS = { maxFiles: 200, maxBytes: 1024 * 1024, maxEntries
 /** Files looked at (lstat) between two turns of the event loop. */
 const YIELD_EVERY = 256
 
-/** Scans made and files read to be hashed, in this process (the tests that an idle pass reads nothing count them). */
-export const scanCounts = { scans: 0, hashed: 0 }
+/**
+ * Scans made, those of them limited to the watcher's paths, files looked at (lstat) and files read to be
+ * hashed, in this process (the tests that an idle pass reads nothing and that a save looks at its file, not the folder, count them).
+ */
+export const scanCounts = { scans: 0, limited: 0, statted: 0, hashed: 0 }
 
 // Opening without following a link: a file swapped for a symlink after the listing is not read through.
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)
@@ -55,6 +58,11 @@ const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)
  */
 export class LocalScanner {
   private readonly seen = new Map<string, Seen>()
+  /**
+   * What the last scan skipped, kept with `seen` (its files) as the view a scan of changed paths starts
+   * from; undefined until a whole scan made one, and after `forgetView`.
+   */
+  private viewSkipped: Map<string, SkipReason> | undefined
   private statted = 0
 
   /**
@@ -72,8 +80,16 @@ export class LocalScanner {
    * under a skipped folder is looked at alone (lstat), so only a path with nothing at all there is
    * absent from both `files` and `skipped`.
    */
-  async scan(wantText: (path: string, hash: string) => boolean, expected: Iterable<string> = []): Promise<LocalScan> {
+  async scan(wantText: (path: string, hash: string) => boolean, expected: Iterable<string> = [], changed?: ReadonlySet<string>): Promise<LocalScan> {
     scanCounts.scans++
+    if (changed && this.viewSkipped) {
+      const limited = await this.scanChanged(changed, wantText, expected)
+      if (limited) {
+        scanCounts.limited++
+        return limited
+      }
+    }
+    this.viewSkipped = undefined
     const files = new Map<string, LocalFile>()
     const skipped = new Map<string, SkipReason>()
     const inodes = new Map<string, number>()
@@ -136,7 +152,79 @@ export class LocalScanner {
       else missing = true
     }
     const skippedFiles = missing ? await this.readSkipped(skipped, inodes) : new Map<string, LocalFile>()
+    this.viewSkipped = new Map(skipped)
     return { files, summary, skipped, skippedFiles, inodeMoves: inodeMoves(previous, inodes, files) }
+  }
+
+  /** The next scan walks the whole folder (something may have changed that no path reported says). */
+  forgetView() {
+    this.viewSkipped = undefined
+  }
+
+  /**
+   * The scan `scan` would make, from the last scan's view and the files at `changed` alone (the watcher's
+   * paths since that scan): those are looked at again, and the pages whose text the plan wants are read
+   * as a whole scan reads them. Undefined where the paths cannot say it all — a path gone or a folder
+   * (a removal, a move: the old path's page must be found), one under a folder the view skipped, a page
+   * file the caller expects missing, any file of the view gone — and the caller walks the whole folder.
+   */
+  private async scanChanged(changed: ReadonlySet<string>, wantText: (path: string, hash: string) => boolean, expected: Iterable<string>): Promise<LocalScan | undefined> {
+    const skipped = new Map(this.viewSkipped)
+    const fresh = new Map<string, LocalFile>()
+    const inodes = new Map<string, number>()
+    const chunk = Buffer.allocUnsafe(256 * 1024)
+    for (const rel of changed) {
+      if (rel === '' || rel === '.' || enclosingIn(skipped, rel) !== undefined) return undefined
+      let outside = false
+      for (let at = rel.indexOf('/'); at !== -1; at = rel.indexOf('/', at + 1)) {
+        const reason = folderReason(rel.slice(0, at))
+        if (reason === 'outside') outside = true
+        else if (reason !== undefined) return undefined
+      }
+      if (outside) continue
+      const full = path.join(this.root, ...rel.split('/'))
+      let stat: Stats
+      try {
+        stat = fsSync.lstatSync(full)
+      } catch {
+        return undefined
+      }
+      if (!stat.isFile()) return undefined
+      const kind = contentKind(rel)
+      if (kind === undefined) {
+        const reason = nameReason(rel.slice(rel.lastIndexOf('/') + 1))
+        if (reason) skipped.set(rel, reason)
+        continue
+      }
+      skipped.delete(rel)
+      const read = await this.read(full, rel, kind === 'page', wantText, chunk, inodes)
+      if (read === undefined) return undefined
+      if (typeof read === 'string') {
+        skipped.set(rel, read)
+        this.seen.delete(rel)
+      } else fresh.set(rel, read)
+    }
+    // The view's files in the order the last walk listed them (new ones last), each as `read` takes it.
+    const files = new Map<string, LocalFile>()
+    for (const [rel, seen] of this.seen) {
+      const got = fresh.get(rel)
+      if (got) {
+        files.set(rel, got)
+        continue
+      }
+      const isPage = contentKind(rel) === 'page'
+      if (!(isPage && (rel === SUMMARY_FILE || wantText(rel, seen.hash)))) {
+        files.set(rel, { hash: seen.hash, size: seen.size })
+        continue
+      }
+      // A file no path reported changed that is gone or no longer a plain file now: the walk says what happened.
+      const read = await this.read(path.join(this.root, ...rel.split('/')), rel, true, wantText, chunk, inodes)
+      if (read === undefined || typeof read === 'string') return undefined
+      files.set(rel, read)
+    }
+    for (const rel of expected) if (!files.has(rel) && enclosingIn(skipped, rel) === undefined) return undefined
+    this.viewSkipped = skipped
+    return { files, summary: files.get(SUMMARY_FILE)?.text, skipped, skippedFiles: new Map(), inodeMoves: new Map() }
   }
 
   /** The regular files under skipped names that may hold a page (SKIPPED_BOUNDS), hashed, with their text. */
@@ -226,6 +314,7 @@ export class LocalScanner {
     } catch (error) {
       return isGone(error) ? undefined : 'unreadable'
     }
+    scanCounts.statted++
     if (++this.statted % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve))
     inodes.set(rel, stat.ino)
     if (stat.isSymbolicLink()) return 'symlink'

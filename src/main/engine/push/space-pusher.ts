@@ -76,6 +76,15 @@ export class SpacePusher {
   private watched = false
   /** Changes the watcher reported, counted: one during a plan makes that plan's key stale. */
   private localChanges = 0
+  /**
+   * The paths the watcher reported changed since the last scan began: the next scan looks at these alone
+   * (LocalScanner's view). Undefined when they cannot say all that changed — before a first scan, not
+   * watched, a removal or an ignored name reported, Quire writing the folder itself — and the next scan
+   * walks the whole folder.
+   */
+  private changedSince: Set<string> | undefined
+  /** What the scanner's view was taken at: sync down journals the files it writes, so a move of either means a walk. */
+  private viewKey: string | undefined
   /** The last plan, when it found nothing to do, with what it was planned from (`planKey`) and what it reported. */
   private quiet: { key: string; reports: PushReport[]; brokenLinks?: PreflightFinding[] } | undefined
   /** The journal and main's view as last read, kept while the cache says neither moved (`pagesVersion`). */
@@ -110,11 +119,23 @@ export class SpacePusher {
   setWatched(watched: boolean) {
     this.watched = watched
     this.localChanges++
+    this.changedSince = undefined
   }
 
-  /** The watcher saw a change in the folder: the next push plans. */
-  noteLocalChange() {
+  /**
+   * The watcher saw a change in the folder: the next push plans. `paths` (relative, `/`): what changed,
+   * when they say it all (`whole` false: no removal, no ignored name among the events); else the next
+   * scan walks the whole folder.
+   */
+  noteLocalChange(paths?: readonly string[], whole = true) {
     this.localChanges++
+    if (whole || !paths) this.changedSince = undefined
+    else for (const p of paths) this.changedSince?.add(p)
+  }
+
+  /** Quire itself wrote files of the folder (a rewrite, a conflicted copy, a marker taken out): the next scan walks it. */
+  private wroteFolder() {
+    this.changedSince = undefined
   }
 
   /**
@@ -132,12 +153,16 @@ export class SpacePusher {
   /**
    * `reuse`: when nothing changed since a plan that found nothing to do (`planKey`: the watcher saw no
    * change, the journal, main and the outbox did not move), that plan stands and nothing is read.
+   * `watched`: the push the watcher's report asked for; its scan may look at the reported paths alone
+   * (`scanFolder`). Any other push (a cycle's, an explicit one, a removal's replan) walks the folder, so
+   * a change the watcher has not reported yet (a rename in flight) is seen by it.
    */
-  async push(options: { plan?: boolean; reuse?: boolean } = {}): Promise<PushResult> {
+  async push(options: { plan?: boolean; reuse?: boolean; watched?: boolean } = {}): Promise<PushResult> {
     const result: PushResult = { planned: 0, sent: 0, conflicts: [], reports: [], failures: [] }
     const { outbox, spaceId } = this.o
     outbox.ensureSession(spaceId, this.o.userId)
 
+    if (outbox.conflicts(spaceId).length > 0) this.wroteFolder()
     await finishConflicts(this.o)
     if (!(await this.sendAll(result))) return this.finishResult(result)
     this.readChangeRequest = undefined
@@ -181,7 +206,7 @@ export class SpacePusher {
     }
     this.quiet = undefined
     await closeResolvedConflicts(this.o)
-    const plan = await this.plan()
+    const plan = await this.plan({ watched: options.watched })
     result.reports.push(...plan.reports)
     const broken = preflightOf(this.o.folder, plan, this.listed?.keys())
     if (broken.length > 0) result.brokenLinks = broken
@@ -190,6 +215,7 @@ export class SpacePusher {
     result.planned = await enqueuePlan(this.o, plan)
     // The plan took the revivable pages in (restored, or found gone): the outbox and the journal say the rest.
     rememberRevivable(this.o.cache, spaceId, [])
+    if ([plan.rewrites, plan.markers, plan.conflicts, plan.orphans, plan.relocations].some((list) => list.length > 0)) this.wroteFolder()
     rememberKeptLocal(this.o.cache, spaceId, plan.keptLocal ?? [])
     rememberSummaryEdit(this.o.cache, spaceId, outbox.session(spaceId)?.generation, plan.summaryEdit)
     await applyRewrites(this.o, plan.rewrites)
@@ -232,7 +258,7 @@ export class SpacePusher {
   }
 
   /** The plan of a push, from the journal, the change request's entries, the local files and main as it is now. */
-  async plan(): Promise<PushPlan> {
+  async plan(options: { watched?: boolean } = {}): Promise<PushPlan> {
     const { cache, outbox, spaceId } = this.o
     const read = await refreshMain(this.o, { changeRequest: this.readChangeRequest, space: this.readSpace })
     this.readChangeRequest = undefined
@@ -242,7 +268,7 @@ export class SpacePusher {
     const base = new Map(journal.map((j) => [j.path, j.baseHash]))
     const carried = new Map(pushed.map((p) => [p.path, p.hash]))
     const pagePaths = [...journal, ...pushed].filter((e) => e.kind === 'page').map((e) => e.path)
-    const scan = await this.scanner.scan((p, hash) => base.get(p) !== hash || (carried.has(p) && carried.get(p) !== hash), pagePaths)
+    const scan = await this.scanFolder((p, hash) => base.get(p) !== hash || (carried.has(p) && carried.get(p) !== hash), pagePaths, options.watched === true)
     this.listed = scan.files
     const now = nowOf(this.o).getTime()
     const missing = pagePaths.filter((p) => !scan.files.has(p) && enclosingIn(scan.skipped, p) === undefined)
@@ -276,6 +302,27 @@ export class SpacePusher {
     return plan
   }
 
+  /**
+   * The folder's files: only those the watcher reported changed when its reports say all that changed
+   * since the last scan and the journal did not move (a sync down pass writes files it journals before
+   * the watcher reports them), else the whole folder. What is reported during the scan is for the next.
+   */
+  private async scanFolder(wantText: (path: string, hash: string) => boolean, expected: string[], limited: boolean) {
+    const { cache, spaceId } = this.o
+    const viewKey = JSON.stringify([cache.space(spaceId)?.syncedRevision, cache.journalVersion(spaceId)])
+    const changed = limited && this.watched && viewKey === this.viewKey ? this.changedSince : undefined
+    this.changedSince = this.watched ? new Set() : undefined
+    this.viewKey = undefined
+    try {
+      const scan = await this.scanner.scan(wantText, expected, changed)
+      this.viewKey = viewKey
+      return scan
+    } catch (error) {
+      this.changedSince = undefined
+      throw error
+    }
+  }
+
   /** The journal and main's view, read from the cache only when it says they moved since the last read. */
   private pageViews(): { journal: JournalEntry[]; main: MainView } {
     const { cache, spaceId } = this.o
@@ -299,11 +346,14 @@ export class SpacePusher {
   /** A posted comment, reply or resolve leaves the file it was typed in. */
   private async markerPosted(op: OutboxOp) {
     const marker = 'marker' in op.payload ? op.payload.marker : undefined
-    if (marker) await removeMarkers(this.o, marker.path, [marker.source])
+    if (!marker) return
+    this.wroteFolder()
+    await removeMarkers(this.o, marker.path, [marker.source])
   }
 
   /** Takes in the writer's change request found merged, closed or missing (see settleChangeRequest). */
   async settle(gone: ChangeRequestGone, result?: PushResult) {
+    this.wroteFolder()
     if ((await settleChangeRequest(this.o, gone)) && result) result.settled = gone
   }
 

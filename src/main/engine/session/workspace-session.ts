@@ -9,9 +9,11 @@ import type { NewOutboxOp, PayloadOf } from '../outbox/outbox-types'
 import { workspaceHold } from '../push/hold'
 import type { PushResult, SpacePusher } from '../push/space-pusher'
 import { SyncEngine, type PassReport, type SyncProgressEvent } from '../sync/sync-engine'
-import { WorkspaceWatcher, type WatchedSpace } from '../watch/watcher'
-import { localLinkFindings } from '../links/local-preflight'
+import type { WatchedSpace } from '../watch/watcher'
 import type { PreflightFinding } from '../links/preflight'
+import { LinkPreflights } from './link-preflights'
+import { SessionWatch } from './session-watch'
+import { SpaceActivity } from './space-activity'
 import { describeHolder, waitFor, type LeaseHolder, type LeaseKind, type WorkspaceLease } from '../cache/workspace-lease'
 import { authErrorKey, storedSpaceFacts, unreachableKey } from './space-facts'
 import { ActionRefusedError, authMessage, isAuthError, type ActionOutcome } from './session-outcomes'
@@ -56,9 +58,6 @@ export interface WorkspaceSessionOptions {
   lease?: { lease: WorkspaceLease; kind: LeaseKind; ttlMs?: number }
 }
 
-/** A running pass re-derives its space's state (for the progress shown) at most this often. */
-const STEP_STATE_MS = 100
-
 export type SessionEvent =
   /** A space's state changed (Syncthing-style: from and to). */
   | { type: 'state'; spaceId: string; from?: SpaceSyncState; to: SpaceSyncState }
@@ -82,19 +81,18 @@ export class WorkspaceSession {
   /** A cycle queued and not started yet: later requests join it rather than queue another. */
   private queuedCycle: Promise<void> | undefined
   private readonly queuedPushes = new Map<string, Promise<void>>()
+  /** Spaces whose queued push was asked for by something other than the watcher's report: it walks the folder. */
+  private readonly walkNext = new Set<string>()
   private readonly pushers: SpacePushers
   private readonly lastPush = new Map<string, PushResult>()
   /** The link pre-flight of each space folder, kept while the watcher sees none of its files change. */
-  private readonly preflights = new Map<string, PreflightFinding[]>()
-  private readonly running = new Map<string, { done: number; total: number }>()
+  private readonly preflights: LinkPreflights
+  private readonly running = new SpaceActivity()
   private readonly states = new Map<string, SpaceSyncState>()
-  /** When each space's state was last derived during a pass (steps are many; a state is a few queries). */
-  private readonly stepRefreshedAt = new Map<string, number>()
   private authError: string | undefined
-  private watcher?: WorkspaceWatcher
+  private readonly watch: SessionWatch
   /** Whether the cycle queued next was asked for by the timer alone (see `cycle`). */
   private nextCycleByTimer = true
-  private watchedKey = ''
   private timer?: NodeJS.Timeout
   /** Pushes planned for later: a removal waits for the quiet interval, then its space is pushed again. */
   private readonly later: LaterPushes
@@ -117,6 +115,17 @@ export class WorkspaceSession {
     this.pushers = new SpacePushers(o)
     this.later = new LaterPushes(() => (o.now?.() ?? new Date()).getTime())
     this.searching = new SearchKeeper(o.cache)
+    const warn = (message: string) => this.emit({ type: 'log', level: 'warning', message })
+    this.preflights = new LinkPreflights(warn)
+    this.watch = new SessionWatch({
+      debounceMs: o.debounceMs,
+      renameWindowMs: o.renameWindowMs,
+      usePolling: o.usePolling,
+      pusher: (spaceId) => this.pusher(spaceId),
+      running: () => !this.stopped,
+      changed: (space, paths, whole) => this.filesChanged(space, paths, whole),
+      warn,
+    })
     // One fact for the whole session: any request finding the service away makes every space offline at
     // once (a push waiting out its retries included); the next answer gives each its own state back.
     this.unobserveReach = o.gateway.reachability.observe((reason) => {
@@ -170,9 +179,7 @@ export class WorkspaceSession {
     this.waiting.abort()
     clearTimeout(this.timer)
     this.later.cancelAll()
-    await this.watcher?.close()
-    this.watcher = undefined
-    for (const space of this.spaces()) this.pusher(space.spaceId)?.setWatched(false)
+    await this.watch.close(this.spaces())
     await this.queue
     this.o.lease?.lease.release()
   }
@@ -196,9 +203,7 @@ export class WorkspaceSession {
     this.heldBy = by
     clearTimeout(this.timer)
     this.later.cancelAll()
-    await this.watcher?.close()
-    this.watcher = undefined
-    this.watchedKey = ''
+    await this.watch.close(this.spaces())
     this.emit({ type: 'log', level: 'warning', message: `The workspace was taken over${by ? ` by ${describeHolder(by)}` : ''}; this one stops syncing until it ends` })
     void this.waitForLease()
   }
@@ -254,13 +259,18 @@ export class WorkspaceSession {
     }).then(() => report)
   }
 
-  /** Pushes one space (after the work already queued); one queued push per space at a time. */
-  push(spaceId: string): Promise<void> {
+  /**
+   * Pushes one space (after the work already queued); one queued push per space at a time. `watched`:
+   * asked for by the watcher's report alone, so its scan may look at the reported paths only (SpacePusher.push).
+   */
+  push(spaceId: string, options: { watched?: boolean } = {}): Promise<void> {
+    if (!options.watched) this.walkNext.add(spaceId)
     const queued = this.queuedPushes.get(spaceId)
     if (queued) return queued
     const push = this.run(async () => {
       this.queuedPushes.delete(spaceId)
-      await this.pushSpace(spaceId)
+      const walk = this.walkNext.delete(spaceId)
+      await this.pushSpace(spaceId, false, !walk)
     })
     this.queuedPushes.set(spaceId, push)
     return push
@@ -324,7 +334,7 @@ export class WorkspaceSession {
         paused: this.paused(),
         pushesEdits: this.o.syncUp !== false,
         accountId: this.o.account.id,
-        running: this.running.get(spaceId),
+        running: this.running.of(spaceId),
         pushStopped: this.lastPush.get(spaceId)?.stopped,
         unreachable: this.o.gateway.reachability.unreachable,
       }),
@@ -392,7 +402,9 @@ export class WorkspaceSession {
   /**
    * `byTimer`: the timer's cycle, with nothing asked of it. A push the watcher saw no change for since a
    * plan that found nothing to do is not planned again then, and the hold is the one kept: an idle
-   * cycle of a large space reads nothing of its folder (SpacePusher.push's `reuse`).
+   * cycle of a large space reads nothing of its folder (SpacePusher.push's `reuse`). One that plans (its
+   * last plan sent a save) looks at the paths the watcher reported alone, as the watcher's own push does
+   * (`watched`): it trusts the watcher no more than standing on the last plan does.
    */
   private async cycle(byTimer = false) {
     const syncUp = this.o.syncUp !== false
@@ -413,13 +425,7 @@ export class WorkspaceSession {
       hold: this.holdOf(byTimer),
       onProgress: (event) => {
         this.o.onProgress?.(event)
-        if (event.type === 'space-started') this.running.set(event.spaceId, { done: 0, total: 0 })
-        else if (event.type === 'space-planned') this.running.set(event.spaceId, { done: 0, total: event.total })
-        else if (event.type === 'step') this.running.set(event.spaceId, { done: event.step.index, total: event.step.total })
-        else this.running.delete(event.spaceId)
-        if (event.type === 'step' && Date.now() - (this.stepRefreshedAt.get(event.spaceId) ?? 0) < STEP_STATE_MS) return
-        this.stepRefreshedAt.set(event.spaceId, Date.now())
-        this.refreshState(event.spaceId)
+        if (this.running.progress(event)) this.refreshState(event.spaceId)
       },
     })
     let report: PassReport
@@ -428,7 +434,7 @@ export class WorkspaceSession {
     } finally {
       this.running.clear()
     }
-    this.preflights.clear()
+    this.preflights.forget()
     // The service answered this pass with the token: a refusal noted before is over.
     if (report.spaces.some((space) => space.state !== 'offline' && space.state !== 'error')) this.noteAuth(undefined)
     this.emit({ type: 'pass', report })
@@ -442,13 +448,13 @@ export class WorkspaceSession {
     return (spaceId) => this.pusher(spaceId)?.hold({ reuse: byTimer }) ?? fresh(spaceId)
   }
 
-  private async pushSpace(spaceId: string, byTimer = false) {
+  private async pushSpace(spaceId: string, byTimer = false, watched = byTimer) {
     const pusher = this.pusher(spaceId)
     if (!pusher) return
-    this.running.set(spaceId, { done: 0, total: 0 })
+    this.running.begin(spaceId)
     this.refreshState(spaceId)
     try {
-      let result = await pusher.push({ reuse: byTimer })
+      let result = await pusher.push({ reuse: byTimer, watched })
       this.pushed(spaceId, result)
       if (result.settled) {
         // Main now holds the merge: bring it down before the next plan.
@@ -457,14 +463,14 @@ export class WorkspaceSession {
         this.pushed(spaceId, result)
       }
     } finally {
-      this.running.delete(spaceId)
+      this.running.end(spaceId)
       this.refreshState(spaceId)
     }
   }
 
   private pushed(spaceId: string, result: PushResult) {
     this.lastPush.set(spaceId, result)
-    this.preflights.delete(spaceId)
+    this.preflights.forget(spaceId)
     // A push that planned (result.waitingDeletions is set) says whether a removal waits; one that only sent keeps what was planned.
     if (result.waitingDeletions !== undefined && !this.stopped) this.later.schedule(spaceId, result.replanAt, () => (this.paused() ? Promise.resolve() : this.push(spaceId)))
     this.noteAuth(result.stopped?.reason === 'signed-out' ? result.stopped.message : undefined)
@@ -478,18 +484,7 @@ export class WorkspaceSession {
    */
   linkPreflight(spaceId: string): PreflightFinding[] {
     const folder = this.spaces().find((s) => s.spaceId === spaceId)?.folder
-    if (!folder) return []
-    const kept = this.preflights.get(spaceId)
-    if (kept && this.watcher) return kept
-    let findings: PreflightFinding[]
-    try {
-      findings = localLinkFindings(folder)
-    } catch (error) {
-      this.emit({ type: 'log', level: 'warning', message: `link pre-flight: ${error instanceof Error ? error.message : String(error)}` })
-      findings = []
-    }
-    this.preflights.set(spaceId, findings)
-    return findings
+    return folder ? this.preflights.of(spaceId, folder, this.watch.watching) : []
   }
 
   /**
@@ -514,40 +509,20 @@ export class WorkspaceSession {
   /** (Re)starts the watcher when the set of space folders changed (a first pass gives new spaces folders). */
   private async rewatch() {
     if (this.stopped || this.o.watch === false || this.o.syncUp === false) return
-    const spaces = this.spaces()
-    const key = spaces.map((s) => `${s.spaceId}=${s.folder}`).join('\n')
-    if (key === this.watchedKey && this.watcher) return
-    await this.watcher?.close()
-    this.watchedKey = key
-    this.watcher = undefined
-    // Until the new watcher runs, nothing vouches for the folders: every push plans.
-    for (const space of spaces) this.pusher(space.spaceId)?.setWatched(false)
-    if (spaces.length === 0) return
-    let failed = false
-    const watcher = new WorkspaceWatcher({
-      spaces,
-      debounceMs: this.o.debounceMs,
-      renameWindowMs: this.o.renameWindowMs,
-      usePolling: this.o.usePolling,
-      onChange: (spaceId, paths) => {
-        this.preflights.delete(spaceId)
-        this.emit({ type: 'files', spaceId, paths: paths.map((p) => p.split(sep).join('/')) })
-        const space = spaces.find((s) => s.spaceId === spaceId)
-        if (space) this.searching.changed(space, paths)
-        // Noted though paused: the push after the pause must plan it.
-        this.pusher(spaceId)?.noteLocalChange()
-        if (!this.paused()) void this.push(spaceId)
-      },
-      onError: (error) => {
-        // Changes may have gone unseen: pushes plan again from the folder itself, every time.
-        failed = true
-        for (const space of spaces) this.pusher(space.spaceId)?.setWatched(false)
-        this.emit({ type: 'log', level: 'warning', message: `watcher: ${error instanceof Error ? error.message : String(error)}` })
-      },
-    })
-    this.watcher = watcher
-    await watcher.start()
-    if (this.watcher === watcher && !this.stopped && !failed) for (const space of spaces) this.pusher(space.spaceId)?.setWatched(true)
+    await this.watch.watch(this.spaces())
+  }
+
+  /** The watcher's burst: the space's files at `paths` settled after a save. */
+  private filesChanged(space: WatchedSpace, paths: string[], whole: boolean) {
+    const { spaceId } = space
+    this.preflights.forget(spaceId)
+    this.emit({ type: 'files', spaceId, paths: paths.map((p) => p.split(sep).join('/')) })
+    // Noted though paused: the push after the pause must plan it.
+    this.pusher(spaceId)?.noteLocalChange(paths, whole)
+    if (!this.paused()) void this.push(spaceId, { watched: true })
+    // Indexed once the push is on its way (its first request out): the index write is not in a save's
+    // time to its change request, and a query brings the index to the folder first anyway.
+    setImmediate(() => this.searching.changed(space, paths))
   }
 
   private emit(event: SessionEvent) {

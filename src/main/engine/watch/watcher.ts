@@ -19,8 +19,12 @@ export interface WorkspaceWatcherOptions {
    * reach the same push so the push sees a move, not a deletion.
    */
   renameWindowMs?: number
-  /** Called once per burst: the space and the relative paths that changed. */
-  onChange: (spaceId: string, paths: string[]) => void
+  /**
+   * Called once per burst: the space and the relative paths that changed. `whole`: the paths alone do
+   * not say what changed (a removal, which may be half of a rename; an event under a name the watcher
+   * ignores, as an editor's temp or backup file, or a hidden one): what reads the folder reads all of it.
+   */
+  onChange: (spaceId: string, paths: string[], whole: boolean) => void
   onError?: (error: unknown) => void
   /** Poll the folders (network drives): chokidar's polling instead of native events. */
   usePolling?: boolean
@@ -43,6 +47,10 @@ export class WorkspaceWatcher {
   private source?: FileEventSource
   private readonly timers = new Map<string, { spaceId: string; timer: NodeJS.Timeout }>()
   private readonly dirty = new Map<string, Set<string>>()
+  /** Spaces whose next report must say `whole` (a removal or an ignored name seen since their last report). */
+  private readonly whole = new Set<string>()
+  /** Set once the source runs: the ignore rule asked before that is the initial listing's, not an event's. */
+  private started = false
   private readonly debounceMs: number
   private readonly renameWindowMs: number
 
@@ -60,13 +68,17 @@ export class WorkspaceWatcher {
       onEvent: (kind, p) => this.touched(p, kind === 'unlink'),
       onError: (error) => this.options.onError?.(error),
     })
-    return this.source.start()
+    return this.source.start().then(() => {
+      this.started = true
+    })
   }
 
   async close(): Promise<void> {
     for (const { timer } of this.timers.values()) clearTimeout(timer)
     this.timers.clear()
     this.dirty.clear()
+    this.whole.clear()
+    this.started = false
     const source = this.source
     this.source = undefined
     await source?.close()
@@ -78,10 +90,14 @@ export class WorkspaceWatcher {
     const relative = path.relative(space.folder, full)
     if (relative === '') return false
     const segments = relative.split(path.sep)
-    if (segments.some((s) => isIgnoredName(s))) return true
     // Hidden names other than the top .gitbook are no content, nor is what hidden folders hold: a new
     // hidden folder is not reported either (the native watcher may or may not see it come, by timing).
-    return segments.some((s, i) => s.startsWith('.') && !(i === 0 && s === '.gitbook'))
+    const ignored = segments.some((s, i) => isIgnoredName(s) || (s.startsWith('.') && !(i === 0 && s === '.gitbook')))
+    // Not reported, yet it may be a page's file on its way (an editor's backup-save, a rename to a hidden
+    // name: PROMISES P9): the next report of the space asks for the whole folder to be read. The rule is
+    // asked of paths that did not change too (a new folder's walk): that costs a whole read, never an edit.
+    if (ignored && this.started) this.whole.add(space.spaceId)
+    return ignored
   }
 
   private spaceOf(full: string): WatchedSpace | undefined {
@@ -92,6 +108,7 @@ export class WorkspaceWatcher {
     const space = this.spaceOf(full)
     if (!space) return
     const relative = path.relative(space.folder, full).split(path.sep).join('/')
+    if (removed) this.whole.add(space.spaceId)
     const pending = this.timers.get(full)
     if (pending) clearTimeout(pending.timer)
     const delay = removed ? this.renameWindowMs : this.debounceMs
@@ -107,6 +124,7 @@ export class WorkspaceWatcher {
     this.dirty.set(spaceId, paths)
     for (const pending of this.timers.values()) if (pending.spaceId === spaceId) return
     this.dirty.delete(spaceId)
-    this.options.onChange(spaceId, [...paths].sort())
+    const whole = this.whole.delete(spaceId)
+    this.options.onChange(spaceId, [...paths].sort(), whole)
   }
 }

@@ -90,6 +90,11 @@ export class AppWorkstation extends SpaceFiles implements Writer {
     return new AppWorkstation(seeded, dataDir, backend)
   }
 
+  /** Resolves once the backend is idle: its session's queue and the app's own work after a pass (backend.idle). */
+  settle(): Promise<void> {
+    return this.backend.idle()
+  }
+
   get session(): WorkspaceSession {
     const session = this.backend.session
     if (!session) throw new Error('the app is signed out')
@@ -150,11 +155,6 @@ export class AppWorkstation extends SpaceFiles implements Writer {
     const merged = await this.backend.mergeChangeRequest({ spaceId: this.seeded.spaceId, changeRequestId })
     await this.backend.idle()
     return merged.waiting ? `waits (${merged.waiting})` : merged.status
-  }
-
-  /** Resolves once the backend runs and queues nothing (a cycle it started itself is over). */
-  settle(): Promise<void> {
-    return this.backend.idle()
   }
 
   async updateFromMain(changeRequestId: string): Promise<string> {
