@@ -411,6 +411,8 @@ export class WorkspaceSession {
       allowMassDelete: this.o.allowMassDelete,
       refreshLinks: this.o.refreshLinks,
       hold: this.holdOf(byTimer),
+      // Stopping (or another process taking the workspace over) waits for the spaces running, not the rest.
+      shouldStop: () => this.stopped || this.heldBy !== undefined,
       onProgress: (event) => {
         this.o.onProgress?.(event)
         if (event.type === 'space-started') this.running.set(event.spaceId, { done: 0, total: 0 })
