@@ -23,7 +23,7 @@ export interface SyncEngineOptions {
   workspace: string
   allowMassDelete?: boolean
   concurrency?: number
-  /** Spaces synced at once in a pass (SPACE_CONCURRENCY unless given; 1: one after another). */
+  /** Spaces synced at once in a pass (`spaceConcurrency()` unless given; 1: one after another). */
   spaceConcurrency?: number
   /** Asked before each space starts: true once the caller stops (the spaces not started are left for the next pass). */
   shouldStop?: () => boolean
@@ -70,6 +70,14 @@ export interface PassReport {
  * large selection's spaces finish one by one rather than all at the end.
  */
 export const SPACE_CONCURRENCY = 4
+
+/** SPACE_CONCURRENCY, or `QUIRE_SPACE_CONCURRENCY` where set (1: one space after another, as before; benchmarks compare the two). */
+export function spaceConcurrency(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.QUIRE_SPACE_CONCURRENCY?.trim()
+  if (!given) return SPACE_CONCURRENCY
+  if (!/^\d+$/.test(given) || Number(given) < 1) throw new Error(`QUIRE_SPACE_CONCURRENCY must be a whole number of spaces (1 or more), got "${given}"`)
+  return Number(given)
+}
 
 /** How long lists made by `discover` stand in for the next pass's own (the CLI discovers, then passes). */
 const DISCOVERY_REUSE_MS = 10_000
@@ -165,7 +173,7 @@ export class SyncEngine {
     const entries: Array<SpaceReport | undefined> = new Array(selected.length)
     let refused: unknown
     let stopped = false
-    const queue = new PQueue({ concurrency: Math.max(1, this.options.spaceConcurrency ?? SPACE_CONCURRENCY) })
+    const queue = new PQueue({ concurrency: Math.max(1, this.options.spaceConcurrency ?? spaceConcurrency()) })
     for (const [index, space] of selected.entries()) {
       void queue.add(async () => {
         if (refused !== undefined) return
