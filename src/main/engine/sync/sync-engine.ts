@@ -169,6 +169,7 @@ export class SyncEngine {
       if (!(error instanceof ServiceUnreachableError)) throw error
       report.offline = true
     }
+    if (!report.offline) this.nameFolders(this.cache.selectedSpaces())
     const selected = this.cache.selectedSpaces()
     const entries: Array<SpaceReport | undefined> = new Array(selected.length)
     let refused: unknown
@@ -199,6 +200,21 @@ export class SyncEngine {
     report.spaces = entries.filter((entry) => entry !== undefined)
     report.inSync = !stopped && !report.offline && report.spaces.every((s) => s.state === 'synced')
     return report
+  }
+
+  /**
+   * Every new space's folder named before any space starts, in selection order (the same names whichever
+   * space finishes first), each organization's names gathered once rather than once a space.
+   */
+  private nameFolders(spaces: SpaceRow[]) {
+    const names = new Map<string, FolderNameRegistry>()
+    for (const space of spaces) {
+      try {
+        this.folderFor(space, names)
+      } catch {
+        // Said as that space's error when it syncs.
+      }
+    }
   }
 
   /** One space of a pass, its progress events from start to finish; throws only a refused token (401). */
@@ -269,18 +285,21 @@ export class SyncEngine {
    * `<workspace>/<organization>/<space>`: names chosen once, stored, and kept when the organization or
    * space is renamed; unique among their siblings (case and Unicode folding included).
    */
-  private folderFor(space: SpaceRow): string {
+  private folderFor(space: SpaceRow, names = new Map<string, FolderNameRegistry>()): string {
     const org = this.cache.organization(space.orgId)
     if (!org) throw new Error(`space ${space.id} belongs to an organization Quire has not seen`)
     if (!org.folder) {
-      const names = new FolderNameRegistry()
-      for (const other of this.cache.organizations(org.accountId)) if (other.folder) names.claim(other.folder, other.id)
-      this.cache.setOrganizationFolder(org.id, names.claim(org.title, org.id))
+      const orgNames = new FolderNameRegistry()
+      for (const other of this.cache.organizations(org.accountId)) if (other.folder) orgNames.claim(other.folder, other.id)
+      this.cache.setOrganizationFolder(org.id, orgNames.claim(org.title, org.id))
     }
     if (!space.folder) {
-      const names = new FolderNameRegistry()
-      for (const other of this.cache.spaces(org.id)) if (other.folder) names.claim(other.folder, other.id)
-      this.cache.setSpaceFolder(space.id, names.claim(space.title, space.id))
+      let spaceNames = names.get(org.id)
+      if (!spaceNames) {
+        names.set(org.id, (spaceNames = new FolderNameRegistry()))
+        for (const other of this.cache.spaces(org.id)) if (other.folder) spaceNames.claim(other.folder, other.id)
+      }
+      this.cache.setSpaceFolder(space.id, spaceNames.claim(space.title, space.id))
     }
     const folder = spaceFolderPath(this.cache, this.options.workspace, this.cache.space(space.id) ?? space)
     if (!folder) throw new Error(`no folder could be named for space ${space.id}`)
