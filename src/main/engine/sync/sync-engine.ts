@@ -172,31 +172,33 @@ export class SyncEngine {
     if (!report.offline) this.nameFolders(this.cache.selectedSpaces())
     const selected = this.cache.selectedSpaces()
     const entries: Array<SpaceReport | undefined> = new Array(selected.length)
-    let refused: unknown
+    // What stops the pass (a refused token, the cache failing): no space starts after it, and it is
+    // thrown once the spaces running have ended, as one space after another threw it.
+    let thrown: { error: unknown } | undefined
     let stopped = false
     const queue = new PQueue({ concurrency: Math.max(1, this.options.spaceConcurrency ?? spaceConcurrency()) })
     for (const [index, space] of selected.entries()) {
       void queue.add(async () => {
-        if (refused !== undefined) return
-        if (report.offline) {
-          entries[index] = this.markOffline(space, this.label(space), 'the service cannot be reached')
-          return
-        }
-        if (this.options.shouldStop?.()) {
-          stopped = true
-          return
-        }
+        if (thrown) return
         try {
+          if (report.offline) {
+            entries[index] = this.markOffline(space, this.label(space), 'the service cannot be reached')
+            return
+          }
+          if (this.options.shouldStop?.()) {
+            stopped = true
+            return
+          }
           const entry = await this.syncOne(space, listed.get(space.id))
           if (entry.state === 'offline') report.offline = true
           entries[index] = entry
         } catch (error) {
-          refused ??= error
+          thrown ??= { error }
         }
       })
     }
     await queue.onIdle()
-    if (refused !== undefined) throw refused
+    if (thrown) throw thrown.error
     report.spaces = entries.filter((entry) => entry !== undefined)
     report.inSync = !stopped && !report.offline && report.spaces.every((s) => s.state === 'synced')
     return report
