@@ -64,12 +64,14 @@ export interface PassReport {
 }
 
 /**
- * Spaces synced at once in a pass. Enough that while one space waits on its tree or plans, others keep
- * the gateway's queue full (its own concurrency, up to 16, and the service's rate limit bound the
- * requests: more spaces would only hold more trees in memory and more files open); few enough that a
- * large selection's spaces finish one by one rather than all at the end.
+ * Spaces synced at once in a pass. Two: while one space waits on its tree or plans, the other keeps the
+ * gateway's queue full (its own concurrency, up to 16, and the service's rate limit bound the requests).
+ * More spaces add little there and cost where the work is local on a busy machine: bench:scale's
+ * 100 x 100 first mirror over loopback took 13.3 s with 4 at a time at load 5.7 (6.2 s at load 1.7),
+ * 7.2 s with 2 and 6.9 s with 1 (load 2-5); bench:network -- spaces (50 x 100 pages, 80 ms round trip,
+ * --hosted's 100/s) took 59 s with 2, 63 s with 4 and 91-102 s with 1 against its 52 s floor.
  */
-export const SPACE_CONCURRENCY = 4
+export const SPACE_CONCURRENCY = 2
 
 /** SPACE_CONCURRENCY, or `QUIRE_SPACE_CONCURRENCY` where set (1: one space after another, as before; benchmarks compare the two). */
 export function spaceConcurrency(env: NodeJS.ProcessEnv = process.env): number {
