@@ -12,6 +12,14 @@
  * bytes / bandwidth. The verdict: first mirror within 1.3x its floor.
  *
  * BENCH_NETWORK_PAGES, BENCH_NETWORK_FILES, BENCH_NETWORK_RTT_MS, BENCH_NETWORK_MBIT change the shape.
+ *
+ * `npm run bench:network -- spaces`: the first sync of many spaces, `quire sync --once --org ID` through
+ * the same network against the same service: BENCH_NETWORK_SPACES spaces (50) of BENCH_NETWORK_SPACE_PAGES
+ * pages (100) and BENCH_NETWORK_SPACE_FILES files (0). Its floor: the fewest requests (the organization's
+ * lists, then each space's tree, pages and files) at the most in flight that the rate limit lets through
+ * at this round trip (and the gateway's 16 allow), plus the bytes / bandwidth, plus a connection. The same
+ * sync with spaces one after another (QUIRE_SPACE_CONCURRENCY=1, as before issue 31) is printed beside
+ * it unless BENCH_NETWORK_SERIAL=0. The verdict: within 1.5x the floor.
  */
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -19,10 +27,11 @@ import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 import { serveGitOverHttp } from '../test/support/git-http'
-import { screenshotSizes, seedSpace } from './support/generated-space'
+import { screenshotSizes, seedSpace, seedSpaces } from './support/generated-space'
 import { load, verdict } from './support/run'
 import { freePort, Network, type NetworkShape } from './support/shaped-proxy'
 import { HOSTED_RATE_LIMIT } from '../src/main/service/local-service'
+import { parseRateLimit } from '../src/main/service/http/rate-limit'
 
 const PAGES = Number(process.env.BENCH_NETWORK_PAGES ?? 800)
 const FILES = Number(process.env.BENCH_NETWORK_FILES ?? 300)
@@ -44,13 +53,13 @@ async function startHostedService(dataDir: string, filePort: number, fileUrl: st
   return { port: Number(new URL(first).port), stop: () => child.kill('SIGTERM') }
 }
 
-/** Runs the CLI with QUIRE_HOME=home; its wall time in ms. */
-function quire(home: string, args: string[]): Promise<number> {
+/** Runs the CLI with QUIRE_HOME=home (and `env`); its wall time in ms. */
+function quire(home: string, args: string[], env: Record<string, string> = {}): Promise<number> {
   const started = performance.now()
   return new Promise((resolve, reject) => {
     // BENCH_CPU_PROF=<dir>: each quire run leaves a CPU profile there (where a figure's time goes).
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []
-    const child = spawn(process.execPath, [...profile, bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, QUIRE_HOME: home, QUIRE_TOKEN_STORE: 'file' } })
+    const child = spawn(process.execPath, [...profile, bin, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env, QUIRE_HOME: home, QUIRE_TOKEN_STORE: 'file' } })
     let out = ''
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
     child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`quire ${args[0]} exited ${code}: ${out}`))))
@@ -196,4 +205,64 @@ async function main() {
   }
 }
 
-await main()
+const SPACES = Number(process.env.BENCH_NETWORK_SPACES ?? 50)
+const SPACE_PAGES = Number(process.env.BENCH_NETWORK_SPACE_PAGES ?? 100)
+const SPACE_FILES = Number(process.env.BENCH_NETWORK_SPACE_FILES ?? 0)
+const MAX_SPACES_RATIO = 1.5
+/** The gateway's own bound on requests in flight (api-gateway.ts maxConcurrency). */
+const GATEWAY_MAX_IN_FLIGHT = 16
+
+/** The first sync of many spaces of one organization (`-- spaces`), in parallel and one after another. */
+async function spacesMain() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-bench-network-spaces-'))
+  const dataDir = path.join(root, 'service')
+  fs.mkdirSync(dataDir)
+  const network = new Network(SHAPE)
+  const stops: Array<() => unknown> = []
+  try {
+    const seeded = await seedSpaces(dataDir, TOKEN, SPACES, { pages: SPACE_PAGES, files: SPACE_FILES, fileSize: screenshotSizes, title: 'Manual' })
+    const filePort = await freePort()
+    const fileProxy = await network.proxy(filePort)
+    stops.push(fileProxy.close)
+    const service = await startHostedService(dataDir, filePort, fileProxy.origin)
+    stops.push(service.stop)
+    const apiProxy = await network.proxy(service.port)
+    stops.push(apiProxy.close)
+
+    const firstSync = async (name: string, env: Record<string, string>) => {
+      const home = path.join(root, name)
+      await quire(home, ['login', '--endpoint', `${apiProxy.origin}/v1`, '--token', TOKEN])
+      // A new rate-limit window for each: the login's requests and the other run's are not in this one's.
+      await new Promise((resolve) => setTimeout(resolve, (HOSTED_RATE_LIMIT.windowMs * 3) / 2))
+      const run = await measured(network, () => quire(home, ['sync', '--once', '--org', seeded.orgId, '--workspace', path.join(home, 'ws')], env))
+      const written = fs.readdirSync(path.join(home, 'ws', 'Bench'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md') && path.basename(f) !== 'SUMMARY.md').length
+      return { ms: run.value, down: run.down, requests: run.requests, connections: run.connections, written, load: load() }
+    }
+    const parallel = await firstSync('home-parallel', {})
+    const serial = process.env.BENCH_NETWORK_SERIAL === '0' ? undefined : await firstSync('home-serial', { QUIRE_SPACE_CONCURRENCY: '1' })
+
+    const { rttMs, bitsPerSecond, extraConnectRtts } = SHAPE
+    const rate = process.env.BENCH_NETWORK_RATE ? parseRateLimit(process.env.BENCH_NETWORK_RATE) : HOSTED_RATE_LIMIT
+    const ratePerSecond = (rate.requests * 1000) / rate.windowMs
+    const byRate = ratePerSecond * (rttMs / 1000)
+    const inFlight = Math.max(1, Math.min(byRate, GATEWAY_MAX_IN_FLIGHT))
+    // The organization's spaces list, then each space's tree, pages and files.
+    const requests = 1 + SPACES * (1 + SPACE_PAGES + SPACE_FILES)
+    const floorMs = rttMs * (1 + extraConnectRtts) + (requests * rttMs) / inFlight + (parallel.down * 8 * 1000) / bitsPerSecond
+    const pages = SPACES * SPACE_PAGES
+
+    console.log(`bench:network -- spaces: ${SPACES} spaces × ${SPACE_PAGES} pages, ${SPACE_FILES} files each (${mbytes(seeded.fileBytes)}); ${rttMs} ms round trip, ${bitsPerSecond / 1e6} Mbit/s; rate limit ${ratePerSecond}/s (${byRate.toFixed(1)} in flight at that round trip, the gateway's ${GATEWAY_MAX_IN_FLIGHT} at most)`)
+    const line = (label: string, run: typeof parallel) =>
+      console.log(`${label}: ${seconds(run.ms)}, ${run.requests} requests, ${mbytes(run.down)} down, ${run.connections} connections, ${run.written} of ${pages} pages written; ratio ${(run.ms / floorMs).toFixed(2)}; load ${run.load}`)
+    line('first sync, spaces in parallel (quire sync --once --org)', parallel)
+    if (serial) line('first sync, one space after another (QUIRE_SPACE_CONCURRENCY=1)', serial)
+    console.log(`  floor: ${seconds(floorMs)} (${requests} requests × ${rttMs} ms / ${inFlight.toFixed(1)} in flight + ${mbytes(parallel.down)} / bandwidth + a connection)${serial ? `; one after another / parallel ${(serial.ms / parallel.ms).toFixed(2)}` : ''}`)
+    console.log(`${verdict(parallel.ms <= MAX_SPACES_RATIO * floorMs && parallel.written === pages)} first sync of ${SPACES} spaces within ${MAX_SPACES_RATIO}x its floor (${seconds(MAX_SPACES_RATIO * floorMs)})`)
+  } finally {
+    for (const stop of stops.reverse()) await stop()
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[2] === 'spaces') await spacesMain()
+else await main()

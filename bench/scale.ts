@@ -246,7 +246,7 @@ async function scale() {
     console.log(`initial mirror   ${initial.ms.toFixed(0)} ms (cpu ${initial.cpuMs.toFixed(0)} ms, system ${initial.sysMs.toFixed(0)})   ${((pages * 1000) / initial.ms).toFixed(0)} pages/s   ${initial.requests} requests (${initial.kinds})   load ${load()}`)
 
     console.log(
-      `                 spaces one after another, summed over ${phases.spaces}: start to plan (tree request, scan, plan) ${phases.planMs.toFixed(0)} ms, plan to last step (files, journal) ${phases.stepsMs.toFixed(0)} ms, last step to end (link report, state) ${phases.tailMs.toFixed(0)} ms; outside the spaces (discovery, lists, holds) ${(initial.ms - phases.planMs - phases.stepsMs - phases.tailMs).toFixed(0)} ms`,
+      `                 spaces ${phases.spaces}, a few at a time, from the first one's start to the last one's end ${phases.spanMs.toFixed(0)} ms; summed over them: start to plan (tree request, scan, plan) ${phases.planMs.toFixed(0)} ms, plan to last step (files, journal) ${phases.stepsMs.toFixed(0)} ms, last step to end (state) ${phases.tailMs.toFixed(0)} ms; outside the spaces (discovery, lists) ${(initial.ms - phases.spanMs).toFixed(0)} ms`,
     )
 
     const uMs = median(unchanged.map((u) => u.ms))

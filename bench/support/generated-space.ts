@@ -160,3 +160,43 @@ export async function seedSpace(dataDir: string, token: string, shape: SpaceShap
     store.close()
   }
 }
+
+/**
+ * `count` generated spaces of one shape in one organization, with an owner answering `token`
+ * (bench:network -- spaces: a first sync of many spaces). Each space draws from its own seed.
+ */
+export async function seedSpaces(dataDir: string, token: string, count: number, shape: SpaceShape): Promise<{ orgId: string; spaceIds: string[]; fileBytes: number }> {
+  const { openServiceDatabase } = await import('../../src/main/service/store/database')
+  const { ServiceStore } = await import('../../src/main/service/store/service-store')
+  const { UsersRepository } = await import('../../src/main/service/store/users')
+  const { OrganizationsRepository } = await import('../../src/main/service/store/organizations')
+  const { SpacesRepository } = await import('../../src/main/service/store/spaces')
+  const { createSpaceRevision } = await import('../../src/main/service/store/revisions')
+  const { newId } = await import('../../src/main/service/store/ids')
+  const { buildDemoContent } = await import('../../src/main/service/demo/demo-tree')
+
+  const store = new ServiceStore(openServiceDatabase(path.join(dataDir, 'service.db')))
+  try {
+    return store.transaction(() => {
+      const users = store.repo(UsersRepository)
+      const owner = users.create({ displayName: 'Bench Owner', email: 'owner@bench.local' })
+      users.issueToken(owner.id, token)
+      const org = store.repo(OrganizationsRepository).create({ title: 'Bench', owner: owner.id })
+      const spaceIds: string[] = []
+      let fileBytes = 0
+      for (let s = 0; s < count; s++) {
+        const rnd = prng(20_26 + s)
+        const files = generateFiles(rnd, shape)
+        const roots = generateOutline(rnd, shape, files)
+        const space = store.repo(SpacesRepository).create({ orgId: org.id, title: `${shape.title ?? 'Manual'} ${String(s).padStart(3, '0')}` })
+        const content = buildDemoContent(roots, files, { newId, now: store.now() })
+        createSpaceRevision(store, space.id, content.tree, content.blobs, [], { createdBy: owner.id, message: 'Generated' })
+        spaceIds.push(space.id)
+        fileBytes += files.reduce((n, f) => n + f.bytes.byteLength, 0)
+      }
+      return { orgId: org.id, spaceIds, fileBytes }
+    })
+  } finally {
+    store.close()
+  }
+}

@@ -94,40 +94,49 @@ export async function floorChild(job: FloorJob) {
 }
 
 /**
- * Where a pass's time goes, summed over its spaces (spaces are synced one after another): from a space's
- * start to its plan (the tree's request, storing it, the scan, the plan), from the plan to its last step
- * (the files written, the journal), from the last step to its end (the link report, the state).
+ * Where a pass's time goes, summed over its spaces (a few run at a time, so the sums overlap): from a
+ * space's start to its plan (the tree's request, storing it, the scan, the plan), from the plan to its
+ * last step (the files written, the journal), from the last step to its end (the state). `spanMs`: from
+ * the first space's start to the last one's end.
  */
 export interface SpacePhases {
   spaces: number
   planMs: number
   stepsMs: number
   tailMs: number
+  spanMs: number
 }
 
 export function spacePhases() {
-  const totals: SpacePhases = { spaces: 0, planMs: 0, stepsMs: 0, tailMs: 0 }
-  let at = 0
-  let phase: 'plan' | 'steps' = 'plan'
-  const lap = () => {
+  const totals: SpacePhases = { spaces: 0, planMs: 0, stepsMs: 0, tailMs: 0, spanMs: 0 }
+  // Spaces run a few at a time: each one's phases are timed from its own events.
+  const running = new Map<string, { at: number; phase: 'plan' | 'steps' }>()
+  let first: number | undefined
+  const lap = (spaceId: string) => {
     const now = performance.now()
-    const ms = now - at
-    at = now
-    return ms
+    const space = running.get(spaceId) ?? { at: now, phase: 'plan' as const }
+    const ms = now - space.at
+    space.at = now
+    running.set(spaceId, space)
+    return { ms, space }
   }
   return {
-    onProgress: (event: { type: string }) => {
+    onProgress: (event: { type: string; spaceId: string }) => {
       if (event.type === 'space-started') {
-        lap()
-        phase = 'plan'
+        first ??= performance.now()
+        running.set(event.spaceId, { at: performance.now(), phase: 'plan' })
       } else if (event.type === 'space-planned') {
-        totals.planMs += lap()
-        phase = 'steps'
-      } else if (event.type === 'step') totals.stepsMs += lap()
+        const { ms, space } = lap(event.spaceId)
+        totals.planMs += ms
+        space.phase = 'steps'
+      } else if (event.type === 'step') totals.stepsMs += lap(event.spaceId).ms
       else if (event.type === 'space-finished') {
         totals.spaces++
-        if (phase === 'plan') totals.planMs += lap()
-        else totals.tailMs += lap()
+        const { ms, space } = lap(event.spaceId)
+        if (space.phase === 'plan') totals.planMs += ms
+        else totals.tailMs += ms
+        running.delete(event.spaceId)
+        totals.spanMs = performance.now() - (first ?? performance.now())
       }
     },
     totals: () => ({ ...totals }),

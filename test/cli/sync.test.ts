@@ -136,4 +136,14 @@ describe('progress', () => {
     for (const e of events('Org/Space', 40)) render(e)
     expect(lines).toEqual(['Org/Space: checking', 'Org/Space: 40 steps to do', 'Org/Space: 10/40', 'Org/Space: 20/40', 'Org/Space: 30/40'])
   })
+
+  it("counts each space's steps as its own when the spaces of a pass interleave", () => {
+    const lines: string[] = []
+    const render = createProgress({ isTTY: false, write: () => {}, line: (l) => lines.push(l) })
+    const a = events('Org/A', 8).map((e) => ({ ...e, spaceId: 'a' }))
+    const b = events('Org/B', 40).map((e) => ({ ...e, spaceId: 'b' }))
+    for (let i = 0; i < Math.max(a.length, b.length); i++) for (const e of [a[i], b[i]]) if (e) render(e)
+    expect(lines.filter((l) => l.startsWith('Org/A'))).toEqual(['Org/A: checking', 'Org/A: 8 steps to do', 'Org/A: 2/8', 'Org/A: 4/8', 'Org/A: 6/8'])
+    expect(lines.filter((l) => l.startsWith('Org/B'))).toEqual(['Org/B: checking', 'Org/B: 40 steps to do', 'Org/B: 10/40', 'Org/B: 20/40', 'Org/B: 30/40'])
+  })
 })

@@ -71,15 +71,17 @@ describe('the hosted profile with a rate and a latency given', () => {
   afterAll(() => t.close())
 
   it('answers 429 with Retry-After past the rate, and again once the window has passed', async () => {
-    const statuses: number[] = []
+    // Windows begin on a whole second (the reset they report is their end): requests may fall in two.
+    const answered = new Map<string, number>()
     let refused: Headers | undefined
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 20 && !refused; i++) {
       const res = await t.api.raw('GET', '/user')
-      statuses.push(res.status)
+      const reset = res.headers.get('x-ratelimit-reset') ?? ''
+      if (res.status === 200) answered.set(reset, (answered.get(reset) ?? 0) + 1)
       if (res.status === 429) refused = res.headers
     }
-    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(3)
-    expect(statuses).toContain(429)
+    for (const count of answered.values()) expect(count).toBeLessThanOrEqual(3)
+    expect(refused).toBeDefined()
     expect(Number(refused!.get('retry-after'))).toBeGreaterThanOrEqual(1)
     expect(refused!.get('x-ratelimit-remaining')).toBe('0')
     await new Promise((resolve) => setTimeout(resolve, Number(refused!.get('retry-after')) * 1000))

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RateLimiter } from '../../src/main/service/http/rate-limit'
 import { startTestService, type TestService } from '../support/service'
 
 describe('service protocol', () => {
@@ -56,5 +57,19 @@ describe('rate limit', () => {
     } finally {
       await t.close()
     }
+  })
+
+  it('a window ends at the reset it reports (epoch seconds): the next request after it starts a new one', () => {
+    let now = 1_700_000_000_600
+    const limiter = new RateLimiter(2, () => now, 1000)
+    const first = limiter.take('token')
+    expect(first.headers['X-RateLimit-Reset']).toBe('1700000001')
+    expect(limiter.take('token').allowed).toBe(true)
+    expect(limiter.take('token').allowed).toBe(false)
+    // Right at the reset the headers gave, a client that waited for it is answered.
+    now = 1_700_000_001_000
+    const next = limiter.take('token')
+    expect(next.allowed).toBe(true)
+    expect(next.headers['X-RateLimit-Remaining']).toBe('1')
   })
 })

@@ -18,19 +18,22 @@ export function stderrProgress(io: { isTTY: boolean; err(line: string): void }):
   return createProgress({ isTTY: io.isTTY, write: (text) => process.stderr.write(text), line: (text) => io.err(text), columns: process.stderr.columns })
 }
 
-/** Renders sync progress: a bar on a terminal, otherwise a line at start, every quarter, and end. */
+/**
+ * Renders sync progress: a bar on a terminal, otherwise a line at start, every quarter, and end. Spaces
+ * of a pass run a few at a time, their events interleaved: each space's count is its own, and the bar
+ * shows the space whose step came last.
+ */
 export function createProgress(sink: ProgressSink): (event: SyncProgressEvent) => void {
   const now = sink.now ?? Date.now
-  let total = 0
-  let done = 0
+  const running = new Map<string, { total: number; done: number; nextQuarter: number }>()
   let lastDraw = 0
   let drawn = false
-  let nextQuarter = 1
 
-  const draw = (label: string, path: string | undefined, force: boolean) => {
+  const draw = (space: { total: number; done: number }, label: string, path: string | undefined, force: boolean) => {
     const t = now()
     if (!force && t - lastDraw < REDRAW_MS) return
     lastDraw = t
+    const { total, done } = space
     const filled = total === 0 ? BAR_WIDTH : Math.round((done / total) * BAR_WIDTH)
     const text = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${done}/${total} ${label}${path ? `  ${path}` : ''}`
     const width = Math.max(20, (sink.columns ?? 100) - 1)
@@ -41,33 +44,42 @@ export function createProgress(sink: ProgressSink): (event: SyncProgressEvent) =
     if (drawn) sink.write('\r\x1b[2K')
     drawn = false
   }
+  const spaceOf = (spaceId: string) => {
+    let space = running.get(spaceId)
+    if (!space) running.set(spaceId, (space = { total: 0, done: 0, nextQuarter: 1 }))
+    return space
+  }
 
   return (event) => {
     switch (event.type) {
       case 'space-started':
-        total = 0
-        done = 0
-        nextQuarter = 1
+        running.set(event.spaceId, { total: 0, done: 0, nextQuarter: 1 })
         if (!sink.isTTY) sink.line(`${event.label}: checking`)
         return
-      case 'space-planned':
-        total = event.total
-        if (sink.isTTY) draw(event.label, undefined, true)
+      case 'space-planned': {
+        const space = spaceOf(event.spaceId)
+        space.total = event.total
+        if (sink.isTTY) draw(space, event.label, undefined, true)
         else sink.line(`${event.label}: ${event.total} step${event.total === 1 ? '' : 's'} to do`)
         return
+      }
       case 'step': {
-        done = event.step.index
+        const space = spaceOf(event.spaceId)
+        space.done = event.step.index
+        const { total, done } = space
         const action = event.step.action
         const path = action.type === 'move' ? action.to : action.type === 'forget' ? undefined : action.path
-        if (sink.isTTY) draw(event.label, path, done === total)
-        else if (total >= 8 && done >= (nextQuarter * total) / 4 && done < total) {
+        if (sink.isTTY) draw(space, event.label, path, done === total)
+        else if (total >= 8 && done >= (space.nextQuarter * total) / 4 && done < total) {
           sink.line(`${event.label}: ${done}/${total}`)
-          while (done >= (nextQuarter * total) / 4) nextQuarter++
+          while (done >= (space.nextQuarter * total) / 4) space.nextQuarter++
         }
         return
       }
       case 'space-finished':
-        if (sink.isTTY) clear()
+        running.delete(event.spaceId)
+        // The bar stays while another space runs: its next step draws it over.
+        if (sink.isTTY && running.size === 0) clear()
         return
     }
   }

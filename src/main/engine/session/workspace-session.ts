@@ -423,6 +423,8 @@ export class WorkspaceSession {
       allowMassDelete: this.o.allowMassDelete,
       refreshLinks: this.o.refreshLinks,
       hold: this.holdOf(byTimer),
+      // Stopping (or another process taking the workspace over) waits for the spaces running, not the rest.
+      shouldStop: () => this.stopped || this.heldBy !== undefined,
       onProgress: (event) => {
         this.o.onProgress?.(event)
         if (this.running.progress(event)) this.refreshState(event.spaceId)

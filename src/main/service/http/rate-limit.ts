@@ -1,4 +1,10 @@
-/** A fixed window per token (a minute unless given), reported with GitBook's X-RateLimit-* headers. */
+/**
+ * A fixed window per token (a minute unless given), reported with GitBook's X-RateLimit-* headers.
+ * A window begins on the whole second of its first request, so it ends on a whole second too: the
+ * reset the headers give (epoch seconds) is the window's very end. (A window begun mid-second ended up
+ * to a second before the reset it gave, and a client that waits for that reset, as it should, lost up
+ * to a second a window: with one-second windows, half the rate.)
+ */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; used: number }>()
 
@@ -12,7 +18,7 @@ export class RateLimiter {
     const now = this.now()
     let window = this.windows.get(key)
     if (!window || now - window.start >= this.windowMs) {
-      window = { start: now, used: 0 }
+      window = { start: now - (now % 1000), used: 0 }
       this.windows.set(key, window)
     }
     const allowed = window.used < this.perWindow
