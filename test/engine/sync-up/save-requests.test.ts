@@ -24,9 +24,16 @@ interface Seen {
   bytes: number
 }
 const seen: Seen[] = []
+/** Runs once, right before the next content batch leaves (someone else writing while it is on its way). */
+let beforeContent: (() => Promise<void>) | undefined
 const counted: typeof fetch = async (input, init) => {
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
   const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase()
+  if (method === 'POST' && url.pathname.endsWith('/content') && beforeContent) {
+    const hook = beforeContent
+    beforeContent = undefined
+    await hook()
+  }
   const response = await fetch(input, init)
   const bytes = (await response.clone().arrayBuffer()).byteLength
   seen.push({ method, path: url.pathname.replace(/^\/v1/, ''), bytes })
@@ -161,5 +168,37 @@ describe('a save into the open change request', () => {
     const now = await inChangeRequest(cr.id, pageIds.p11)
     expect(now).toContain('A reviewer line.')
     expect(now).toContain('After the reviewer.')
+  })
+
+  it('someone else edits another page inside the change request just before a batch arrives: a later save of that page reads it back', async () => {
+    // No answer says the batch went on top of their revision (the head's parents are not in it), so the
+    // chain vouches only for the pages the last batch wrote (seed 26073 of the randomized test).
+    const { spaceId } = ws.seeded
+    // A change request of its own, whose every head this process answered (the earlier ones were read).
+    const [old] = await openChangeRequests(t.api, spaceId)
+    if (old) expect((await t.api.call('mergeChangeRequest', { params: { spaceId, changeRequestId: old.id } })).body.result).toBe('merge')
+    edit('section-1/page-11.md', 'A fresh change request.')
+    // The first push takes the merge in (the workspace follows it); the next opens a change request.
+    for (let push = 0; push < 3 && (await openChangeRequests(t.api, spaceId)).length === 0; push++) expect((await ws.push()).failures).toEqual([])
+    const [cr] = await openChangeRequests(t.api, spaceId)
+    expect(cr.id).not.toBe(old?.id)
+    beforeContent = async () => {
+      const theirs = await inChangeRequest(cr.id, pageIds.p12)
+      await t.api.call('updateChangeRequestContent', {
+        params: { spaceId, changeRequestId: cr.id },
+        body: { changes: [{ operation: 'update_page', page: pageIds.p12, document: { markdown: theirs.replace('## Details', 'A reviewer line, just in time.\n\n## Details') } }] },
+      })
+    }
+    edit('section-1/page-11.md', 'While they write.')
+    expect((await ws.push()).failures).toEqual([])
+    expect(beforeContent).toBeUndefined()
+    expect(await inChangeRequest(cr.id, pageIds.p12)).toContain('A reviewer line, just in time.')
+
+    edit('section-2/page-12.md', "The writer's line.")
+    const requests = await counting(() => ws.push())
+    expect(shapes(requests)).toContain('GET /spaces/ID/revisions/ID/page/ID')
+    const now = await inChangeRequest(cr.id, pageIds.p12)
+    expect(now).toContain('A reviewer line, just in time.')
+    expect(now).toContain("The writer's line.")
   })
 })

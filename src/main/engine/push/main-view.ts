@@ -121,9 +121,9 @@ export async function changeRequestTexts(
   if (!session?.changeRequestId || o.outbox.unfinished(o.spaceId).some((op) => op.kind === 'content')) return texts
   const cr = o.outbox.changeRequest(session.changeRequestId)?.data as { id: string; revision?: string; revisionMergedAncestor?: string; status?: string } | undefined
   if (!cr?.revision || (cr.status !== 'draft' && cr.status !== 'open')) return texts
-  // The change request holds only the writer's own batches (change-request-trust.ts): each page there is
-  // the text the writer carried, nobody else's edit to merge with.
-  if (trust?.trusts(cr)) return texts
+  // A page the writer's last batch wrote whole under a head that holds only the writer's batches
+  // (change-request-trust.ts) is the text the writer carried, nobody else's edit to merge with.
+  const own = (pageId: string) => trust?.trustsPage(cr, pageId) === true
   const entries = new Map(o.outbox.entryRows(o.spaceId).filter((e) => e.generation === session.generation && e.kind === 'page' && e.pageId).map((e) => [e.pageId!, e]))
   const mainOids = new Map(pages.map((p) => [p.id, p.gitOid]))
   for (const j of journal) {
@@ -136,6 +136,7 @@ export async function changeRequestTexts(
     // it with main and send it again, over whatever someone changed in the change request.
     const mainChanged = mainOids.get(j.id) !== undefined && mainOids.get(j.id) !== j.oid
     if (file && (file.text === undefined || (file.hash === startHash && !(entry && mainChanged)))) continue
+    if (own(j.id)) continue
     const theirs = await pageIn(o, cr.revision, j.id)
     if (!theirs || theirs.oid === startHash) continue
     let from: string | undefined
@@ -155,7 +156,7 @@ export async function changeRequestTexts(
   for (const [pageId, entry] of entries) {
     if (journaled.has(pageId) || entry.state !== 'pushed') continue
     const file = local.get(entry.path)
-    if (!file || file.text === undefined || file.hash === entry.hash) continue
+    if (!file || file.text === undefined || file.hash === entry.hash || own(pageId)) continue
     const theirs = await pageIn(o, cr.revision, pageId)
     if (!theirs || theirs.oid === entry.hash) continue
     const from = carriedText(o, entry)
