@@ -655,6 +655,13 @@ async function loseCache(run: Run, damage?: CacheDamage): Promise<string> {
   if ((await changeRequestsOf(someoneElse(), run.seeded.spaceId, t.service.ownerId)).length > 0) return `${what}: change request open`
   // The writer still knows which file is which page (the ledger's P6 and P9 need it before the next pass).
   for (const j of run.ws.cache.journal(run.seeded.spaceId)) if (j.kind === 'page') run.lostJournal.set(j.path, j.id)
+  // A page whose deletion by the writer was merged while its file was back on the desk (delete and
+  // restore, rename away and back) is that page only by the cache's word (push/revivals.ts: main has it
+  // no more, the journal forgot it, the revivable list lives in the cache's settings). With the cache
+  // gone, recovery matches files to main's pages and the open change requests' (there are none here):
+  // the file is a new page to it, so P9 is not promised for that page from here on.
+  const inMain = await mainPages(someoneElse(), run.seeded.spaceId)
+  for (const id of [...run.ledger.keptIdentity.keys()]) if (!inMain.has(id)) run.ledger.keptIdentity.delete(id)
   const lost = run.ws
   ;(run as Partial<Run>).ws = undefined // no writer to look at while the app signs in again
   await lost.close()
