@@ -15,11 +15,9 @@
  * is idle again. BENCH_SAVE_PAGES, BENCH_SAVE_FILES, BENCH_SAVE_ROUNDS, BENCH_NETWORK_RTT_MS and
  * BENCH_NETWORK_MBIT change the shape.
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import readline from 'node:readline'
 import { CacheRepository } from '../src/main/engine/cache/cache-repository'
 import { openCacheDatabase } from '../src/main/engine/cache/open-cache'
 import { CommentsRepository } from '../src/main/engine/comments/comments-repository'
@@ -30,30 +28,17 @@ import { WorkspaceSession } from '../src/main/engine/session/workspace-session'
 import { DEFAULT_DEBOUNCE_MS } from '../src/main/engine/watch/watcher'
 import { screenshotSizes, seedSpace } from './support/generated-space'
 import { load, median, verdict } from './support/run'
-import { freePort, Network, type NetworkShape } from './support/shaped-proxy'
+import { Network, type NetworkShape } from './support/shaped-proxy'
+import { shapedHostedService } from './support/shaped-hosted'
 
 const PAGES = Number(process.env.BENCH_SAVE_PAGES ?? 800)
 const FILES = Number(process.env.BENCH_SAVE_FILES ?? 30)
 const ROUNDS = Number(process.env.BENCH_SAVE_ROUNDS ?? 15)
 const SHAPE: NetworkShape = { rttMs: Number(process.env.BENCH_NETWORK_RTT_MS ?? 80), bitsPerSecond: Number(process.env.BENCH_NETWORK_MBIT ?? 50) * 1e6, extraConnectRtts: 1 }
 const TOKEN = 'qs_bench-network-save-token-0123456789'
-const bin = path.resolve('bin/quire.mjs')
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`
-
-/** `quire service --hosted` on `dataDir`, its file host on `filePort` named to clients as `fileUrl`. */
-async function startHostedService(dataDir: string, filePort: number, fileUrl: string) {
-  const child = spawn(process.execPath, [bin, 'service', '--hosted', '--port', '0', '--file-port', String(filePort), '--file-url', fileUrl, '--data', dataDir, '--token', TOKEN], { stdio: ['ignore', 'pipe', 'pipe'] })
-  readline.createInterface({ input: child.stderr }).on('line', (line) => {
-    if (!line.includes('--token puts the token')) process.stderr.write(`service: ${line}\n`)
-  })
-  const first = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the service exited (${code})`)))
-    readline.createInterface({ input: child.stdout }).once('line', resolve)
-  })
-  return { port: Number(new URL(first).port), stop: () => child.kill('SIGTERM') }
-}
 
 interface Round {
   ms: number
@@ -75,13 +60,7 @@ async function main() {
   const stops: Array<() => unknown> = []
   try {
     const seeded = await seedSpace(dataDir, TOKEN, { pages: PAGES, files: FILES, fileSize: screenshotSizes, title: 'Large Manual' })
-    const filePort = await freePort()
-    const fileProxy = await network.proxy(filePort)
-    stops.push(fileProxy.close)
-    const service = await startHostedService(dataDir, filePort, fileProxy.origin)
-    stops.push(service.stop)
-    const apiProxy = await network.proxy(service.port)
-    stops.push(apiProxy.close)
+    const { service, apiProxy } = await shapedHostedService(network, dataDir, TOKEN, stops)
     const direct = `http://127.0.0.1:${service.port}/v1`
     const call = async (method: string, route: string, body?: unknown) => {
       const res = await fetch(`${direct}${route}`, { method, headers: { Authorization: `Bearer ${TOKEN}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })

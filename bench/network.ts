@@ -26,11 +26,11 @@ import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import readline from 'node:readline'
 import { serveGitOverHttp } from '../test/support/git-http'
 import { screenshotSizes, seedSpace, seedSpaces } from './support/generated-space'
 import { load, verdict } from './support/run'
-import { freePort, Network, type NetworkShape } from './support/shaped-proxy'
+import { Network, type NetworkShape } from './support/shaped-proxy'
+import { shapedHostedService } from './support/shaped-hosted'
 import { HOSTED_RATE_LIMIT } from '../src/main/service/local-service'
 import { parseRateLimit } from '../src/main/service/http/rate-limit'
 
@@ -40,19 +40,7 @@ const SHAPE: NetworkShape = { rttMs: Number(process.env.BENCH_NETWORK_RTT_MS ?? 
 const MAX_RATIO = 1.3
 const TOKEN = 'qs_bench-network-token-0123456789'
 const bin = path.resolve('bin/quire.mjs')
-
-/** `quire service --hosted` on `dataDir`, its file host on `filePort` named to clients as `fileUrl`. */
-async function startHostedService(dataDir: string, filePort: number, fileUrl: string) {
-  const child = spawn(process.execPath, [bin, 'service', '--hosted', '--port', '0', '--file-port', String(filePort), '--file-url', fileUrl, '--data', dataDir, '--token', TOKEN, ...(process.env.BENCH_NETWORK_RATE ? ['--rate-limit', process.env.BENCH_NETWORK_RATE] : [])], { stdio: ['ignore', 'pipe', 'pipe'] })
-  readline.createInterface({ input: child.stderr }).on('line', (line) => {
-    if (!line.includes('--token puts the token')) process.stderr.write(`service: ${line}\n`)
-  })
-  const first = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the service exited (${code})`)))
-    readline.createInterface({ input: child.stdout }).once('line', resolve)
-  })
-  return { port: Number(new URL(first).port), stop: () => child.kill('SIGTERM') }
-}
+const RATE_ARGS = process.env.BENCH_NETWORK_RATE ? ['--rate-limit', process.env.BENCH_NETWORK_RATE] : []
 
 /** Runs the CLI with QUIRE_HOME=home (and `env`); its wall time in ms. */
 function quire(home: string, args: string[], env: Record<string, string> = {}): Promise<number> {
@@ -138,13 +126,7 @@ async function main() {
   const stops: Array<() => unknown> = []
   try {
     const seeded = await seedSpace(dataDir, TOKEN, { pages: PAGES, files: FILES, fileSize: screenshotSizes, title: 'Large Manual' })
-    const filePort = await freePort()
-    const fileProxy = await network.proxy(filePort)
-    stops.push(fileProxy.close)
-    const service = await startHostedService(dataDir, filePort, fileProxy.origin)
-    stops.push(service.stop)
-    const apiProxy = await network.proxy(service.port)
-    stops.push(apiProxy.close)
+    const { service, apiProxy } = await shapedHostedService(network, dataDir, TOKEN, stops, RATE_ARGS)
 
     // The writer signs in (not timed), then the first mirror.
     const home = path.join(root, 'home')
@@ -227,13 +209,7 @@ async function spacesMain() {
   const stops: Array<() => unknown> = []
   try {
     const seeded = await seedSpaces(dataDir, TOKEN, SPACES, { pages: SPACE_PAGES, files: SPACE_FILES, fileSize: screenshotSizes, title: 'Manual' })
-    const filePort = await freePort()
-    const fileProxy = await network.proxy(filePort)
-    stops.push(fileProxy.close)
-    const service = await startHostedService(dataDir, filePort, fileProxy.origin)
-    stops.push(service.stop)
-    const apiProxy = await network.proxy(service.port)
-    stops.push(apiProxy.close)
+    const { apiProxy } = await shapedHostedService(network, dataDir, TOKEN, stops, RATE_ARGS)
 
     const firstSync = async (name: string, env: Record<string, string>) => {
       const home = path.join(root, name)

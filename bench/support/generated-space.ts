@@ -131,34 +131,8 @@ export interface SeededSpace {
 
 /** Writes an owner with `token`, an organization and one generated space into the store at `dataDir`. */
 export async function seedSpace(dataDir: string, token: string, shape: SpaceShape): Promise<SeededSpace> {
-  const { openServiceDatabase } = await import('../../src/main/service/store/database')
-  const { ServiceStore } = await import('../../src/main/service/store/service-store')
-  const { UsersRepository } = await import('../../src/main/service/store/users')
-  const { OrganizationsRepository } = await import('../../src/main/service/store/organizations')
-  const { SpacesRepository } = await import('../../src/main/service/store/spaces')
-  const { createSpaceRevision } = await import('../../src/main/service/store/revisions')
-  const { newId } = await import('../../src/main/service/store/ids')
-  const { buildDemoContent } = await import('../../src/main/service/demo/demo-tree')
-
-  const rnd = prng(20_26)
-  const files = generateFiles(rnd, shape)
-  const roots = generateOutline(rnd, shape, files)
-  const store = new ServiceStore(openServiceDatabase(path.join(dataDir, 'service.db')))
-  try {
-    return store.transaction(() => {
-      const users = store.repo(UsersRepository)
-      const owner = users.create({ displayName: 'Bench Owner', email: 'owner@bench.local' })
-      users.issueToken(owner.id, token)
-      const org = store.repo(OrganizationsRepository).create({ title: 'Bench', owner: owner.id })
-      const space = store.repo(SpacesRepository).create({ orgId: org.id, title: shape.title ?? 'Large Manual' })
-      const content = buildDemoContent(roots, files, { newId, now: store.now() })
-      createSpaceRevision(store, space.id, content.tree, content.blobs, [], { createdBy: owner.id, message: 'Generated' })
-      const fileBytes = files.reduce((n, f) => n + f.bytes.byteLength, 0)
-      return { orgId: org.id, spaceId: space.id, fileBytes }
-    })
-  } finally {
-    store.close()
-  }
+  const { orgId, spaceIds, fileBytes } = await seedGenerated(dataDir, token, shape, [{ seed: 20_26, title: shape.title ?? 'Large Manual' }])
+  return { orgId, spaceId: spaceIds[0], fileBytes }
 }
 
 /**
@@ -166,6 +140,12 @@ export async function seedSpace(dataDir: string, token: string, shape: SpaceShap
  * (bench:network -- spaces: a first sync of many spaces). Each space draws from its own seed.
  */
 export async function seedSpaces(dataDir: string, token: string, count: number, shape: SpaceShape): Promise<{ orgId: string; spaceIds: string[]; fileBytes: number }> {
+  const spaces = Array.from({ length: count }, (_, s) => ({ seed: 20_26 + s, title: `${shape.title ?? 'Manual'} ${String(s).padStart(3, '0')}` }))
+  return seedGenerated(dataDir, token, shape, spaces)
+}
+
+/** The owner, the organization and each space (drawn from its seed) in one transaction of the service's store. */
+async function seedGenerated(dataDir: string, token: string, shape: SpaceShape, spaces: ReadonlyArray<{ seed: number; title: string }>): Promise<{ orgId: string; spaceIds: string[]; fileBytes: number }> {
   const { openServiceDatabase } = await import('../../src/main/service/store/database')
   const { ServiceStore } = await import('../../src/main/service/store/service-store')
   const { UsersRepository } = await import('../../src/main/service/store/users')
@@ -184,11 +164,11 @@ export async function seedSpaces(dataDir: string, token: string, count: number, 
       const org = store.repo(OrganizationsRepository).create({ title: 'Bench', owner: owner.id })
       const spaceIds: string[] = []
       let fileBytes = 0
-      for (let s = 0; s < count; s++) {
-        const rnd = prng(20_26 + s)
+      for (const { seed, title } of spaces) {
+        const rnd = prng(seed)
         const files = generateFiles(rnd, shape)
         const roots = generateOutline(rnd, shape, files)
-        const space = store.repo(SpacesRepository).create({ orgId: org.id, title: `${shape.title ?? 'Manual'} ${String(s).padStart(3, '0')}` })
+        const space = store.repo(SpacesRepository).create({ orgId: org.id, title })
         const content = buildDemoContent(roots, files, { newId, now: store.now() })
         createSpaceRevision(store, space.id, content.tree, content.blobs, [], { createdBy: owner.id, message: 'Generated' })
         spaceIds.push(space.id)
