@@ -166,15 +166,7 @@ describe('a deletion the change request carries is taken back when the file retu
   })
 })
 
-describe('a rename the change request carries, taken back on the desk', () => {
-  it('the file renamed back to its old path is the page moved back, never a deletion (seed 26151)', () => {
-    // Pushed as a rename (faq.md -> renamed-2.md), then renamed back before the next push: the file at
-    // the old path has the journal's content, which alone made it look like sync down's copy of it.
-    const moved: PushedEntry[] = [{ path: 'renamed-2.md', kind: 'page', pageId: 'faq', hash: gitBlobOid(FAQ), state: 'pushed' }]
-    const plan = planPush(input({ 'faq.md': FAQ, 'getting-started.md': START }, { pushed: moved, baseTexts: new Map([['faq', FAQ]]) }))
-    expect(ops(plan)).toEqual([{ operation: 'update_page', page: 'faq', slug: 'faq' }])
-  })
-
+describe('a rename the change request carries', () => {
   it('a copy at the old path beside the moved file is still no new page', () => {
     const moved: PushedEntry[] = [{ path: 'renamed-2.md', kind: 'page', pageId: 'faq', hash: gitBlobOid(FAQ), state: 'pushed' }]
     expect(ops(planPush(input({ 'faq.md': FAQ, 'renamed-2.md': FAQ, 'getting-started.md': START }, { pushed: moved })))).toEqual([])

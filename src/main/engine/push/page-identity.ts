@@ -18,12 +18,8 @@ export function identifyPages(s: PlanState) {
 function identify(s: PlanState) {
   const tombstones = new Set<string>()
   const pushedById = new Map<string, PushedEntry>()
-  /**
-   * Old paths of pages the change request moved: a copy there that sync down put back is not a new page,
-   * while the page's file is where the change request moved it (`handle`). With that file gone, the copy
-   * is the page renamed back (a rename away and back with a push between): found by evidence, as any file.
-   */
-  const shadows = new Map<string, { hash: string; handle?: string }>()
+  /** Old paths of pages the change request moved: a copy there that sync down put back is not a new page. */
+  const shadows = new Map<string, string>()
   for (const entry of s.input.pushed) {
     if (entry.kind === 'file') continue
     if (entry.state === 'deleted') {
@@ -41,14 +37,14 @@ function identify(s: PlanState) {
       // A deletion the change request carries: taken back when the file returns (here or, by content,
       // elsewhere), as long as main still has the page to restore.
       if (s.main.has(j.id)) s.tombstones.push({ handle: j.id, isRef: false, journal: j, path: j.path, revive: true })
-      else shadows.set(j.path, { hash: j.baseHash })
+      else shadows.set(j.path, j.baseHash)
       continue
     }
     const pushed = pushedById.get(j.id)
     if (pushed) {
       const known = s.known.get(j.id)
       if (known) known.journal = j
-      if (pushed.path !== j.path) shadows.set(j.path, { hash: j.baseHash, handle: j.id })
+      if (pushed.path !== j.path) shadows.set(j.path, j.baseHash)
       continue
     }
     if (s.byPath.has(j.path)) continue // a pushed page took the path over
@@ -67,8 +63,7 @@ function identify(s: PlanState) {
   }
   for (const path of [...s.input.local.keys()].sort()) {
     if (!isPageFile(path) || s.byPath.has(path)) continue
-    const shadow = shadows.get(path)
-    if (shadow && shadow.hash === s.input.local.get(path)?.hash && (shadow.handle === undefined || s.known.get(shadow.handle)?.now !== undefined)) continue
+    if (shadows.get(path) === s.input.local.get(path)?.hash) continue
     s.newFiles.push(path)
   }
 }
