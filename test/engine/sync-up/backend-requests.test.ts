@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { until } from '../../support/until'
 import { AppWorkstation } from './support/app-workstation'
-import { serviceForFile } from './support/hooks'
+import { recordingFetch, serviceForFile } from './support/hooks'
 import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, remoteOf, seedSpace, tempDir } from './support/workspace'
 
 process.env.QUIRE_TOKEN_STORE = 'file'
@@ -25,11 +25,7 @@ afterEach(async () => {
 describe('through the app backend', () => {
   it("an idle cycle makes the engine's one request and the review workflow's lists; a save is the read of the change request and the batch", async () => {
     const requests: string[] = []
-    const counted: typeof fetch = async (input, init) => {
-      const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
-      requests.push(`${(init?.method ?? 'GET').toUpperCase()} ${url.pathname.replace(/^\/v1/, '')}`)
-      return fetch(input, init)
-    }
+    const counted = recordingFetch(requests)
     const seeded = await seedSpace(t)
     dataDir = tempDir('quire-backend-requests-')
     app = await AppWorkstation.open(remoteOf(t), seeded, dataDir, { maxAttempts: 2, timeoutMs: 10_000, fetch: counted }, (work) => work(), { watch: true, debounceMs: 100 })

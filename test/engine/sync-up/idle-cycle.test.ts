@@ -14,7 +14,7 @@ import { SpaceFolder } from '../../../src/main/engine/workspace/space-folder'
 import { isSettled } from '../../../src/main/engine/workspace/stat-first'
 import { WorkspaceSession } from '../../../src/main/engine/session/workspace-session'
 import { until } from '../../support/until'
-import { removeWorkstation, serviceForFile } from './support/hooks'
+import { recordingFetch, removeWorkstation, serviceForFile } from './support/hooks'
 import { changedPages, changeRequestRevision, mainRevision, openChangeRequests, pagesOf, seedSpace, tempDir, Workstation } from './support/workspace'
 
 const t = serviceForFile()
@@ -31,11 +31,7 @@ afterEach(async () => {
 describe('an idle quire watch cycle', () => {
   it('makes only the request that learns the revision, reads no SUMMARY.md, scans and hashes nothing; a save after it still goes up', async () => {
     const requests: string[] = []
-    const counted: typeof fetch = async (input, init) => {
-      const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
-      requests.push(`${(init?.method ?? 'GET').toUpperCase()} ${url.pathname.replace(/^\/v1/, '')}`)
-      return fetch(input, init)
-    }
+    const counted = recordingFetch(requests)
     const seeded = await seedSpace(t)
     const w = (ws = new Workstation(t, seeded, tempDir('quire-idle-cycle-'), { gateway: { fetch: counted } }))
     w.cache.setSelection({ spaces: [seeded.spaceId] })

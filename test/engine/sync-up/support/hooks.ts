@@ -47,3 +47,12 @@ export function removeWorkstation(ws: Workstation) {
   ws.close()
   fs.rmSync(ws.dir, { recursive: true, force: true })
 }
+
+/** A fetch that records each request as `METHOD /path` (the API's `/v1` prefix dropped) in `requests`, then sends it. */
+export function recordingFetch(requests: string[]): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url)
+    requests.push(`${(init?.method ?? 'GET').toUpperCase()} ${url.pathname.replace(/^\/v1/, '')}`)
+    return fetch(input, init)
+  }
+}
