@@ -171,8 +171,8 @@ export class SyncEngine {
       if (!(error instanceof ServiceUnreachableError)) throw error
       report.offline = true
     }
-    if (!report.offline) this.nameFolders(this.cache.selectedSpaces())
     const selected = this.cache.selectedSpaces()
+    if (!report.offline) this.nameFolders(selected)
     const entries: Array<SpaceReport | undefined> = new Array(selected.length)
     // What stops the pass (a refused token, the cache failing): no space starts after it, and it is
     // thrown once the spaces running have ended, as one space after another threw it.
